@@ -1,0 +1,58 @@
+//! warpwork's one error type.
+
+use cudarc::driver::DriverError;
+
+/// Everything a warpwork call can fail with. Bad input is reported here, never by a panic.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The CUDA driver library (`libcuda.so`) could not be loaded: no NVIDIA driver installed.
+    #[error("no CUDA driver: libcuda could not be loaded (is the NVIDIA driver installed?)")]
+    NoDriver,
+    /// The driver loaded but there is no device with this ordinal.
+    #[error("no CUDA device {ordinal} ({count} device(s) found)")]
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+    },
+    /// The device is older than warpwork's kernels support.
+    #[error("device {name} has compute capability {major}.{minor}; warpwork needs 7.0 or newer")]
+    UnsupportedDevice {
+        /// Device name.
+        name: String,
+        /// Compute capability, major.
+        major: i32,
+        /// Compute capability, minor.
+        minor: i32,
+    },
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error: {0}")]
+    Driver(#[from] DriverError),
+    /// The arguments are inconsistent (lengths that differ, out-of-range parameters, ...).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// The result would not fit: in the output buffer, or in the index type the kernels use.
+    #[error("capacity exceeded: {what} needs {needed}, but at most {capacity} fit")]
+    CapacityExceeded {
+        /// What overflowed.
+        what: &'static str,
+        /// How much was needed (a lower bound where the device stopped counting).
+        needed: u64,
+        /// How much fits.
+        capacity: u64,
+    },
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Returns [`Error::InvalidInput`] built from a format string when `cond` is false.
+macro_rules! ensure_input {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err($crate::Error::InvalidInput(format!($($msg)+)));
+        }
+    };
+}
+pub(crate) use ensure_input;

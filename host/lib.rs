@@ -1,0 +1,23 @@
+//! # warpwork
+//!
+//! GPU work-distribution primitives for NVIDIA GPUs, with the kernels written in Rust
+//! (`kernels/`, compiled to PTX) and launched through [cudarc](https://docs.rs/cudarc).
+//!
+//! Open a device with [`Gpu::new`], move data with [`Gpu::upload`] / [`Gpu::download`], and call
+//! the primitives on [`DeviceBuffer`]s:
+//!
+//! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
+//!
+//! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
+//! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
+//! same contract, which the tests check the GPU against.
+
+mod buffer;
+mod error;
+mod gpu;
+pub mod select;
+pub mod timing;
+
+pub use buffer::DeviceBuffer;
+pub use error::{Error, Result};
+pub use gpu::{DeviceInfo, Gpu};

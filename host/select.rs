@@ -1,0 +1,218 @@
+//! Stream compaction: keep the items whose flag is set or that pass a value test.
+//!
+//! Three kernels share one body (`kernels/src/device/select.rs`) and differ only in how output
+//! slots are reserved, which is the point of the seed article:
+//!
+//! | [`Variant`] | global atomics | notes |
+//! |---|---|---|
+//! | `Lane`  | one per kept item | the naive baseline |
+//! | `Warp`  | one per warp of 32 × 16 items | ballot + popc gives each lane its slot |
+//! | `Block` | one per block of 256 × 16 items | plus one shared atomic per warp |
+//!
+//! **The output is unordered**: the kept items come out as a permutation of the kept inputs,
+//! grouped by warp in whatever order the atomics were granted. Compare results as multisets.
+//!
+//! On `Lane`: NVIDIA's own compiler (NVVM) rewrites a uniform-address `atomicAdd(p, 1)` into a
+//! warp-aggregated one, but warpwork's PTX comes from LLVM's NVPTX backend, which does not, and
+//! `ptxas` keeps one `ATOM` per active lane (see `docs/compaction.md`): the baseline is truly naive.
+
+use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
+use bytemuck::Pod;
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+
+/// Threads per block of the select kernels.
+pub const THREADS: u32 = 256;
+/// Items per thread (`SELECT_ITEMS` in the kernels).
+pub const ITEMS_PER_THREAD: u32 = 16;
+/// Items one block compacts.
+pub const TILE: u32 = THREADS * ITEMS_PER_THREAD;
+
+/// How output slots are reserved; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// One global atomic per kept item.
+    Lane,
+    /// Warp ballot + popc, one global atomic per warp.
+    Warp,
+    /// Warp ballot + popc, one shared atomic per warp, one global atomic per block.
+    Block,
+}
+
+impl Variant {
+    /// All variants, slowest first.
+    pub const ALL: [Variant; 3] = [Variant::Lane, Variant::Warp, Variant::Block];
+
+    /// Lower-case name, as in kernel names and bench tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Lane => "lane",
+            Variant::Warp => "warp",
+            Variant::Block => "block",
+        }
+    }
+}
+
+/// Element types the select kernels are built for.
+pub trait SelectItem: Pod + PartialOrd + Default + sealed::Sealed {
+    /// Kernel-name suffix.
+    const SUFFIX: &'static str;
+}
+mod sealed {
+    pub trait Sealed {}
+}
+macro_rules! select_item {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl SelectItem for $t { const SUFFIX: &'static str = stringify!($t); }
+    )*};
+}
+select_item!(u32, i32, u64, f32);
+
+/// A value test for [`Gpu::select_if`]. Comparisons are Rust's `PartialOrd` on both the GPU and
+/// the CPU reference: a NaN fails every test except `NonZero`, and `-0.0` counts as zero.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Predicate<T> {
+    /// `item < a`.
+    Less(T),
+    /// `item >= a`.
+    GreaterEqual(T),
+    /// `lo <= item < hi`.
+    InRange(T, T),
+    /// `item == a`.
+    Equal(T),
+    /// `item != 0`.
+    NonZero,
+}
+
+impl<T: SelectItem> Predicate<T> {
+    /// Whether `v` passes: the CPU definition the kernels match.
+    pub fn test(&self, v: T) -> bool {
+        match *self {
+            Predicate::Less(a) => v < a,
+            Predicate::GreaterEqual(a) => v >= a,
+            Predicate::InRange(lo, hi) => lo <= v && v < hi,
+            Predicate::Equal(a) => v == a,
+            Predicate::NonZero => v != T::default(),
+        }
+    }
+
+    /// (op code, a, b) as the kernels take them: see `kernels/src/device/select.rs`, `op`.
+    fn abi(&self) -> (u32, T, T) {
+        let z = T::default();
+        match *self {
+            Predicate::Less(a) => (1, a, z),
+            Predicate::GreaterEqual(a) => (2, a, z),
+            Predicate::InRange(lo, hi) => (3, lo, hi),
+            Predicate::Equal(a) => (4, a, z),
+            Predicate::NonZero => (5, z, z),
+        }
+    }
+}
+
+/// What decides whether an item is kept.
+#[derive(Clone, Copy, Debug)]
+pub enum Keep<'a, T: Pod> {
+    /// Item `i` is kept where `flags[i] != 0`; `flags` has one byte per item.
+    Flagged(&'a DeviceBuffer<u8>),
+    /// Item `i` is kept where the test holds.
+    If(Predicate<T>),
+}
+
+/// The result of a compaction: `items[..count]` are the kept items, in no particular order.
+#[derive(Debug)]
+pub struct Selection<T: Pod> {
+    /// Number of kept items.
+    pub count: usize,
+    /// Device buffer whose first `count` elements are the kept items (its length is the input's).
+    pub items: DeviceBuffer<T>,
+}
+
+impl Gpu {
+    /// Keeps `items[i]` where `flags[i] != 0`. Unordered; waits for the count.
+    pub fn select_flagged<T: SelectItem>(
+        &self,
+        items: &DeviceBuffer<T>,
+        flags: &DeviceBuffer<u8>,
+        variant: Variant,
+    ) -> Result<Selection<T>> {
+        self.select(items, Keep::Flagged(flags), variant)
+    }
+
+    /// Keeps the items that pass `predicate`. Unordered; waits for the count.
+    pub fn select_if<T: SelectItem>(
+        &self,
+        items: &DeviceBuffer<T>,
+        predicate: Predicate<T>,
+        variant: Variant,
+    ) -> Result<Selection<T>> {
+        self.select(items, Keep::If(predicate), variant)
+    }
+
+    fn select<T: SelectItem>(&self, items: &DeviceBuffer<T>, keep: Keep<'_, T>, variant: Variant) -> Result<Selection<T>> {
+        let mut out = self.zeros::<T>(items.len())?;
+        let mut counter = self.zeros::<u32>(1)?;
+        self.select_into(items, keep, variant, &mut out, &mut counter)?;
+        let count = self.download(&counter)?[0] as usize;
+        Ok(Selection { count, items: out })
+    }
+
+    /// The asynchronous form: appends the kept items to `out` at the slots counted by
+    /// `counter[0]` (set it to 0, or to the number of items already in `out`), with no host
+    /// synchronization. Items that would land at or past `out.len()` are not written, but still
+    /// counted: read `counter` back and compare it with `out.len()` (or use [`Gpu::select_count`]).
+    pub fn select_into<T: SelectItem>(
+        &self,
+        items: &DeviceBuffer<T>,
+        keep: Keep<'_, T>,
+        variant: Variant,
+        out: &mut DeviceBuffer<T>,
+        counter: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let n = items.len();
+        if n > u32::MAX as usize {
+            return Err(Error::CapacityExceeded { what: "select input (u32 indices)", needed: n as u64, capacity: u32::MAX as u64 });
+        }
+        ensure_input!(counter.len() == 1, "the counter must be one u32, got {}", counter.len());
+        let capacity = out.len().min(u32::MAX as usize) as u32;
+        let (op, a, b, flags) = match keep {
+            Keep::Flagged(flags) => {
+                ensure_input!(flags.len() == n, "{n} items but {} flags", flags.len());
+                (0, T::default(), T::default(), Some(flags))
+            }
+            Keep::If(p) => {
+                let (op, a, b) = p.abi();
+                (op, a, b, None)
+            }
+        };
+        if n == 0 {
+            return Ok(());
+        }
+        let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
+        let cfg = LaunchConfig { grid_dim: ((n as u32).div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let n = n as u32;
+        let (a, b) = (Scalar(a), Scalar(b));
+        // The flags parameter is a pointer either way; the items stand in when it is not read.
+        let flags = flags.map_or(items.raw(), |f| f.raw());
+        let mut l = self.stream().launch_builder(&f);
+        l.arg(items.raw()).arg(flags).arg(&n).arg(&op).arg(&a).arg(&b);
+        l.arg(out.raw_mut()).arg(&capacity).arg(counter.raw_mut());
+        // SAFETY: the arguments match `select_*` in `kernels/src/kernels/select.rs`; `items` and
+        // `flags` hold `n` elements and `out` holds `capacity`.
+        unsafe { l.launch(cfg)? };
+        Ok(())
+    }
+
+    /// Reads a select counter back and checks it against the output's capacity.
+    pub fn select_count<T: Pod>(&self, out: &DeviceBuffer<T>, counter: &DeviceBuffer<u32>) -> Result<usize> {
+        let count = self.download(counter)?[0] as usize;
+        if count > out.len() {
+            return Err(Error::CapacityExceeded { what: "select output", needed: count as u64, capacity: out.len() as u64 });
+        }
+        Ok(count)
+    }
+}
+
+/// A scalar kernel argument of a [`SelectItem`] type, passed by value.
+#[repr(transparent)]
+struct Scalar<T>(T);
+unsafe impl<T: SelectItem> cudarc::driver::DeviceRepr for Scalar<T> {}

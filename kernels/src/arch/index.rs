@@ -1,0 +1,64 @@
+//! Thread, block and grid indices, and the block barrier.
+
+use core::arch::nvptx;
+
+/// `threadIdx.x`.
+#[inline(always)]
+pub fn thread_idx_x() -> u32 {
+    unsafe { nvptx::_thread_idx_x() as u32 }
+}
+/// `threadIdx.y`.
+#[inline(always)]
+pub fn thread_idx_y() -> u32 {
+    unsafe { nvptx::_thread_idx_y() as u32 }
+}
+/// `blockIdx.x`.
+#[inline(always)]
+pub fn block_idx_x() -> u32 {
+    unsafe { nvptx::_block_idx_x() as u32 }
+}
+/// `blockIdx.y`.
+#[inline(always)]
+pub fn block_idx_y() -> u32 {
+    unsafe { nvptx::_block_idx_y() as u32 }
+}
+/// `blockDim.x`.
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    unsafe { nvptx::_block_dim_x() as u32 }
+}
+/// `blockDim.y`.
+#[inline(always)]
+pub fn block_dim_y() -> u32 {
+    unsafe { nvptx::_block_dim_y() as u32 }
+}
+/// `gridDim.x`.
+#[inline(always)]
+pub fn grid_dim_x() -> u32 {
+    unsafe { nvptx::_grid_dim_x() as u32 }
+}
+/// `gridDim.y`.
+#[inline(always)]
+pub fn grid_dim_y() -> u32 {
+    unsafe { nvptx::_grid_dim_y() as u32 }
+}
+
+/// Linear index of this thread in a 1D grid: `blockIdx.x * blockDim.x + threadIdx.x`.
+/// 64-bit so that grids over more than 2^32 threads index correctly.
+#[inline(always)]
+pub fn global_thread_idx() -> u64 {
+    block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64
+}
+
+/// Total threads of a 1D grid: the stride of a grid-stride loop.
+#[inline(always)]
+pub fn grid_threads() -> u64 {
+    grid_dim_x() as u64 * block_dim_x() as u64
+}
+
+/// `__syncthreads()`: block-wide barrier that also orders shared and global memory accesses of the
+/// block's threads. Every thread of the block must reach it.
+#[inline(always)]
+pub fn sync_threads() {
+    unsafe { nvptx::_syncthreads() }
+}

@@ -1,0 +1,82 @@
+//! Memory ordering: fences and scoped loads/stores for communication between blocks.
+//!
+//! Work distribution across blocks (decoupled look-back, device-side overflow flags) needs a
+//! store in one block to become visible to loads in another in a known order. Plain Rust loads
+//! may be cached in registers or the L1; these wrap the PTX memory-consistency-model forms.
+
+use core::arch::asm;
+
+/// `fence.acq_rel.gpu`: orders this thread's earlier memory accesses before its later ones, as
+/// seen by any thread on the device (`__threadfence()`).
+#[inline(always)]
+pub fn fence_gpu() {
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+}
+
+/// `fence.acq_rel.cta`: the same at block scope (`__threadfence_block()`).
+#[inline(always)]
+pub fn fence_block() {
+    unsafe { asm!("fence.acq_rel.cta;", options(nostack)) };
+}
+
+/// `ld.relaxed.gpu.global.u64`: a load that always observes the device-coherent value (never a
+/// stale register or L1 copy), with no ordering of its own.
+#[inline(always)]
+pub unsafe fn load_relaxed_u64(p: *const u64) -> u64 {
+    let v: u64;
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.relaxed.gpu.global.u64 {v}, [%g]; }}",
+         p = in(reg64) p, v = out(reg64) v, options(nostack, readonly));
+    v
+}
+
+/// `ld.acquire.gpu.global.u64`: later accesses of this thread are ordered after this load.
+#[inline(always)]
+pub unsafe fn load_acquire_u64(p: *const u64) -> u64 {
+    let v: u64;
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.acquire.gpu.global.u64 {v}, [%g]; }}",
+         p = in(reg64) p, v = out(reg64) v, options(nostack));
+    v
+}
+
+/// `st.release.gpu.global.u64`: earlier accesses of this thread are visible before this store.
+#[inline(always)]
+pub unsafe fn store_release_u64(p: *mut u64, v: u64) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.release.gpu.global.u64 [%g], {v}; }}",
+         p = in(reg64) p, v = in(reg64) v, options(nostack));
+}
+
+/// `st.relaxed.gpu.global.u64`: a store other blocks observe without caching, unordered.
+#[inline(always)]
+pub unsafe fn store_relaxed_u64(p: *mut u64, v: u64) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.relaxed.gpu.global.u64 [%g], {v}; }}",
+         p = in(reg64) p, v = in(reg64) v, options(nostack));
+}
+
+/// `ld.relaxed.gpu.global.u32`.
+#[inline(always)]
+pub unsafe fn load_relaxed_u32(p: *const u32) -> u32 {
+    let v: u32;
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.relaxed.gpu.global.u32 {v}, [%g]; }}",
+         p = in(reg64) p, v = out(reg32) v, options(nostack, readonly));
+    v
+}
+
+/// `ld.global.nc.u32`: a load through the read-only (non-coherent) data path, for inputs no
+/// thread of the launch writes.
+#[inline(always)]
+pub unsafe fn load_nc_u32(p: *const u32) -> u32 {
+    let v: u32;
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.global.nc.u32 {v}, [%g]; }}",
+         p = in(reg64) p, v = out(reg32) v, options(nostack, pure, readonly));
+    v
+}
+
+/// `ld.global.nc.v4.u32`: a 16-byte read-only load. `p` must be 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load_nc_v4_u32(p: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [%g]; }}",
+         p = in(reg64) p, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         options(nostack, pure, readonly));
+    [a, b, c, d]
+}

@@ -1,0 +1,179 @@
+//! Warp-level intrinsics: lane id, lane masks, votes, population count and shuffles.
+
+use core::arch::asm;
+
+/// Threads per warp on every NVIDIA GPU warpwork supports.
+pub const WARP_SIZE: u32 = 32;
+
+/// Lane of this thread within its warp (`%laneid`, 0..32).
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    let r: u32;
+    unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(pure, nomem, nostack)) };
+    r
+}
+
+/// Warp of this thread within a 1D block.
+#[inline(always)]
+pub fn warp_id() -> u32 {
+    super::thread_idx_x() / WARP_SIZE
+}
+
+macro_rules! lanemask {
+    ($(#[$doc:meta])* $name:ident, $reg:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let r: u32;
+            unsafe { asm!(concat!("mov.u32 {r}, ", $reg, ";"), r = out(reg32) r, options(pure, nomem, nostack)) };
+            r
+        }
+    };
+}
+lanemask!(/// Bits of the lanes below this one (`%lanemask_lt`): `popc(ballot & lanemask_lt())` is the
+          /// rank of this lane among the voting lanes (the seed's `mbcnt`).
+          lanemask_lt, "%lanemask_lt");
+lanemask!(/// Bits of the lanes at or below this one (`%lanemask_le`).
+          lanemask_le, "%lanemask_le");
+lanemask!(/// This lane's own bit (`%lanemask_eq`).
+          lanemask_eq, "%lanemask_eq");
+lanemask!(/// Bits of the lanes at or above this one (`%lanemask_ge`).
+          lanemask_ge, "%lanemask_ge");
+lanemask!(/// Bits of the lanes above this one (`%lanemask_gt`).
+          lanemask_gt, "%lanemask_gt");
+
+/// `__ballot_sync(0xffffffff, p)`: bit `i` is set when lane `i` passed `true`.
+#[inline(always)]
+pub fn ballot(p: bool) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("{{ .reg .pred %p; setp.ne.u32 %p, {x}, 0; vote.sync.ballot.b32 {r}, %p, 0xffffffff; }}",
+             x = in(reg32) p as u32, r = out(reg32) r, options(nomem, nostack))
+    };
+    r
+}
+
+/// `__all_sync(0xffffffff, p)`.
+#[inline(always)]
+pub fn vote_all(p: bool) -> bool {
+    ballot(p) == u32::MAX
+}
+
+/// `__any_sync(0xffffffff, p)`.
+#[inline(always)]
+pub fn vote_any(p: bool) -> bool {
+    ballot(p) != 0
+}
+
+/// Population count (`popc.b32`).
+#[inline(always)]
+pub fn popc(x: u32) -> u32 {
+    x.count_ones()
+}
+
+/// Rank of this lane among the lanes whose bit is set in `mask` (the seed's `mbcnt(mask)`).
+#[inline(always)]
+pub fn rank_in(mask: u32) -> u32 {
+    popc(mask & lanemask_lt())
+}
+
+macro_rules! shfl {
+    ($(#[$doc:meta])* $name:ident, $mode:literal, $clamp:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name(v: u32, lane_or_delta: u32) -> u32 {
+            let r: u32;
+            unsafe {
+                asm!(concat!("shfl.sync.", $mode, ".b32 {r}, {v}, {l}, ", $clamp, ", 0xffffffff;"),
+                     r = out(reg32) r, v = in(reg32) v, l = in(reg32) lane_or_delta,
+                     options(nomem, nostack))
+            };
+            r
+        }
+    };
+}
+shfl!(/// `__shfl_sync`: the value of lane `lane` (broadcast when `lane` is warp-uniform).
+      shfl_idx, "idx", "0x1f");
+shfl!(/// `__shfl_xor_sync`: the value of lane `lane_id() ^ mask` (butterfly reductions).
+      shfl_xor, "bfly", "0x1f");
+shfl!(/// `__shfl_up_sync`: the value of lane `lane_id() - delta`; lanes below `delta` keep their own.
+      shfl_up, "up", "0x0");
+shfl!(/// `__shfl_down_sync`: the value of lane `lane_id() + delta`; the top `delta` lanes keep their own.
+      shfl_down, "down", "0x1f");
+
+/// [`shfl_idx`] for any `Copy` value, moved one 32-bit word at a time. `T`'s size must be a
+/// multiple of 4 bytes (checked at compile time).
+#[inline(always)]
+pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
+    const { assert!(core::mem::size_of::<T>() % 4 == 0) };
+    let mut out = core::mem::MaybeUninit::<T>::uninit();
+    let words = core::mem::size_of::<T>() / 4;
+    let src = &v as *const T as *const u32;
+    let dst = out.as_mut_ptr() as *mut u32;
+    let mut i = 0;
+    while i < words {
+        unsafe { dst.add(i).write_unaligned(shfl_idx(src.add(i).read_unaligned(), lane)) };
+        i += 1;
+    }
+    unsafe { out.assume_init() }
+}
+
+/// Sum of `v` over the warp, returned to every lane.
+///
+/// With the `sm90` feature this is one `redux.sync.add.u32` (sm_80+); otherwise five butterfly
+/// shuffles.
+#[inline(always)]
+pub fn warp_sum(v: u32) -> u32 {
+    #[cfg(feature = "sm90")]
+    {
+        let r: u32;
+        unsafe {
+            asm!("redux.sync.add.u32 {r}, {v}, 0xffffffff;", r = out(reg32) r, v = in(reg32) v,
+                 options(nomem, nostack))
+        };
+        r
+    }
+    #[cfg(not(feature = "sm90"))]
+    {
+        let mut s = v;
+        let mut m = 16;
+        while m > 0 {
+            s = s.wrapping_add(shfl_xor(s, m));
+            m >>= 1;
+        }
+        s
+    }
+}
+
+/// Inclusive prefix sum of `v` over the lanes of the warp (Kogge-Stone, five `shfl.up`).
+#[inline(always)]
+pub fn warp_inclusive_sum(v: u32) -> u32 {
+    let lane = lane_id();
+    let mut s = v;
+    let mut d = 1;
+    while d < WARP_SIZE {
+        let t = shfl_up(s, d);
+        if lane >= d {
+            s = s.wrapping_add(t);
+        }
+        d <<= 1;
+    }
+    s
+}
+
+/// Inclusive prefix sum of 64-bit `v` over the warp.
+#[inline(always)]
+pub fn warp_inclusive_sum_u64(v: u64) -> u64 {
+    let lane = lane_id();
+    let mut s = v;
+    let mut d = 1;
+    while d < WARP_SIZE {
+        let lo = shfl_up(s as u32, d);
+        let hi = shfl_up((s >> 32) as u32, d);
+        if lane >= d {
+            s = s.wrapping_add(((hi as u64) << 32) | lo as u64);
+        }
+        d <<= 1;
+    }
+    s
+}

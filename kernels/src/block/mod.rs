@@ -1,0 +1,6 @@
+//! Block-level algorithms: the warps of a block cooperate through shared memory and barriers.
+//! Every thread of the block must call these (they contain `sync_threads`).
+
+mod append;
+
+pub use append::*;

@@ -1,0 +1,33 @@
+//! # warpwork-kernels: device-side building blocks
+//!
+//! A `#![no_std]` crate for rustc's `nvptx64-nvidia-cuda` target. It is two things:
+//!
+//! * a **device library** that your own Rust kernels can depend on, layered like CUB:
+//!   [`arch`] (thread-level intrinsics written as inline PTX), [`warp`] (warp-wide algorithms),
+//!   [`block`] (block-wide algorithms over shared memory) and [`device`] (pieces of device-wide
+//!   algorithms that coordinate blocks through global memory);
+//! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature), which the
+//!   host crate's `build.rs` compiles to PTX.
+//!
+//! Build with nightly features enabled (`RUSTC_BOOTSTRAP=1` on the pinned stable toolchain), for
+//! `-C target-cpu=sm_70` or newer: `vote.sync` and `shfl.sync` need sm_70.
+#![no_std]
+#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
+#![allow(clippy::missing_safety_doc)]
+
+pub mod arch;
+pub mod block;
+pub mod device;
+pub mod warp;
+
+#[cfg(feature = "kernels")]
+pub mod kernels;
+
+/// Kernels cannot unwind or print: a panic traps, which the host sees as a launch failure
+/// (`CUDA_ERROR_LAUNCH_FAILED`). warpwork's kernels are written not to panic (no bounds-checked
+/// indexing on hot paths); this handler only exists because `no_std` requires one.
+#[cfg(feature = "kernels")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    unsafe { core::arch::nvptx::trap() }
+}

@@ -1,0 +1,6 @@
+//! Warp-level algorithms: the 32 lanes of a warp cooperate through votes and shuffles, with no
+//! shared memory and no barrier.
+
+mod append;
+
+pub use append::*;
