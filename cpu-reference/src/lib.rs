@@ -2,5 +2,7 @@
 //!
 //! rayon implementations of warpwork's primitives with the same contracts as the GPU versions.
 //! The tests check every kernel against these, and the benchmarks report them alongside.
+//! [`inputs`] holds the seeded generators (uniform, power-law) that tests and benches share.
 
+pub mod inputs;
 pub mod select;

@@ -1,0 +1,80 @@
+//! `warpwork bench WHAT`: one table per primitive, every number measured in this run.
+//!
+//! GPU times are CUDA-event medians after warm-up; each table states the device and the
+//! device-to-device copy roof measured in the same run. Without a GPU the command says so and
+//! times the CPU reference instead, so it works on any machine.
+
+mod compact;
+
+use clap::{Args, ValueEnum};
+use warpwork::{Error, Gpu};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum What {
+    /// Stream compaction: lane vs warp vs block atomics.
+    Compact,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Which primitive to measure.
+    what: What,
+    /// Largest input as a power of two (inputs run from 2^16 up to this).
+    #[arg(long, default_value_t = 28, value_parser = clap::value_parser!(u32).range(16..=30))]
+    max_log2: u32,
+    /// Timed repetitions per measurement (the median is reported).
+    #[arg(long, default_value_t = 15)]
+    reps: usize,
+}
+
+pub fn run(args: BenchArgs) -> warpwork::Result<()> {
+    let gpu = match Gpu::new(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e @ (Error::NoDriver | Error::NoDevice { .. } | Error::UnsupportedDevice { .. })) => {
+            println!("No usable GPU ({e}): timing the CPU reference (rayon) instead.\n");
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    match args.what {
+        What::Compact => compact::run(gpu.as_ref(), &args),
+    }
+}
+
+/// Sizes 2^16, 2^20, ... up to 2^max_log2, plus 2^max_log2 itself.
+pub fn sizes(max_log2: u32) -> Vec<usize> {
+    let mut v: Vec<usize> = (16..=max_log2).step_by(4).map(|k| 1usize << k).collect();
+    if *v.last().unwrap() != 1 << max_log2 {
+        v.push(1 << max_log2);
+    }
+    v
+}
+
+/// The device line every GPU table starts with, including the measured copy roof.
+pub fn device_line(gpu: &Gpu, roof_gbps: f64, roof_bytes: usize) {
+    let i = gpu.info();
+    println!(
+        "device: {} (CC {}.{}, {} SMs, kernels {}); copy roof {:.0} GB/s (read+write, {} MiB copy, this run)\n",
+        i.name,
+        i.compute_capability.0,
+        i.compute_capability.1,
+        i.sm_count,
+        i.ptx_arch,
+        roof_gbps,
+        roof_bytes >> 20
+    );
+}
+
+/// Median wall time of `f` on the CPU, in milliseconds.
+pub fn cpu_median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut t: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let s = std::time::Instant::now();
+            f();
+            s.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
