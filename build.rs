@@ -57,9 +57,8 @@ fn main() {
             }
             ptx
         } else {
-            fs::read_to_string(&shipped).unwrap_or_else(|e| {
-                panic!("{}: {e} (no kernel toolchain and no shipped PTX)", shipped.display())
-            })
+            fs::read_to_string(&shipped)
+                .unwrap_or_else(|e| panic!("{}: {e} (no kernel toolchain and no shipped PTX)", shipped.display()))
         };
         fs::write(out.join(&file), ptx).expect("write PTX to OUT_DIR");
     }
@@ -67,9 +66,7 @@ fn main() {
 
 /// Whether the pinned toolchain and its `rust-src` are installed (through rustup).
 fn toolchain_present() -> bool {
-    let sysroot = clean(Command::new("rustup"))
-        .args(["run", KERNEL_TOOLCHAIN, "rustc", "--print", "sysroot"])
-        .output();
+    let sysroot = clean(Command::new("rustup")).args(["run", KERNEL_TOOLCHAIN, "rustc", "--print", "sysroot"]).output();
     match sysroot {
         Ok(o) if o.status.success() => {
             let root = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());

@@ -17,7 +17,10 @@ impl<T: Pod> DeviceBuffer<T> {
     pub(crate) fn from_bytes(raw: CudaSlice<u8>) -> Result<Self> {
         let size = std::mem::size_of::<T>().max(1);
         if raw.len() % size != 0 {
-            return Err(Error::InvalidInput(format!("{} bytes is not a whole number of {size}-byte elements", raw.len())));
+            return Err(Error::InvalidInput(format!(
+                "{} bytes is not a whole number of {size}-byte elements",
+                raw.len()
+            )));
         }
         Ok(DeviceBuffer { len: raw.len() / size, raw, _elem: PhantomData })
     }

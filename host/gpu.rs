@@ -64,10 +64,10 @@ impl Gpu {
         }
         let (ptx, ptx_arch) = if major >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
         let module = ctx.load_module(Ptx::from_src(ptx))?;
-        let sm_count = ctx.attribute(
-            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-        )? as u32;
-        let info = DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
+        let sm_count =
+            ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let info =
+            DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
         let stream = ctx.default_stream();
         Ok(Gpu { ctx, stream, module, info })
     }

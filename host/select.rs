@@ -148,7 +148,12 @@ impl Gpu {
         self.select(items, Keep::If(predicate), variant)
     }
 
-    fn select<T: SelectItem>(&self, items: &DeviceBuffer<T>, keep: Keep<'_, T>, variant: Variant) -> Result<Selection<T>> {
+    fn select<T: SelectItem>(
+        &self,
+        items: &DeviceBuffer<T>,
+        keep: Keep<'_, T>,
+        variant: Variant,
+    ) -> Result<Selection<T>> {
         let mut out = self.zeros::<T>(items.len())?;
         let mut counter = self.zeros::<u32>(1)?;
         self.select_into(items, keep, variant, &mut out, &mut counter)?;
@@ -170,7 +175,11 @@ impl Gpu {
     ) -> Result<()> {
         let n = items.len();
         if n > u32::MAX as usize {
-            return Err(Error::CapacityExceeded { what: "select input (u32 indices)", needed: n as u64, capacity: u32::MAX as u64 });
+            return Err(Error::CapacityExceeded {
+                what: "select input (u32 indices)",
+                needed: n as u64,
+                capacity: u32::MAX as u64,
+            });
         }
         ensure_input!(counter.len() == 1, "the counter must be one u32, got {}", counter.len());
         let capacity = out.len().min(u32::MAX as usize) as u32;
@@ -188,7 +197,11 @@ impl Gpu {
             return Ok(());
         }
         let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
-        let cfg = LaunchConfig { grid_dim: ((n as u32).div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig {
+            grid_dim: ((n as u32).div_ceil(TILE), 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
         let n = n as u32;
         let (a, b) = (Scalar(a), Scalar(b));
         // The flags parameter is a pointer either way; the items stand in when it is not read.
@@ -206,7 +219,11 @@ impl Gpu {
     pub fn select_count<T: Pod>(&self, out: &DeviceBuffer<T>, counter: &DeviceBuffer<u32>) -> Result<usize> {
         let count = self.download(counter)?[0] as usize;
         if count > out.len() {
-            return Err(Error::CapacityExceeded { what: "select output", needed: count as u64, capacity: out.len() as u64 });
+            return Err(Error::CapacityExceeded {
+                what: "select output",
+                needed: count as u64,
+                capacity: out.len() as u64,
+            });
         }
         Ok(count)
     }

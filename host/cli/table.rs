@@ -35,7 +35,11 @@ impl Table {
 
 /// `2^k` when `n` is a power of two, else the number.
 pub fn size(n: usize) -> String {
-    if n.is_power_of_two() { format!("2^{}", n.trailing_zeros()) } else { n.to_string() }
+    if n.is_power_of_two() {
+        format!("2^{}", n.trailing_zeros())
+    } else {
+        n.to_string()
+    }
 }
 
 /// A rate in G/s with 1 decimal (10^9 per second).

@@ -9,7 +9,9 @@
 #[inline(always)]
 pub fn dynamic_shared<T>() -> *mut T {
     let p: u64;
-    unsafe { core::arch::asm!("cvta.shared.u64 {p}, warpwork_dynamic_smem;", p = out(reg64) p, options(pure, nomem, nostack)) };
+    unsafe {
+        core::arch::asm!("cvta.shared.u64 {p}, warpwork_dynamic_smem;", p = out(reg64) p, options(pure, nomem, nostack))
+    };
     p as *mut T
 }
 
