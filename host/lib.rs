@@ -7,6 +7,8 @@
 //! the primitives on [`DeviceBuffer`]s:
 //!
 //! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
+//! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, u32 and u64), single pass.
+//! * [`expand`]: work expansion (`expand`, `expand_with`, [`expand::Expander`]), every strategy.
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
 //! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
@@ -14,7 +16,9 @@
 
 mod buffer;
 mod error;
+pub mod expand;
 mod gpu;
+pub mod scan;
 pub mod select;
 pub mod timing;
 
