@@ -4,7 +4,8 @@
 //! `kernels/src/device/expand/` for users' own kernels.
 //!
 //! * [`Gpu::expand`]: materializes the `(src, local)` pairs on the device.
-//! * [`Gpu::expand_with`]: runs **your** pass-2 kernel instead; nothing is materialized.
+//! * [`Gpu::expand_with`]: runs **your** pass-2 kernel instead (through an [`Expander`]);
+//!   nothing is materialized.
 //! * [`Expander`]: the reusable form (workspace allocated once), with pass 1 and pass 2 as
 //!   separate calls and a choice of [`Dispatch`] for pass 2.
 //!
@@ -14,7 +15,9 @@
 
 use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{CudaFunction, DevicePtr, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{DevicePtr, LaunchConfig};
+/// Re-exported for [`Gpu::expand_with`]'s `args` closure: `l.arg(buffer.raw_mut())`.
+pub use cudarc::driver::{CudaFunction, LaunchArgs, PushKernelArg};
 
 /// Threads per block of every expansion kernel (and of a user's pass-2 kernel).
 pub const THREADS: u32 = 256;
@@ -347,30 +350,33 @@ impl Gpu {
         Ok(Expansion { count, pairs })
     }
 
-    /// Expands `counts` with `strategy` and runs **your** pass-2 kernel `pass2` over the
-    /// destination items; nothing is materialized. Returns the number of destination items.
+    /// Expands `counts` through `expander` (pass 1) and runs **your** pass-2 kernel `pass2`
+    /// over the destination items; nothing is materialized. Waits, and returns the number of
+    /// destination items (or the overflow the device flagged).
     ///
     /// # The pass-2 kernel contract
-    /// * Its first parameter is `view: *const ExpandView` (from
-    ///   `warpwork_kernels::device::expand`); `args` pushes the rest, in order, onto the launch.
-    /// * It is launched with blocks of [`THREADS`] threads and a persistent, occupancy-sized
-    ///   grid; it must call `warpwork_kernels::device::expand::locate::for_each(&*view, |src,
-    ///   local| …)` with every thread of the grid (whole warps converged), and do its per-item
-    ///   work in the closure.
-    /// * It must not write the view or the control block.
+    /// * Its first parameter is `view: *const ExpandView` (`warpwork_kernels::device::expand`);
+    ///   `args` pushes the remaining parameters, in order, onto the launch.
+    /// * It is launched with blocks of [`THREADS`] threads and a persistent grid (occupancy ×
+    ///   SMs, sized on the host without reading the count back); every thread calls
+    ///   `warpwork_kernels::device::expand::locate::for_each(&*view, |src, local| …)` with whole
+    ///   warps converged, and does its per-item work in the closure.
+    /// * It must not write the view, the control block or the strategy's workspace.
+    ///
+    /// The expander's strategy decides how items are located; see `examples/meshlet-cull`.
     ///
     /// # Safety
-    /// `args` must push arguments matching the kernel's remaining parameters.
-    pub unsafe fn expand_with(
-        &self,
+    /// `args` must push arguments matching the kernel's parameters after the view, and `pass2`
+    /// must follow the contract.
+    pub unsafe fn expand_with<'a>(
+        &'a self,
+        expander: &'a mut Expander,
         counts: &DeviceBuffer<u32>,
-        strategy: Strategy,
-        capacity: usize,
-        pass2: &CudaFunction,
-        args: impl FnOnce(&mut LaunchArgs<'_>),
+        pass2: &'a CudaFunction,
+        args: impl FnOnce(&mut LaunchArgs<'a>),
     ) -> Result<usize> {
-        let mut e = self.expander(strategy, counts.len(), capacity)?;
-        e.pass1(self, counts)?;
+        expander.pass1(self, counts)?;
+        let e: &'a Expander = expander;
         e.pass2_with(self, pass2, args)?;
         e.count(self)
     }
@@ -484,11 +490,11 @@ impl Expander {
     ///
     /// # Safety
     /// `args` must push arguments matching the kernel's parameters after the view.
-    pub unsafe fn pass2_with(
-        &mut self,
-        gpu: &Gpu,
-        pass2: &CudaFunction,
-        args: impl FnOnce(&mut LaunchArgs<'_>),
+    pub unsafe fn pass2_with<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        pass2: &'a CudaFunction,
+        args: impl FnOnce(&mut LaunchArgs<'a>),
     ) -> Result<()> {
         let per_sm = pass2.occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)?.max(1);
         let cfg = LaunchConfig {

@@ -128,3 +128,18 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_po2(view: *const ExpandView, out:
 pub unsafe extern "ptx-kernel" fn expand_pass2_po2_bucket(view: *const ExpandView, out: *mut [u32; 2], bucket: u32) {
     locate::po2_bucket_driver(&*view, bucket, |t, s, l, n| write_pairs(out, t, s, l, n));
 }
+
+/// A pass-2 kernel written the way a user writes one (`Gpu::expand_with`'s contract): for every
+/// destination item it counts `hits[src] += 1` and `local_sums[src] += local`. The tests use it to
+/// check [`locate::for_each`] for every strategy.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_for_each_histogram(
+    view: *const ExpandView,
+    hits: *mut u32,
+    local_sums: *mut u64,
+) {
+    locate::for_each(&*view, |src, local| {
+        crate::arch::atomic_add_u32(hits.add(src as usize), 1);
+        crate::arch::atomic_add_u64(local_sums.add(src as usize), local as u64);
+    });
+}
