@@ -249,6 +249,7 @@ pub struct Expander {
     scan_state: DeviceBuffer<u32>,
     scan_tiles: usize,
     p1: usize,
+    view_uploaded: bool,
     pass2_blocks: u32,
 }
 
@@ -335,6 +336,7 @@ impl Gpu {
             scan_state,
             scan_tiles,
             p1: 0,
+            view_uploaded: false,
             pass2_blocks: per_sm * self.info().sm_count,
         })
     }
@@ -404,7 +406,8 @@ impl Expander {
         let p1 = counts.len();
         ensure_input!(p1 <= self.max_p1, "{p1} counts for an expander of at most {}", self.max_p1);
         let counts_addr = addr(gpu, counts);
-        if counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
+        if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
+            self.view_uploaded = true;
             self.host_view.counts = counts_addr;
             self.host_view.p1 = p1 as u32;
             gpu.stream().memcpy_htod(bytemuck::bytes_of(&self.host_view), self.view.raw_mut())?;
@@ -447,7 +450,7 @@ impl Expander {
                 let c = gpu.download(&self.ctrl)?[0];
                 let items = match self.strategy {
                     Strategy::MaxN { max_n } => {
-                        (self.p1 as u64 * max_n as u64).div_ceil(MAXN_ITEMS) * 64
+                        (self.p1 as u64 * max_n as u64).div_ceil(THREADS as u64 * MAXN_ITEMS) * per_block
                     }
                     _ if c.flags != 0 => 0,
                     Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => c.packed & 0xffff_ffff,
@@ -532,6 +535,6 @@ impl Expander {
     }
 }
 
-/// Slots per thread of S0's pass 2 (`MAXN_ITEMS`): a block covers `THREADS · MAXN_ITEMS`
-/// slots per step, which `blocks()` counts as `(slots / MAXN_ITEMS)·64 / 64·warps` blocks.
+/// Slots per thread of S0's pass 2 (`MAXN_ITEMS`): a block covers `THREADS · MAXN_ITEMS` slots
+/// per step.
 const MAXN_ITEMS: u64 = 4;

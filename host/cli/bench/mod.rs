@@ -5,6 +5,7 @@
 //! times the CPU reference instead, so it works on any machine.
 
 mod compact;
+mod expand;
 
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Gpu};
@@ -13,6 +14,8 @@ use warpwork::{Error, Gpu};
 pub enum What {
     /// Stream compaction: lane vs warp vs block atomics.
     Compact,
+    /// Work expansion: every strategy of the seed, two-pass breakdown, fixed overhead, scan.
+    Expand,
 }
 
 #[derive(Args)]
@@ -38,6 +41,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     };
     match args.what {
         What::Compact => compact::run(gpu.as_ref(), &args),
+        What::Expand => expand::run(gpu.as_ref(), &args),
     }
 }
 

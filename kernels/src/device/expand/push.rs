@@ -91,7 +91,16 @@ pub fn warp_owner(incl: u32, i: u32) -> u32 {
 #[inline(always)]
 pub unsafe fn push_append_per_item(v: &ExpandView, scratch: *mut u64) {
     let (first, c) = load_counts(v.counts, v.p1);
-    add_total(scratch, v.ctrl, v.capacity, sum64(&c));
+    let exact = sum64(&c);
+    add_total(scratch, v.ctrl, v.capacity, exact);
+    // A warp whose items alone exceed the capacity has overflowed (add_total flags it): it
+    // writes nothing, instead of looping over up to 2^32 items per row.
+    let warp_items = crate::arch::warp_inclusive_sum_u64(exact);
+    let warp_items = ((shfl_idx((warp_items >> 32) as u32, WARP_SIZE - 1) as u64) << 32)
+        | shfl_idx(warp_items as u32, WARP_SIZE - 1) as u64;
+    if warp_items > v.capacity as u64 {
+        return;
+    }
     let mine: u32 = c.iter().fold(0u32, |a, &x| a.wrapping_add(x));
     let start = warp_append(addr_of_mut!((*v.ctrl).counter), mine);
     let lane = lane_id();
@@ -100,16 +109,20 @@ pub unsafe fn push_append_per_item(v: &ExpandView, scratch: *mut u64) {
     for (j, &n) in c.iter().enumerate() {
         let incl = warp_inclusive_sum(n);
         let row = shfl_idx(incl, WARP_SIZE - 1);
-        let mut i = lane;
-        while i < row {
+        // A warp-uniform trip count: every lane takes part in every shuffle (lanes past the row
+        // compute garbage and write nothing).
+        let mut i0 = 0;
+        while i0 < row {
+            let i = i0 + lane;
             let owner = warp_owner(incl, i);
-            let owner_incl_below = shfl_idx(incl, owner) - shfl_idx(n, owner);
-            let at = shfl_idx(run, owner) as u64 + (i - owner_incl_below) as u64;
+            let owner_incl_below = shfl_idx(incl, owner).wrapping_sub(shfl_idx(n, owner));
+            let local = i.wrapping_sub(owner_incl_below);
+            let at = shfl_idx(run, owner) as u64 + local as u64;
             let src = shfl_idx(first, owner) + j as u32;
-            if at < v.capacity as u64 {
-                *v.records.add(at as usize) = [src, i - owner_incl_below];
+            if i < row && at < v.capacity as u64 {
+                *v.records.add(at as usize) = [src, local];
             }
-            i += WARP_SIZE;
+            i0 += WARP_SIZE;
         }
         run = run.wrapping_add(n);
     }
