@@ -400,12 +400,16 @@ impl Expander {
         &self.view
     }
 
-    /// Pass 1: resets the control block and runs the strategy's push over `counts`.
-    /// Asynchronous.
-    pub fn pass1(&mut self, gpu: &Gpu, counts: &DeviceBuffer<u32>) -> Result<()> {
-        let p1 = counts.len();
-        ensure_input!(p1 <= self.max_p1, "{p1} counts for an expander of at most {}", self.max_p1);
-        let counts_addr = addr(gpu, counts);
+    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs (it receives
+    /// [`Expander::view`] and calls a `push_*_with` building block with its own counts): zeroes
+    /// the control block and the scan state, and points the view at `p1` sources with no counts
+    /// array. Asynchronous. Not for `MaxN` (whose pass 2 reads a counts array).
+    pub fn reset(&mut self, gpu: &Gpu, p1: usize) -> Result<()> {
+        self.reset_for(gpu, p1, 0)
+    }
+
+    fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64) -> Result<()> {
+        ensure_input!(p1 <= self.max_p1, "{p1} sources for an expander of at most {}", self.max_p1);
         if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
             self.view_uploaded = true;
             self.host_view.counts = counts_addr;
@@ -418,6 +422,14 @@ impl Expander {
             let mut status = self.scan_state.raw_mut().slice_mut(..self.scan_tiles * 4);
             gpu.stream().memset_zeros(&mut status)?;
         }
+        Ok(())
+    }
+
+    /// Pass 1: resets the control block and runs the strategy's push over `counts`.
+    /// Asynchronous.
+    pub fn pass1(&mut self, gpu: &Gpu, counts: &DeviceBuffer<u32>) -> Result<()> {
+        let p1 = counts.len();
+        self.reset_for(gpu, p1, addr(gpu, counts))?;
         let Some(name) = self.strategy.push_kernel() else { return Ok(()) };
         if p1 == 0 {
             return Ok(());

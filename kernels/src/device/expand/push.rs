@@ -91,6 +91,17 @@ pub fn warp_owner(incl: u32, i: u32) -> u32 {
 #[inline(always)]
 pub unsafe fn push_append_per_item(v: &ExpandView, scratch: *mut u64) {
     let (first, c) = load_counts(v.counts, v.p1);
+    push_append_per_item_with(v, first, c, scratch)
+}
+
+/// [`push_append_per_item`] with the thread's counts given (from your own pass-1 decision instead of
+/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
+///
+/// # Safety
+/// As [`push_append_per_item`].
+#[inline(always)]
+pub unsafe fn push_append_per_item_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS], scratch: *mut u64) {
     let exact = sum64(&c);
     add_total(scratch, v.ctrl, v.capacity, exact);
     // A warp whose items alone exceed the capacity has overflowed (add_total flags it): it
@@ -136,6 +147,17 @@ pub unsafe fn push_append_per_item(v: &ExpandView, scratch: *mut u64) {
 #[inline(always)]
 pub unsafe fn push_linear(v: &ExpandView, scratch: *mut u64) {
     let (first, c) = load_counts(v.counts, v.p1);
+    push_linear_with(v, first, c, scratch)
+}
+
+/// [`push_linear`] with the thread's counts given (from your own pass-1 decision instead of
+/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
+///
+/// # Safety
+/// As [`push_linear`].
+#[inline(always)]
+pub unsafe fn push_linear_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS], scratch: *mut u64) {
     add_total(scratch, v.ctrl, v.capacity, sum64(&c));
     let k = c.iter().filter(|&&n| n != 0).count() as u32;
     let mut slot = warp_append(addr_of_mut!((*v.ctrl).counter), k);
@@ -164,6 +186,17 @@ const LOCAL_SUM_BITS: u32 = 51;
 #[inline(always)]
 pub unsafe fn push_packed(v: &ExpandView, scratch: *mut u64, cas: bool) {
     let (first, c) = load_counts(v.counts, v.p1);
+    push_packed_with(v, first, c, scratch, cas)
+}
+
+/// [`push_packed`] with the thread's counts given (from your own pass-1 decision instead of
+/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
+///
+/// # Safety
+/// As [`push_packed`].
+#[inline(always)]
+pub unsafe fn push_packed_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS], scratch: *mut u64, cas: bool) {
     let k = c.iter().filter(|&&n| n != 0).count() as u64;
     let local = (k << LOCAL_SUM_BITS) | sum64(&c);
     let (excl, block) = block_exclusive_sum(scratch, local);
@@ -228,6 +261,17 @@ pub unsafe fn push_packed(v: &ExpandView, scratch: *mut u64, cas: bool) {
 #[inline(always)]
 pub unsafe fn push_po2_buckets(v: &ExpandView, scratch: *mut u64, scratch32: *mut u32) {
     let (first, c) = load_counts(v.counts, v.p1);
+    push_po2_buckets_with(v, first, c, scratch, scratch32)
+}
+
+/// [`push_po2_buckets`] with the thread's counts given (from your own pass-1 decision instead of
+/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
+///
+/// # Safety
+/// As [`push_po2_buckets`].
+#[inline(always)]
+pub unsafe fn push_po2_buckets_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS], scratch: *mut u64, scratch32: *mut u32) {
     let tid = thread_idx_x();
     let bcount = scratch32;
     let bbase = scratch32.add(BUCKETS);
