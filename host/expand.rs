@@ -15,9 +15,9 @@
 
 use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{DevicePtr, LaunchConfig};
 /// Re-exported for [`Gpu::expand_with`]'s `args` closure: `l.arg(buffer.raw_mut())`.
 pub use cudarc::driver::{CudaFunction, LaunchArgs, PushKernelArg};
+use cudarc::driver::{DevicePtr, LaunchConfig};
 
 /// Threads per block of every expansion kernel (and of a user's pass-2 kernel).
 pub const THREADS: u32 = 256;

@@ -38,7 +38,8 @@ fn strategies(p1: usize, max_n: u32) -> Vec<Strategy> {
 
 pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
     println!("## expand: (src, local) pairs materialized on the device\n");
-    let p1s: Vec<usize> = [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2 as usize).map(|k| 1 << k).collect();
+    let p1s: Vec<usize> =
+        [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2 as usize).map(|k| 1 << k).collect();
     match gpu {
         Some(gpu) => run_gpu(gpu, args, &p1s),
         None => run_cpu(args, &p1s),
@@ -101,7 +102,12 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
                 let items = p2 as f64 / (t * 1e-3);
                 best.push((format!("{dist} P1={}", size(p1)), items));
                 // Progress on stderr, so a run cut short still reports what it measured.
-                eprintln!("progress: {} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms", s.name(), size(p1), giga(items));
+                eprintln!(
+                    "progress: {} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms",
+                    s.name(),
+                    size(p1),
+                    giga(items)
+                );
                 table.row(vec![
                     s.name().into(),
                     dist.into(),
@@ -152,13 +158,27 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
             return Err(Error::InvalidInput("bench self-check: scan differs".into()));
         }
         let bw = gbps(8 * n as u64, ms);
-        t.row(vec!["u32".into(), size(n), format!("{ms:.4}"), giga(n as f64 / (ms * 1e-3)), format!("{bw:.0}"), format!("{:.1}", 100.0 * bw / roof)]);
+        t.row(vec![
+            "u32".into(),
+            size(n),
+            format!("{ms:.4}"),
+            giga(n as f64 / (ms * 1e-3)),
+            format!("{bw:.0}"),
+            format!("{:.1}", 100.0 * bw / roof),
+        ]);
         let v64: Vec<u64> = v.iter().map(|&x| x as u64).collect();
         let d = gpu.upload(&v64)?;
         let mut o = gpu.zeros::<u64>(n)?;
         let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
         let bw = gbps(16 * n as u64, ms);
-        t.row(vec!["u64".into(), size(n), format!("{ms:.4}"), giga(n as f64 / (ms * 1e-3)), format!("{bw:.0}"), format!("{:.1}", 100.0 * bw / roof)]);
+        t.row(vec![
+            "u64".into(),
+            size(n),
+            format!("{ms:.4}"),
+            giga(n as f64 / (ms * 1e-3)),
+            format!("{bw:.0}"),
+            format!("{:.1}", 100.0 * bw / roof),
+        ]);
     }
     t.print();
 
@@ -185,7 +205,14 @@ fn run_cpu(args: &BenchArgs, p1s: &[usize]) -> Result<()> {
             let c = counts(dist, p1);
             let mut n = 0;
             let ms = cpu_median_ms(args.reps.min(5), || n = cpu::expand(&c).len());
-            table.row(vec!["cpu-rayon".into(), dist.into(), size(p1), n.to_string(), format!("{ms:.3}"), giga(n as f64 / (ms * 1e-3))]);
+            table.row(vec![
+                "cpu-rayon".into(),
+                dist.into(),
+                size(p1),
+                n.to_string(),
+                format!("{ms:.3}"),
+                giga(n as f64 / (ms * 1e-3)),
+            ]);
         }
     }
     table.print();

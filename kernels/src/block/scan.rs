@@ -2,8 +2,8 @@
 //! warp totals), for `u32` and `u64` through [`ScanValue`].
 
 use crate::arch::{
-    lane_id, load_relaxed_u32, load_relaxed_u64, shfl_idx, store_relaxed_u32, store_relaxed_u64, sync_threads,
-    warp_id, warp_inclusive_sum, warp_inclusive_sum_u64, WARP_SIZE,
+    lane_id, load_relaxed_u32, load_relaxed_u64, shfl_idx, store_relaxed_u32, store_relaxed_u64, sync_threads, warp_id,
+    warp_inclusive_sum, warp_inclusive_sum_u64, WARP_SIZE,
 };
 use core::ptr::{read_volatile, write_volatile};
 
@@ -123,4 +123,3 @@ pub unsafe fn block_exclusive_sum<T: ScanValue>(scratch: *mut T, v: T) -> (T, T)
     sync_threads();
     (warp_prefix.add(inclusive).sub(v), total)
 }
-

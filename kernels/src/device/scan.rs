@@ -14,8 +14,8 @@
 //! works for any value width (`u32` and `u64`), with no packing of flag and value.
 
 use crate::arch::{
-    atomic_add_u32, lane_id, load_acquire_u32, load_v4_u32, store_release_u32, sync_threads, thread_idx_x, warp_id,
-    ballot,
+    atomic_add_u32, ballot, lane_id, load_acquire_u32, load_v4_u32, store_release_u32, sync_threads, thread_idx_x,
+    warp_id,
 };
 use crate::block::{block_exclusive_sum, ScanValue, BLOCK_SCAN_SCRATCH};
 use core::ptr::{read_volatile, write_volatile};
@@ -87,15 +87,18 @@ pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize>(
     let mut values = [T::default(); ITEMS];
     let valid = n.saturating_sub(first).min(ITEMS);
     let bytes = ITEMS * core::mem::size_of::<T>();
-    if valid == ITEMS && bytes % 16 == 0 {
+    if valid == ITEMS && bytes.is_multiple_of(16) {
         let src = input.add(first) as *const [u32; 4];
         let dst = values.as_mut_ptr() as *mut [u32; 4];
         for v in 0..bytes / 16 {
             *dst.add(v) = load_v4_u32(src.add(v));
         }
     } else {
-        for (j, v) in values.iter_mut().enumerate().take(valid) {
-            *v = *input.add(first + j);
+        // A fixed trip count (constant indices) keeps `values` in registers.
+        for (j, v) in values.iter_mut().enumerate() {
+            if j < valid {
+                *v = *input.add(first + j);
+            }
         }
     }
     let mut sum = T::default();

@@ -16,7 +16,10 @@ use core::ptr::addr_of_mut;
 
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_append(view: *const ExpandView) {
-    push::push_append_per_item(&*view, static_shared!(EXPAND_PUSH_APPEND: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]));
+    push::push_append_per_item(
+        &*view,
+        static_shared!(EXPAND_PUSH_APPEND: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+    );
 }
 
 #[no_mangle]
@@ -26,12 +29,20 @@ pub unsafe extern "ptx-kernel" fn expand_push_linear(view: *const ExpandView) {
 
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_packed_cas(view: *const ExpandView) {
-    push::push_packed(&*view, static_shared!(EXPAND_PUSH_PACKED_CAS: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]), true);
+    push::push_packed(
+        &*view,
+        static_shared!(EXPAND_PUSH_PACKED_CAS: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+        true,
+    );
 }
 
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_packed_add(view: *const ExpandView) {
-    push::push_packed(&*view, static_shared!(EXPAND_PUSH_PACKED_ADD: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]), false);
+    push::push_packed(
+        &*view,
+        static_shared!(EXPAND_PUSH_PACKED_ADD: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+        false,
+    );
 }
 
 #[no_mangle]
@@ -63,17 +74,19 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
     let capacity = v.capacity;
     scan_tile::<u32, SCAN_ITEMS_U32>(state, scratch, v.counts, n, |first, excl, values, valid| {
         let mut wrapped = false;
-        // A fixed trip count keeps `excl` and `values` in registers.
+        // Constant indices only (a fixed, unrolled trip count): `excl` and `values` stay in
+        // registers instead of a stack frame.
+        let mut last = 0u64;
         for j in 0..SCAN_ITEMS_U32 {
             if j < valid {
                 *offsets.add(first + j) = excl[j];
                 wrapped |= excl[j].checked_add(values[j]).is_none();
+                last = excl[j] as u64 + values[j] as u64;
             }
         }
         if valid > 0 && first + valid == n {
-            let total = excl[valid - 1] as u64 + values[valid - 1] as u64;
-            store_relaxed_u64(addr_of_mut!((*ctrl).total), total);
-            wrapped |= total > capacity as u64;
+            store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
+            wrapped |= last > capacity as u64;
         }
         if wrapped {
             atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);

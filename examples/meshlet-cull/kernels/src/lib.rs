@@ -39,7 +39,12 @@ fn visible(plane: [f32; 4], c: [f32; 3], r: f32) -> bool {
 
 /// Pass 1. Launch `ceil(n / (PUSH_ITEMS · 256))` blocks of 256 after `Expander::reset`.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn cull_meshes(view: *const ExpandView, meshes: *const Mesh, n: u32, plane: *const [f32; 4]) {
+pub unsafe extern "ptx-kernel" fn cull_meshes(
+    view: *const ExpandView,
+    meshes: *const Mesh,
+    n: u32,
+    plane: *const [f32; 4],
+) {
     let plane = *plane;
     let first = (block_idx_x() * block_dim_x() + thread_idx_x()) * PUSH_ITEMS as u32;
     let mut counts = [0u32; PUSH_ITEMS];

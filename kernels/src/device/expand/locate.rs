@@ -10,13 +10,13 @@
 //! says how many of items `t`, `t + 1` exist. [`for_each`] wraps them into a per-item callback
 //! for users' own pass-2 kernels.
 
+use super::push::warp_owner;
 use super::{dst_count, strategy, ExpandView, BUCKETS, FLAG_MAX_N};
 use crate::arch::{
     atomic_or_u32, ballot, global_thread_idx, grid_threads, lane_id, lanemask_lt, load_nc_u32, load_v4_u32, popc,
     shfl_idx, store_v4_u32, thread_idx_x, warp_inclusive_sum, WARP_SIZE,
 };
 use crate::block::block_append;
-use super::push::warp_owner;
 use core::ptr::addr_of_mut;
 
 /// Destination items a warp handles per step (two per lane).
@@ -66,7 +66,12 @@ fn warps() -> (u32, u32) {
 /// `prefix[..records]` is the non-decreasing exclusive prefix of the records' counts, `total`
 /// their sum. The whole warp calls this.
 #[inline(always)]
-pub unsafe fn search_driver(prefix: *const u32, records: u32, total: u32, mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
+pub unsafe fn search_driver(
+    prefix: *const u32,
+    records: u32,
+    total: u32,
+    mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
+) {
     let (warp, warps) = warps();
     let chunk = ((total as u64).div_ceil(warps as u64).div_ceil(STEP as u64) * STEP as u64) as u32;
     let a = warp as u64 * chunk as u64;
@@ -274,7 +279,7 @@ pub unsafe fn linear_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u3
 /// `out[t..t + valid]` is writable.
 #[inline(always)]
 pub unsafe fn write_pairs(out: *mut [u32; 2], t: u32, src: [u32; 2], local: [u32; 2], valid: u32) {
-    if valid == 2 && t % 2 == 0 {
+    if valid == 2 && t.is_multiple_of(2) {
         store_v4_u32(out.add(t as usize) as *mut [u32; 4], [src[0], local[0], src[1], local[1]]);
     } else {
         for k in 0..valid as usize {

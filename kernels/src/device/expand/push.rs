@@ -117,7 +117,15 @@ pub unsafe fn push_append_per_item_with(v: &ExpandView, first: u32, c: [u32; PUS
     let lane = lane_id();
     // Row by row (source j of every lane), the warp writes the row's items together.
     let mut run = start;
-    for (j, &n) in c.iter().enumerate() {
+    // Rows are taken from the front of a shifted copy: constant indices only, so the counts stay
+    // in registers even though the row loop is not unrolled (a dynamic index would put the array
+    // on the stack).
+    let mut rest = c;
+    for j in 0..PUSH_ITEMS {
+        let n = rest[0];
+        for k in 0..PUSH_ITEMS - 1 {
+            rest[k] = rest[k + 1];
+        }
         let incl = warp_inclusive_sum(n);
         let row = shfl_idx(incl, WARP_SIZE - 1);
         // A warp-uniform trip count: every lane takes part in every shuffle (lanes past the row
@@ -271,7 +279,13 @@ pub unsafe fn push_po2_buckets(v: &ExpandView, scratch: *mut u64, scratch32: *mu
 /// # Safety
 /// As [`push_po2_buckets`].
 #[inline(always)]
-pub unsafe fn push_po2_buckets_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS], scratch: *mut u64, scratch32: *mut u32) {
+pub unsafe fn push_po2_buckets_with(
+    v: &ExpandView,
+    first: u32,
+    c: [u32; PUSH_ITEMS],
+    scratch: *mut u64,
+    scratch32: *mut u32,
+) {
     let tid = thread_idx_x();
     let bcount = scratch32;
     let bbase = scratch32.add(BUCKETS);
