@@ -250,6 +250,8 @@ pub struct Expander {
     scan_tiles: usize,
     p1: usize,
     view_uploaded: bool,
+    /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
+    user_pass2: std::cell::Cell<bool>,
     pass2_blocks: u32,
 }
 
@@ -337,6 +339,7 @@ impl Gpu {
             scan_tiles,
             p1: 0,
             view_uploaded: false,
+            user_pass2: std::cell::Cell::new(false),
             pass2_blocks: per_sm * self.info().sm_count,
         })
     }
@@ -453,6 +456,7 @@ impl Expander {
     /// long). Asynchronous for [`Dispatch::Persistent`].
     pub fn pass2(&mut self, gpu: &Gpu, out: &mut DeviceBuffer<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
         ensure_input!(out.len() >= self.capacity, "an output of {} pairs for capacity {}", out.len(), self.capacity);
+        self.user_pass2.set(false);
         let f = gpu.function(self.strategy.pass2_kernel())?;
         let per_block = (THREADS / 32) as u64 * 64;
         let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks) };
@@ -517,6 +521,21 @@ impl Expander {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
+        if let Strategy::MaxN { .. } = self.strategy {
+            // S0 has no pass 1 and a user's pass 2 keeps no count: count on the device first.
+            if self.p1 > 0 {
+                let f = gpu.function("expand_maxn_total")?;
+                let cfg = LaunchConfig {
+                    grid_dim: ((self.p1 as u32).div_ceil(THREADS * PUSH_ITEMS), 1, 1),
+                    block_dim: (THREADS, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                let mut l = gpu.stream().launch_builder(&f);
+                l.arg(self.view.raw());
+                l.launch(cfg)?;
+            }
+            self.user_pass2.set(true);
+        }
         let mut l = gpu.stream().launch_builder(pass2);
         l.arg(self.view.raw());
         args(&mut l);
@@ -529,7 +548,7 @@ impl Expander {
     pub fn count(&self, gpu: &Gpu) -> Result<usize> {
         let c = gpu.download(&self.ctrl)?[0];
         let needed = match self.strategy {
-            Strategy::MaxN { .. } => c.counter as u64,
+            Strategy::MaxN { .. } if !self.user_pass2.get() => c.counter as u64,
             _ => c.total,
         };
         if c.flags & FLAG_MAX_N != 0 {

@@ -156,3 +156,23 @@ pub unsafe extern "ptx-kernel" fn expand_for_each_histogram(
         crate::arch::atomic_add_u64(local_sums.add(src as usize), local as u64);
     });
 }
+
+/// S0 has no pass 1; when pass 2 is a user's kernel (which does not count what it keeps), this
+/// reduction supplies the destination count: `ctrl.total` (one atomic per block, with the
+/// capacity check) and [`crate::device::expand::FLAG_MAX_N`] for a count above `max_n`. Launched
+/// like a pass-1 push.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_maxn_total(view: *const ExpandView) {
+    let v = &*view;
+    let (_, c) = push::load_counts(v.counts, v.p1);
+    if c.iter().any(|&n| n > v.max_n) {
+        atomic_or_u32(addr_of_mut!((*v.ctrl).flags), crate::device::expand::FLAG_MAX_N);
+    }
+    let sum = c.iter().map(|&n| n as u64).sum();
+    push::add_total(
+        static_shared!(EXPAND_MAXN_TOTAL: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+        v.ctrl,
+        v.capacity,
+        sum,
+    );
+}
