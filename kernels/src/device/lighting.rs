@@ -58,7 +58,7 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
 /// (row-major, one `[f32; 4]` per pixel). Launch a `(tiles_x, tiles_y)` grid of 64-thread blocks.
 ///
 /// # Safety
-/// `tiles` holds `tiles_x · tiles_y` `(start, count)` pairs, each naming lights inside `lights`;
+/// `lights` holds `n_lights` lights; `tiles` holds `tiles_x · tiles_y` `(start, count)` pairs;
 /// `out` holds `width · height` pixels and is 16-byte aligned; for [`Walk::Staged`], `slots` is 64 `Light`s of shared
 /// memory. Every thread of the block calls this (pixels outside the image still take part in the
 /// warp's loads and shuffles, and only skip the store).
@@ -67,6 +67,7 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
 pub unsafe fn shade_tile(
     walk: Walk,
     lights: *const Light,
+    n_lights: u32,
     tiles: *const [u32; 2],
     tiles_x: u32,
     width: u32,
@@ -78,7 +79,11 @@ pub unsafe fn shade_tile(
     let t = thread_idx_x();
     let x = tx * TILE + t % TILE;
     let y = ty * TILE + t / TILE;
-    let [start, count] = *tiles.add((ty * tiles_x + tx) as usize);
+    let [start, count] = *tiles.add(ty as usize * tiles_x as usize + tx as usize);
+    // Lists reaching past the light array are cut at its end (the host API's contract), so a
+    // bad list cannot make the kernel read out of bounds.
+    let start = start.min(n_lights);
+    let count = count.min(n_lights - start);
     let list = lights.add(start as usize);
     let p = [x as f32 + 0.5, y as f32 + 0.5, 0.0];
     let mut acc = [0.0f32; 4];

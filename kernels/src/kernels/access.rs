@@ -1,7 +1,7 @@
 //! Memory-access-pattern kernels (issue "access"): tiled lighting with three ways of walking the
 //! light list, and a particle update with three list partitionings.
 //!
-//! * `lighting_{naive,broadcast,staged}(lights, tiles, tiles_x, width, height, out)`: launch a
+//! * `lighting_{naive,broadcast,staged}(lights, n_lights, tiles, tiles_x, width, height, out)`: launch a
 //!   `(tiles_x, tiles_y)` grid of 64-thread blocks.
 //! * `particles_{thread_wise,group_wise,grid_stride}(pos, vel, n, items_per_thread, dt, gx, gy, gz)`:
 //!   launch `ceil(n / (items_per_thread · blockDim))` blocks (any grid for `grid_stride`).
@@ -16,6 +16,7 @@ macro_rules! lighting_kernel {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             lights: *const Light,
+            n_lights: u32,
             tiles: *const [u32; 2],
             tiles_x: u32,
             width: u32,
@@ -27,7 +28,7 @@ macro_rules! lighting_kernel {
             } else {
                 core::ptr::null_mut()
             };
-            shade_tile($walk, lights, tiles, tiles_x, width, height, out, slots);
+            shade_tile($walk, lights, n_lights, tiles, tiles_x, width, height, out, slots);
         }
     };
 }
