@@ -132,11 +132,8 @@ impl Gpu {
             return Ok(());
         }
         let f = self.function(&format!("lighting_{}", kernel.name()))?;
-        let cfg = LaunchConfig {
-            grid_dim: (tiles_x, tiles_y, 1),
-            block_dim: (LIGHTING_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg =
+            LaunchConfig { grid_dim: (tiles_x, tiles_y, 1), block_dim: (LIGHTING_THREADS, 1, 1), shared_mem_bytes: 0 };
         let n_lights = lights.len() as u32;
         let mut l = self.stream().launch_builder(&f);
         l.arg(lights.raw()).arg(&n_lights).arg(tiles.raw()).arg(&tiles_x).arg(&width).arg(&height);

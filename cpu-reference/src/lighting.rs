@@ -61,9 +61,10 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
 
 /// Shades a `width × height` image: one `[r, g, b, weight]` per pixel, row-major.
 ///
+/// A list reaching past the end of `lights` is cut at its end (as on the GPU).
+///
 /// # Panics
-/// If `tiles` does not hold one list per tile or a list reaches past `lights` (the GPU API
-/// returns an error instead).
+/// If `tiles` does not hold one list per tile (the GPU API returns an error instead).
 pub fn shade(width: u32, height: u32, lights: &[Light], tiles: &[TileLights]) -> Vec<[f32; 4]> {
     let (tiles_x, tiles_y) = tile_grid(width, height);
     assert_eq!(tiles.len() as u64, tiles_x as u64 * tiles_y as u64, "one light list per tile");
@@ -74,7 +75,8 @@ pub fn shade(width: u32, height: u32, lights: &[Light], tiles: &[TileLights]) ->
     out.par_chunks_mut(width as usize).enumerate().for_each(|(y, row)| {
         for (x, px) in row.iter_mut().enumerate() {
             let t = tiles[(y / TILE as usize) * tiles_x as usize + x / TILE as usize];
-            let list = &lights[t.start as usize..t.start as usize + t.count as usize];
+            let start = (t.start as usize).min(lights.len());
+            let list = &lights[start..start + (t.count as usize).min(lights.len() - start)];
             let p = [x as f32 + 0.5, y as f32 + 0.5, 0.0];
             let mut acc = [0.0f32; 4];
             for l in list {

@@ -9,7 +9,7 @@
 //! ([`warp_for_each_staged`]). Which of the three is fastest depends on the GPU: see
 //! `docs/access.md`.
 
-use crate::arch::{lane_id, shfl_idx_any, sync_warp, WARP_SIZE};
+use crate::arch::{lane_id, load_shared, shfl_idx_any, sync_warp, WARP_SIZE};
 
 /// Calls `f(items[i])` for `i` in `0..count`, in order, on every lane of the warp, loading the
 /// items 32 at a time (lane `l` loads item `base + l`) and broadcasting each with
@@ -41,7 +41,7 @@ pub unsafe fn warp_for_each_broadcast<T: Copy>(items: *const T, count: u32, mut 
 
 /// Like [`warp_for_each_broadcast`], but the chunk goes through a warp-private slot of 32 `T`s in
 /// shared memory: each lane stores its item, the warp syncs, and every lane reads item `j` at the
-/// same shared address (a broadcast read: one shared-memory access per item for the whole warp,
+/// same shared address with [`load_shared`] (a broadcast read: one shared-memory access per item for the whole warp,
 /// `size_of::<T>() / 16` instructions with 16-byte aligned `T`, instead of one shuffle per word).
 ///
 /// # Safety
@@ -61,7 +61,7 @@ pub unsafe fn warp_for_each_staged<T: Copy>(items: *const T, count: u32, slot: *
         sync_warp();
         let mut j = 0;
         while j < n {
-            f(*slot.add(j as usize));
+            f(load_shared(slot.add(j as usize)));
             j += 1;
         }
         base += n;
