@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
-use warpwork::access::{tile_grid, LightingKernel, Partition, Step};
+use warpwork::access::{tile_grid, LightingKernel, Partition, Shading, Step};
 use warpwork::Gpu;
 use warpwork_cpu_reference::{lighting, particles};
 
@@ -38,7 +38,9 @@ fn lighting_bench(c: &mut Criterion, gpu: Option<&Gpu>) {
                 for kernel in LightingKernel::ALL {
                     g.bench_function(BenchmarkId::new(kernel.name(), count), |b| {
                         b.iter_custom(|iters| {
-                            gpu_time(gpu, iters, || gpu.shade_tiles_into(W, H, &dl, &dt, kernel, &mut out))
+                            gpu_time(gpu, iters, || {
+                                gpu.shade_tiles_into(W, H, &dl, &dt, Shading::Point, kernel, &mut out)
+                            })
                         })
                     });
                 }

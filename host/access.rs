@@ -17,7 +17,7 @@
 use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
-pub use warpwork_cpu_reference::lighting::{tile_grid, Light, TileLights, TILE};
+pub use warpwork_cpu_reference::lighting::{tile_grid, Light, Shading, TileLights, TILE};
 pub use warpwork_cpu_reference::particles::Step;
 
 /// Threads per block of the lighting kernels: one per pixel of an 8×8 tile.
@@ -92,17 +92,21 @@ impl Gpu {
         kernel: LightingKernel,
     ) -> Result<DeviceBuffer<[f32; 4]>> {
         let mut out = self.zeros::<[f32; 4]>(width as usize * height as usize)?;
-        self.shade_tiles_into(width, height, lights, tiles, kernel, &mut out)?;
+        self.shade_tiles_into(width, height, lights, tiles, Shading::Point, kernel, &mut out)?;
         Ok(out)
     }
 
-    /// [`Gpu::shade_tiles`] into an existing image of `width · height` pixels.
+    /// [`Gpu::shade_tiles`] into an existing image of `width · height` pixels, with a choice of
+    /// [`Shading`]: `Point` lights, or `Raw` (the seed's microbenchmark: sum the light records;
+    /// the CPU twin is `warpwork_cpu_reference::lighting::shade_with`).
+    #[allow(clippy::too_many_arguments)]
     pub fn shade_tiles_into(
         &self,
         width: u32,
         height: u32,
         lights: &DeviceBuffer<Light>,
         tiles: &DeviceBuffer<TileLights>,
+        shading: Shading,
         kernel: LightingKernel,
         out: &mut DeviceBuffer<[f32; 4]>,
     ) -> Result<()> {
@@ -131,7 +135,8 @@ impl Gpu {
         if pixels == 0 {
             return Ok(());
         }
-        let f = self.function(&format!("lighting_{}", kernel.name()))?;
+        let body = if shading == Shading::Raw { "raw_" } else { "" };
+        let f = self.function(&format!("lighting_{body}{}", kernel.name()))?;
         let cfg =
             LaunchConfig { grid_dim: (tiles_x, tiles_y, 1), block_dim: (LIGHTING_THREADS, 1, 1), shared_mem_bytes: 0 };
         let n_lights = lights.len() as u32;

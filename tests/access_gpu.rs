@@ -3,7 +3,7 @@
 //!
 //! Set `WARPWORK_SMALL=1` to skip the largest inputs (for runs under compute-sanitizer).
 
-use warpwork::access::{tile_grid, Light, LightingKernel, Partition, Step, TileLights};
+use warpwork::access::{tile_grid, Light, LightingKernel, Partition, Shading, Step, TileLights};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{lighting, particles};
 
@@ -30,17 +30,21 @@ fn assert_close(got: &[[f32; 4]], want: &[[f32; 4]], rel: f32, abs: f32, what: &
 
 /// Shades with every kernel into a poisoned image and compares with the CPU.
 fn check_lighting(gpu: &Gpu, width: u32, height: u32, lights: &[Light], tiles: &[TileLights], what: &str) {
-    let want = lighting::shade(width, height, lights, tiles);
     let max_count = tiles.iter().map(|t| t.count.min(lights.len() as u32)).max().unwrap_or(0);
     let d_lights = gpu.upload(lights).unwrap();
     let d_tiles = gpu.upload(tiles).unwrap();
-    for kernel in LightingKernel::ALL {
-        let mut out = gpu.filled::<[f32; 4]>(want.len(), POISON).unwrap();
-        gpu.shade_tiles_into(width, height, &d_lights, &d_tiles, kernel, &mut out).unwrap();
-        let got = gpu.download(&out).unwrap();
-        // Terms are non-negative, so the sum bounds them; the per-light term allows for a fused
-        // multiply-add near the radius, where 1 − d²/r² cancels.
-        assert_close(&got, &want, 1e-4, 2e-6 * (max_count as f32 + 1.0), &format!("{what} {}", kernel.name()));
+    for shading in [Shading::Point, Shading::Raw] {
+        let want = lighting::shade_with(width, height, lights, tiles, shading);
+        for kernel in LightingKernel::ALL {
+            let mut out = gpu.filled::<[f32; 4]>(want.len(), POISON).unwrap();
+            gpu.shade_tiles_into(width, height, &d_lights, &d_tiles, shading, kernel, &mut out).unwrap();
+            let got = gpu.download(&out).unwrap();
+            // Point terms are non-negative, so the sum bounds them; the per-light term allows for
+            // a fused multiply-add near the radius, where 1 − d²/r² cancels. Raw sums are adds
+            // only, in the CPU's order, so they match to rounding.
+            let what = format!("{what} {shading:?} {}", kernel.name());
+            assert_close(&got, &want, 1e-4, 2e-6 * (max_count as f32 + 1.0), &what);
+        }
     }
 }
 
@@ -128,7 +132,7 @@ fn lighting_rejects_inconsistent_input() {
     assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
     let tiles = gpu.upload(&[TileLights::default(); 4]).unwrap();
     let mut out = gpu.zeros::<[f32; 4]>(255).unwrap();
-    let r = gpu.shade_tiles_into(16, 16, &lights, &tiles, LightingKernel::Naive, &mut out);
+    let r = gpu.shade_tiles_into(16, 16, &lights, &tiles, Shading::Point, LightingKernel::Naive, &mut out);
     assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
 }
 

@@ -59,6 +59,27 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
     acc[3] += w;
 }
 
+/// The seed article's microbenchmark body: adds the raw light record to `acc`
+/// (`acc[k] += word[k] + word[k + 4]`), as the GPU's `lighting_raw_*` kernels do.
+#[inline]
+pub fn accumulate_raw(acc: &mut [f32; 4], l: &Light) {
+    let a = [l.position[0], l.position[1], l.position[2], l.radius];
+    let b = [l.color[0], l.color[1], l.color[2], l.intensity];
+    for k in 0..4 {
+        acc[k] += a[k] + b[k];
+    }
+}
+
+/// What each pixel computes from each light of its tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shading {
+    /// A point light's falloff ([`accumulate`]).
+    Point,
+    /// The raw sum of the light records ([`accumulate_raw`]): the seed's microbenchmark, where
+    /// the cost is all in how the lights reach the lanes.
+    Raw,
+}
+
 /// Shades a `width × height` image: one `[r, g, b, weight]` per pixel, row-major.
 ///
 /// A list reaching past the end of `lights` is cut at its end (as on the GPU).
@@ -66,6 +87,11 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
 /// # Panics
 /// If `tiles` does not hold one list per tile (the GPU API returns an error instead).
 pub fn shade(width: u32, height: u32, lights: &[Light], tiles: &[TileLights]) -> Vec<[f32; 4]> {
+    shade_with(width, height, lights, tiles, Shading::Point)
+}
+
+/// [`shade`] with a choice of [`Shading`].
+pub fn shade_with(width: u32, height: u32, lights: &[Light], tiles: &[TileLights], shading: Shading) -> Vec<[f32; 4]> {
     let (tiles_x, tiles_y) = tile_grid(width, height);
     assert_eq!(tiles.len() as u64, tiles_x as u64 * tiles_y as u64, "one light list per tile");
     let mut out = vec![[0.0f32; 4]; width as usize * height as usize];
@@ -80,7 +106,10 @@ pub fn shade(width: u32, height: u32, lights: &[Light], tiles: &[TileLights]) ->
             let p = [x as f32 + 0.5, y as f32 + 0.5, 0.0];
             let mut acc = [0.0f32; 4];
             for l in list {
-                accumulate(&mut acc, p, l);
+                match shading {
+                    Shading::Point => accumulate(&mut acc, p, l),
+                    Shading::Raw => accumulate_raw(&mut acc, l),
+                }
             }
             *px = acc;
         }

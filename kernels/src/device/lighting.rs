@@ -54,6 +54,27 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
     acc[3] += w;
 }
 
+/// The seed article's microbenchmark body: adds the light's raw record to `acc`, the first four
+/// words and then the last four (`acc[k] += word[k] + word[k + 4]`). Eight adds per light, so the
+/// loop is bound by how the light reaches the lanes, not by the math.
+#[inline(always)]
+pub fn accumulate_raw(acc: &mut [f32; 4], l: &Light) {
+    let a = [l.position[0], l.position[1], l.position[2], l.radius];
+    let b = [l.color[0], l.color[1], l.color[2], l.intensity];
+    for k in 0..4 {
+        acc[k] += a[k] + b[k];
+    }
+}
+
+/// What each pixel computes from each light of its tile.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shading {
+    /// A point light's falloff ([`accumulate`]): about 20 flops and a division per light.
+    Point,
+    /// The raw sum of the light records ([`accumulate_raw`]): 8 adds per light.
+    Raw,
+}
+
 /// Shades the tile `(blockIdx.x, blockIdx.y)` of a `width × height` image into `out`
 /// (row-major, one `[f32; 4]` per pixel). Launch a `(tiles_x, tiles_y)` grid of 64-thread blocks.
 ///
@@ -66,6 +87,7 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn shade_tile(
     walk: Walk,
+    shading: Shading,
     lights: *const Light,
     n_lights: u32,
     tiles: *const [u32; 2],
@@ -87,16 +109,20 @@ pub unsafe fn shade_tile(
     let list = lights.add(start as usize);
     let p = [x as f32 + 0.5, y as f32 + 0.5, 0.0];
     let mut acc = [0.0f32; 4];
+    let mut body = |l: &Light| match shading {
+        Shading::Point => accumulate(&mut acc, p, l),
+        Shading::Raw => accumulate_raw(&mut acc, l),
+    };
     match walk {
         Walk::Naive => {
             for i in 0..count as usize {
-                accumulate(&mut acc, p, &*list.add(i));
+                body(&*list.add(i));
             }
         }
-        Walk::Broadcast => warp_for_each_broadcast(list, count, |l| accumulate(&mut acc, p, &l)),
+        Walk::Broadcast => warp_for_each_broadcast(list, count, |l| body(&l)),
         Walk::Staged => {
             let slot = slots.add(warp_id() as usize * 32);
-            warp_for_each_staged(list, count, slot, |l| accumulate(&mut acc, p, &l))
+            warp_for_each_staged(list, count, slot, |l| body(&l))
         }
     }
     if x < width && y < height {

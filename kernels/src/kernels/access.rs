@@ -2,17 +2,18 @@
 //! light list, and a particle update with three list partitionings.
 //!
 //! * `lighting_{naive,broadcast,staged}(lights, n_lights, tiles, tiles_x, width, height, out)`: launch a
-//!   `(tiles_x, tiles_y)` grid of 64-thread blocks.
+//!   `(tiles_x, tiles_y)` grid of 64-thread blocks. `lighting_raw_*`: the same walks with the
+//!   seed's body (sum the light records), where the walk is all the cost.
 //! * `particles_{thread_wise,group_wise,grid_stride}(pos, vel, n, items_per_thread, dt, gx, gy, gz)`:
 //!   launch `ceil(n / (items_per_thread · blockDim))` blocks (any grid for `grid_stride`).
 
-use crate::device::lighting::{shade_tile, Light, Walk};
+use crate::device::lighting::{shade_tile, Light, Shading, Walk};
 use crate::device::particles::{update, Vec4};
 use crate::device::partition::{grid_stride, group_wise, thread_wise};
 use crate::static_shared;
 
 macro_rules! lighting_kernel {
-    ($name:ident, $walk:expr) => {
+    ($name:ident, $walk:expr, $shading:expr) => {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             lights: *const Light,
@@ -28,13 +29,16 @@ macro_rules! lighting_kernel {
             } else {
                 core::ptr::null_mut()
             };
-            shade_tile($walk, lights, n_lights, tiles, tiles_x, width, height, out, slots);
+            shade_tile($walk, $shading, lights, n_lights, tiles, tiles_x, width, height, out, slots);
         }
     };
 }
-lighting_kernel!(lighting_naive, Walk::Naive);
-lighting_kernel!(lighting_broadcast, Walk::Broadcast);
-lighting_kernel!(lighting_staged, Walk::Staged);
+lighting_kernel!(lighting_naive, Walk::Naive, Shading::Point);
+lighting_kernel!(lighting_broadcast, Walk::Broadcast, Shading::Point);
+lighting_kernel!(lighting_staged, Walk::Staged, Shading::Point);
+lighting_kernel!(lighting_raw_naive, Walk::Naive, Shading::Raw);
+lighting_kernel!(lighting_raw_broadcast, Walk::Broadcast, Shading::Raw);
+lighting_kernel!(lighting_raw_staged, Walk::Staged, Shading::Raw);
 
 macro_rules! particles_kernel {
     ($name:ident, |$n:ident, $k:ident| $indices:expr) => {
