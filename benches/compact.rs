@@ -32,7 +32,13 @@ fn gpu_benches(c: &mut Criterion) {
                         .time_ms(|| {
                             for _ in 0..iters {
                                 gpu.stream().memset_zeros(counter.raw_mut())?;
-                                gpu.select_into(&input, Keep::If(Predicate::Less(HALF)), variant, &mut out, &mut counter)?;
+                                gpu.select_into(
+                                    &input,
+                                    Keep::If(Predicate::Less(HALF)),
+                                    variant,
+                                    &mut out,
+                                    &mut counter,
+                                )?;
                             }
                             Ok(())
                         })

@@ -224,7 +224,11 @@ impl Gpu {
 /// Checks a select call's lengths; returns `(n, capacity)` as the kernels take them.
 fn check_args(n: usize, flags: Option<usize>, out: usize, counter: usize) -> Result<(u32, u32)> {
     if n > u32::MAX as usize {
-        return Err(Error::CapacityExceeded { what: "select input (u32 indices)", needed: n as u64, capacity: u32::MAX as u64 });
+        return Err(Error::CapacityExceeded {
+            what: "select input (u32 indices)",
+            needed: n as u64,
+            capacity: u32::MAX as u64,
+        });
     }
     if let Some(flags) = flags {
         ensure_input!(flags == n, "{n} items but {flags} flags");

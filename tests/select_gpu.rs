@@ -34,7 +34,14 @@ fn random_bits<T: Pod>(n: usize, seed: u64) -> Vec<T> {
 
 /// Runs one compaction into a poisoned output and checks it against `expected` as a multiset,
 /// and that nothing past the count was written.
-fn check<T: SelectItem + Send + Sync>(gpu: &Gpu, input: &DeviceBuffer<T>, keep: Keep<'_, T>, variant: Variant, expected: &[T], what: &str) {
+fn check<T: SelectItem + Send + Sync>(
+    gpu: &Gpu,
+    input: &DeviceBuffer<T>,
+    keep: Keep<'_, T>,
+    variant: Variant,
+    expected: &[T],
+    what: &str,
+) {
     let mut out = gpu.filled::<T>(input.len(), POISON).unwrap();
     let mut counter = gpu.zeros::<u32>(1).unwrap();
     gpu.select_into(input, keep, variant, &mut out, &mut counter).unwrap();
@@ -96,7 +103,8 @@ fn less_than_at_every_rate_u32() {
         let items = inputs::uniform_u32(n, 10 + n as u64);
         let d_items = gpu.upload(&items).unwrap();
         for rate in RATES {
-            let p = if rate >= 1.0 { Predicate::GreaterEqual(0) } else { Predicate::Less((rate * 2f64.powi(32)) as u32) };
+            let p =
+                if rate >= 1.0 { Predicate::GreaterEqual(0) } else { Predicate::Less((rate * 2f64.powi(32)) as u32) };
             let expected = cpu::select_if(&items, |v| p.test(v));
             for variant in Variant::ALL {
                 check(&gpu, &d_items, Keep::If(p), variant, &expected, &format!("u32 {p:?} n={n}"));
@@ -135,22 +143,30 @@ fn every_predicate_i32() {
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn every_predicate_u64() {
-    let items: Vec<u64> = inputs::uniform_range(100_003, 23, 0, 1000).iter().map(|&v| (v as u64) << 33 | v as u64).collect();
+    let items: Vec<u64> =
+        inputs::uniform_range(100_003, 23, 0, 1000).iter().map(|&v| (v as u64) << 33 | v as u64).collect();
     use Predicate::*;
-    predicate_suite::<u64>(items, &[Less(100 << 33), GreaterEqual(900 << 33), InRange(5 << 33, 1 << 40), Equal(7 << 33 | 7), NonZero]);
+    predicate_suite::<u64>(
+        items,
+        &[Less(100 << 33), GreaterEqual(900 << 33), InRange(5 << 33, 1 << 40), Equal(7 << 33 | 7), NonZero],
+    );
 }
 
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn every_predicate_f32_with_nan_zero_and_infinity() {
-    let mut items: Vec<f32> = inputs::uniform_range(100_003, 24, 0, 2000).iter().map(|&v| v as f32 / 100.0 - 10.0).collect();
+    let mut items: Vec<f32> =
+        inputs::uniform_range(100_003, 24, 0, 2000).iter().map(|&v| v as f32 / 100.0 - 10.0).collect();
     for (i, special) in [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY].into_iter().enumerate() {
         for j in (i..items.len()).step_by(97) {
             items[j] = special;
         }
     }
     use Predicate::*;
-    predicate_suite::<f32>(items, &[Less(0.0), GreaterEqual(5.5), InRange(-1.0, 1.0), Equal(0.0), NonZero, Less(f32::NAN)]);
+    predicate_suite::<f32>(
+        items,
+        &[Less(0.0), GreaterEqual(5.5), InRange(-1.0, 1.0), Equal(0.0), NonZero, Less(f32::NAN)],
+    );
 }
 
 /// The convenience forms allocate their own output and wait for the count.
