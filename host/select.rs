@@ -189,11 +189,7 @@ impl Gpu {
             return Ok(());
         }
         let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
-        let cfg = LaunchConfig {
-            grid_dim: (n.div_ceil(TILE), 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = LaunchConfig { grid_dim: (n.div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         let (a, b) = (Scalar(a), Scalar(b));
         // The flags parameter is a pointer either way; the items stand in when it is not read.
         let flags = flags.map_or(items.raw(), |f| f.raw());
