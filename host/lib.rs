@@ -24,3 +24,8 @@ pub mod timing;
 pub use buffer::DeviceBuffer;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu};
+
+/// The README's examples, compiled as doctests so they stay true to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -61,11 +61,11 @@ macro_rules! static_shared {
 #[inline(always)]
 pub unsafe fn load_shared<T: Copy>(p: *const T) -> T {
     use core::mem::{align_of, size_of, MaybeUninit};
-    const { assert!(size_of::<T>() % 4 == 0) };
+    const { assert!(size_of::<T>().is_multiple_of(4)) };
     let mut out = MaybeUninit::<T>::uninit();
     let dst = out.as_mut_ptr() as *mut u32;
     let src = p as u64;
-    if size_of::<T>() % 16 == 0 && align_of::<T>() >= 16 {
+    if size_of::<T>().is_multiple_of(16) && align_of::<T>() >= 16 {
         let mut i = 0;
         while i < size_of::<T>() / 16 {
             let (a, b, c, d): (u32, u32, u32, u32);

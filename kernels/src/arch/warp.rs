@@ -113,7 +113,7 @@ shfl!(/// `__shfl_down_sync`: the value of lane `lane_id() + delta`; the top `de
 /// multiple of 4 bytes (checked at compile time).
 #[inline(always)]
 pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
-    const { assert!(core::mem::size_of::<T>() % 4 == 0) };
+    const { assert!(core::mem::size_of::<T>().is_multiple_of(4)) };
     let mut out = core::mem::MaybeUninit::<T>::uninit();
     let words = core::mem::size_of::<T>() / 4;
     let src = &v as *const T as *const u32;
