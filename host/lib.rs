@@ -7,11 +7,14 @@
 //! the primitives on [`DeviceBuffer`]s:
 //!
 //! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
+//! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
+//!   group-wise list partitioning (`update_particles`).
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
 //! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
 //! same contract, which the tests check the GPU against.
 
+pub mod access;
 mod buffer;
 mod error;
 mod gpu;

@@ -5,4 +5,6 @@
 //! [`inputs`] holds the seeded generators (uniform, power-law) that tests and benches share.
 
 pub mod inputs;
+pub mod lighting;
+pub mod particles;
 pub mod select;

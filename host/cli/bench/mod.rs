@@ -4,6 +4,7 @@
 //! device-to-device copy roof measured in the same run. Without a GPU the command says so and
 //! times the CPU reference instead, so it works on any machine.
 
+mod access;
 mod compact;
 
 use clap::{Args, ValueEnum};
@@ -13,6 +14,8 @@ use warpwork::{Error, Gpu};
 pub enum What {
     /// Stream compaction: lane vs warp vs block atomics.
     Compact,
+    /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
+    Access,
 }
 
 #[derive(Args)]
@@ -38,6 +41,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     };
     match args.what {
         What::Compact => compact::run(gpu.as_ref(), &args),
+        What::Access => access::run(gpu.as_ref(), &args),
     }
 }
 

@@ -53,6 +53,14 @@ pub fn ballot(p: bool) -> u32 {
     r
 }
 
+/// `__syncwarp()` (`bar.warp.sync 0xffffffff`): the lanes of the warp reconverge, and their
+/// shared-memory accesses before it are visible to each other after it. Needed between a lane's
+/// store to a warp-private shared slot and another lane's load of it.
+#[inline(always)]
+pub fn sync_warp() {
+    unsafe { asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
+}
+
 /// `__all_sync(0xffffffff, p)`.
 #[inline(always)]
 pub fn vote_all(p: bool) -> bool {

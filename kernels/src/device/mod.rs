@@ -1,4 +1,7 @@
 //! Device-wide algorithms, as the per-block bodies that warpwork's kernels instantiate and that
 //! your own kernels can call: each function here processes one block's share of a launch.
 
+pub mod lighting;
+pub mod particles;
+pub mod partition;
 pub mod select;
