@@ -1,4 +1,5 @@
 //! Device-wide algorithms, as the per-block bodies that warpwork's kernels instantiate and that
 //! your own kernels can call: each function here processes one block's share of a launch.
 
+pub mod life;
 pub mod select;
