@@ -5,4 +5,5 @@
 //! [`inputs`] holds the seeded generators (uniform, power-law) that tests and benches share.
 
 pub mod inputs;
+pub mod life;
 pub mod select;
