@@ -7,6 +7,7 @@
 //! the primitives on [`DeviceBuffer`]s:
 //!
 //! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
+//! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
 //! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
@@ -15,6 +16,7 @@
 mod buffer;
 mod error;
 mod gpu;
+pub mod life;
 pub mod select;
 pub mod timing;
 
