@@ -426,6 +426,23 @@ impl<'g> Life<'g> {
         Ok(())
     }
 
+    /// Fills the board the next launch writes with `0xAB` bytes, so that cells a kernel fails
+    /// to write stand out (a test aid). Refused for `sparse`, whose skipped writes rely on that
+    /// board holding the previous generation.
+    pub fn poison_spare(&mut self) -> Result<()> {
+        let spare = self.cur ^ 1;
+        match &mut self.boards {
+            Boards::U32(b) if self.kernel != Kernel::Sparse => b[spare] = self.gpu.filled(b[spare].len(), 0xAB)?,
+            Boards::Bits32(b) => b[spare] = self.gpu.filled(b[spare].len(), 0xAB)?,
+            Boards::U8(b) => b[spare] = self.gpu.filled(b[spare].len(), 0xAB)?,
+            Boards::Bits64(b) => b[spare] = self.gpu.filled(b[spare].len(), 0xAB)?,
+            Boards::U32(_) => {
+                return Err(Error::InvalidInput("sparse reads the spare board: it cannot be poisoned".into()))
+            }
+        }
+        Ok(())
+    }
+
     /// The current generation, read back (waits for the GPU).
     pub fn grid(&self) -> Result<BitGrid> {
         let (w, h) = (self.width, self.height);

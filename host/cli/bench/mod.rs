@@ -5,6 +5,7 @@
 //! times the CPU reference instead, so it works on any machine.
 
 mod compact;
+mod life;
 
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Gpu};
@@ -13,6 +14,8 @@ use warpwork::{Error, Gpu};
 pub enum What {
     /// Stream compaction: lane vs warp vs block atomics.
     Compact,
+    /// Game of Life: every kernel, cell updates per second.
+    Life,
 }
 
 #[derive(Args)]
@@ -38,6 +41,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     };
     match args.what {
         What::Compact => compact::run(gpu.as_ref(), &args),
+        What::Life => life::run(gpu.as_ref(), &args),
     }
 }
 
