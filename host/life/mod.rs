@@ -312,25 +312,30 @@ impl<'g> Life<'g> {
         self.generation
     }
 
-    /// Rows per warp strip of the `bit64` kernels (default: sized so that the launch fills the
-    /// GPU about 16 warps per SM deep). Larger strips waste less on the vertical halo, smaller
-    /// ones give more parallelism. `None` restores the default.
+    /// Rows per warp strip of the `bit64` kernels. Taller strips waste less on the vertical halo
+    /// (each strip recomputes about `3·g` rows for `g` generations per launch), shorter ones give
+    /// more warps. The default fills whole waves of resident warps (see [`Life::strip_rows`]);
+    /// `None` restores it.
     pub fn set_strip_rows(&mut self, rows: Option<u32>) -> Result<()> {
         ensure_input!(rows != Some(0), "strip rows must be at least 1");
         self.strip_rows = rows;
         Ok(())
     }
 
-    /// Rows per strip a `bit64` launch of `gens` generations uses.
+    /// Rows per strip a `bit64` launch of `gens` generations uses: unless set, the strips are
+    /// sized so that the launch is a whole number of waves of resident warps (no half-empty
+    /// last wave), with strips near `16·gens` rows tall.
     pub fn strip_rows(&self, gens: u32) -> u32 {
         if let Some(r) = self.strip_rows {
             return r.min(self.height as u32);
         }
         let chunks = (self.width / 64).div_ceil(BIT64_OUT_LANES as usize).max(1);
-        let target_warps = self.gpu.info().sm_count as usize * 16;
-        let strips = (target_warps / chunks).max(1);
-        let rows = self.height.div_ceil(strips).max(8 * gens as usize);
-        rows.min(self.height) as u32
+        let blocks_per_sm = self.gpu.occupancy(bit64_name(gens), 128, 0).unwrap_or(2).max(1) as usize;
+        let resident_warps = blocks_per_sm * 4 * self.gpu.info().sm_count as usize;
+        let strips_per_wave = (resident_warps / chunks).max(1);
+        let target = 16 * gens as usize;
+        let waves = ((self.height as f64 / (strips_per_wave * target) as f64).round() as usize).max(1);
+        self.height.div_ceil(waves * strips_per_wave).clamp(1, self.height) as u32
     }
 
     /// Advances `generations` generations (asynchronous: returns once the launches are queued).
@@ -379,13 +384,7 @@ impl<'g> Life<'g> {
             Kernel::Ballot => ("life_ballot", cfg_1d(w.div_ceil(32) as u64 * h as u64 * 32, 256), (w, h)),
             Kernel::Bit32 => ("life_bit32", cfg_1d((w / 32) as u64 * h as u64, 256), (w / 32, h)),
             _ => {
-                let name = match gens {
-                    1 => "life_bit64_t1",
-                    2 => "life_bit64_t2",
-                    4 => "life_bit64_t4",
-                    8 => "life_bit64_t8",
-                    _ => "life_bit64_t12",
-                };
+                let name = bit64_name(gens);
                 let warps = (w / 64).div_ceil(BIT64_OUT_LANES) as u64 * h.div_ceil(strip_rows) as u64;
                 (name, cfg_1d(warps * 32, 128), (w / 64, h))
             }
@@ -460,6 +459,17 @@ impl<'g> Life<'g> {
     /// Live cells of the current generation (waits for the GPU).
     pub fn population(&self) -> Result<u64> {
         Ok(self.grid()?.population())
+    }
+}
+
+/// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
+fn bit64_name(gens: u32) -> &'static str {
+    match gens {
+        1 => "life_bit64_t1",
+        2 => "life_bit64_t2",
+        4 => "life_bit64_t4",
+        8 => "life_bit64_t8",
+        _ => "life_bit64_t12",
     }
 }
 

@@ -113,10 +113,12 @@ pub unsafe fn sparse_cell(src: *const u32, dst: *mut u32, width: u32, height: u3
     let w = width as usize;
     let (xl, xr) = (wrap(x, -1, width) as usize, wrap(x, 1, width) as usize);
     let mut n = 0;
-    for ny in [wrap(y, -1, height), y, wrap(y, 1, height)] {
+    for (r, ny) in [wrap(y, -1, height), y, wrap(y, 1, height)].into_iter().enumerate() {
         let row = src.add(ny as usize * w);
         n += (*row.add(xl) & 1) + (*row.add(xr) & 1);
-        if ny != y {
+        // By position, not by row number: on a board one row high, the rows above and below
+        // are the cell's own row, and the cell is its own north and south neighbour.
+        if r != 1 {
             n += *row.add(x as usize) & 1;
         }
     }
