@@ -67,7 +67,12 @@ fn parse_window(s: &str) -> std::result::Result<(usize, usize, usize, usize), St
 pub fn run(args: LifeArgs) -> Result<()> {
     if args.kernel == "list" {
         for k in Kernel::ALL {
-            println!("{:<15} {:.4} B/cell/gen, {} generation(s) per launch", k.name(), k.bytes_per_cell(), k.generations_per_launch());
+            println!(
+                "{:<15} {:.4} B/cell/gen, {} generation(s) per launch",
+                k.name(),
+                k.bytes_per_cell(),
+                k.generations_per_launch()
+            );
         }
         return Ok(());
     }

@@ -270,27 +270,14 @@ impl<'g> Life<'g> {
     }
 
     /// A random board: each cell alive with probability `density`, reproducible from `seed`.
-    pub fn random(
-        gpu: &'g Gpu,
-        kernel: Kernel,
-        width: usize,
-        height: usize,
-        density: f64,
-        seed: u64,
-    ) -> Result<Self> {
+    pub fn random(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, density: f64, seed: u64) -> Result<Self> {
         kernel.check_size(width, height)?;
         ensure_input!((0.0..=1.0).contains(&density), "density {density} is not in 0..=1");
         Self::new(gpu, kernel, &BitGrid::random(width, height, density, seed))
     }
 
     /// A `width × height` board with `pattern` in its centre.
-    pub fn with_pattern(
-        gpu: &'g Gpu,
-        kernel: Kernel,
-        width: usize,
-        height: usize,
-        pattern: &BitGrid,
-    ) -> Result<Self> {
+    pub fn with_pattern(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, pattern: &BitGrid) -> Result<Self> {
         kernel.check_size(width, height)?;
         Self::new(gpu, kernel, &pattern::centred(pattern, width, height)?)
     }

@@ -153,7 +153,11 @@ pub fn parse_rle(text: &str) -> Result<Pattern, PatternError> {
         return Err(err(last_line.max(1), 1, "no 'x = .., y = ..' header line"));
     }
     if !done {
-        return Err(err(last_line.max(1), text.lines().last().map_or(0, |l| l.chars().count()) + 1, "missing '!' at the end of the pattern"));
+        return Err(err(
+            last_line.max(1),
+            text.lines().last().map_or(0, |l| l.chars().count()) + 1,
+            "missing '!' at the end of the pattern",
+        ));
     }
     Ok(Pattern { grid, name })
 }
