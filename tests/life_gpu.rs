@@ -88,6 +88,8 @@ random_tests! {
     bit64_t4_matches_cpu: Kernel::Bit64T4, None;
     bit64_t8_matches_cpu: Kernel::Bit64T8, None;
     bit64_t12_matches_cpu: Kernel::Bit64T12, None;
+    bit64_t8_flat_matches_cpu: Kernel::Bit64T8Flat, None;
+    bit64_t8_flat_short_strips_match_cpu: Kernel::Bit64T8Flat, Some(3);
     bit64_t8_short_strips_match_cpu: Kernel::Bit64T8, Some(5);
     bit64_t12_one_row_strips_match_cpu: Kernel::Bit64T12, Some(1);
     bit64_t4_tall_strips_match_cpu: Kernel::Bit64T4, Some(100);

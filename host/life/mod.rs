@@ -20,6 +20,7 @@
 //! | `ballot` | `u32` | warp ballots turn rows into masks, `popc` counts |
 //! | `bit32` | 1 bit | 32 cells per thread, bit-sliced adder |
 //! | `bit64`, `bit64-t2` … `bit64-t12` | 1 bit | 64 cells per lane, shuffles for the edges, 1…12 generations per launch in registers |
+//! | `bit64-t8-flat` | 1 bit | `bit64-t8` without the skewed pipeline (fewer halo rows, less overlap) |
 //!
 //! Any width and height ≥ 1 work for the cell kernels; `bit32` needs a width that is a multiple of
 //! 32 and the `bit64` family a multiple of 64 ([`Error::InvalidInput`] otherwise).
@@ -64,6 +65,8 @@ pub enum Kernel {
     Bit64T8,
     /// As `Bit64`, 12 generations per launch.
     Bit64T12,
+    /// As `Bit64T8` with the pipeline stages unskewed (each waits for the one before it).
+    Bit64T8Flat,
 }
 
 /// How a kernel stores the board on the device.
@@ -81,7 +84,7 @@ pub enum Layout {
 
 impl Kernel {
     /// Every kernel, in the order of the seed article, then the bit-packed ones.
-    pub const ALL: [Kernel; 15] = [
+    pub const ALL: [Kernel; 16] = [
         Kernel::Naive1d64,
         Kernel::Naive1d256,
         Kernel::Naive2d8x8,
@@ -97,6 +100,7 @@ impl Kernel {
         Kernel::Bit64T4,
         Kernel::Bit64T8,
         Kernel::Bit64T12,
+        Kernel::Bit64T8Flat,
     ];
 
     /// The fastest kernel for large boards (a width that is a multiple of 64).
@@ -120,6 +124,7 @@ impl Kernel {
             Kernel::Bit64T4 => "bit64-t4",
             Kernel::Bit64T8 => "bit64-t8",
             Kernel::Bit64T12 => "bit64-t12",
+            Kernel::Bit64T8Flat => "bit64-t8-flat",
         }
     }
 
@@ -133,7 +138,12 @@ impl Kernel {
         match self {
             Kernel::Byte => Layout::U8,
             Kernel::Bit32 => Layout::Bits32,
-            Kernel::Bit64 | Kernel::Bit64T2 | Kernel::Bit64T4 | Kernel::Bit64T8 | Kernel::Bit64T12 => Layout::Bits64,
+            Kernel::Bit64
+            | Kernel::Bit64T2
+            | Kernel::Bit64T4
+            | Kernel::Bit64T8
+            | Kernel::Bit64T12
+            | Kernel::Bit64T8Flat => Layout::Bits64,
             _ => Layout::U32,
         }
     }
@@ -143,7 +153,7 @@ impl Kernel {
         match self {
             Kernel::Bit64T2 => 2,
             Kernel::Bit64T4 => 4,
-            Kernel::Bit64T8 => 8,
+            Kernel::Bit64T8 | Kernel::Bit64T8Flat => 8,
             Kernel::Bit64T12 => 12,
             _ => 1,
         }
@@ -317,7 +327,7 @@ impl<'g> Life<'g> {
             return r.min(self.height as u32);
         }
         let chunks = (self.width / 64).div_ceil(BIT64_OUT_LANES as usize).max(1);
-        let blocks_per_sm = self.gpu.occupancy(bit64_name(gens), 128, 0).unwrap_or(2).max(1) as usize;
+        let blocks_per_sm = self.gpu.occupancy(self.bit64_name(gens), 128, 0).unwrap_or(2).max(1) as usize;
         let resident_warps = blocks_per_sm * 4 * self.gpu.info().sm_count as usize;
         let strips_per_wave = (resident_warps / chunks).max(1);
         let target = 16 * gens as usize;
@@ -371,7 +381,7 @@ impl<'g> Life<'g> {
             Kernel::Ballot => ("life_ballot", cfg_1d(w.div_ceil(32) as u64 * h as u64 * 32, 256), (w, h)),
             Kernel::Bit32 => ("life_bit32", cfg_1d((w / 32) as u64 * h as u64, 256), (w / 32, h)),
             _ => {
-                let name = bit64_name(gens);
+                let name = self.bit64_name(gens);
                 let warps = (w / 64).div_ceil(BIT64_OUT_LANES) as u64 * h.div_ceil(strip_rows) as u64;
                 (name, cfg_1d(warps * 32, 128), (w / 64, h))
             }
@@ -429,6 +439,18 @@ impl<'g> Life<'g> {
         Ok(())
     }
 
+    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
+    fn bit64_name(&self, gens: u32) -> &'static str {
+        match gens {
+            1 => "life_bit64_t1",
+            2 => "life_bit64_t2",
+            4 => "life_bit64_t4",
+            8 if self.kernel == Kernel::Bit64T8Flat => "life_bit64_t8_flat",
+            8 => "life_bit64_t8",
+            _ => "life_bit64_t12",
+        }
+    }
+
     /// The current generation, read back (waits for the GPU).
     pub fn grid(&self) -> Result<BitGrid> {
         let (w, h) = (self.width, self.height);
@@ -446,17 +468,6 @@ impl<'g> Life<'g> {
     /// Live cells of the current generation (waits for the GPU).
     pub fn population(&self) -> Result<u64> {
         Ok(self.grid()?.population())
-    }
-}
-
-/// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
-fn bit64_name(gens: u32) -> &'static str {
-    match gens {
-        1 => "life_bit64_t1",
-        2 => "life_bit64_t2",
-        4 => "life_bit64_t4",
-        8 => "life_bit64_t8",
-        _ => "life_bit64_t12",
     }
 }
 

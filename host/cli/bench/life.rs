@@ -70,9 +70,9 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
             ]);
         }
         if side >= 16384 {
-            for kernel in [Kernel::Bit64T4, Kernel::Bit64T8, Kernel::Bit64T12] {
+            for kernel in [Kernel::Bit64T4, Kernel::Bit64T8, Kernel::Bit64T12, Kernel::Bit64T8Flat] {
                 let mut life = Life::new(gpu, kernel, &start)?;
-                for rows in [None, Some(64), Some(128), Some(256), Some(512), Some(1024)] {
+                for rows in [None, Some(48), Some(64), Some(96), Some(128), Some(192), Some(256), Some(512)] {
                     life.set_strip_rows(rows)?;
                     let ms = gpu.median_ms(1, reps, || life.step(GENS))?;
                     tune.row(vec![

@@ -319,6 +319,9 @@ pub trait Stages: Copy + Default {
     /// One skewed step: each stage consumes what the stage before it emitted in the previous
     /// step (last stage first), the first stage consumes `input`.
     fn step(&mut self, input: [u32; 2]);
+    /// One unskewed step: the stages run first to last, each on what the stage before it
+    /// emitted in this same step; returns the last stage's output.
+    fn step_flat(&mut self, input: [u32; 2]) -> [u32; 2];
 }
 
 impl Stages for () {
@@ -329,6 +332,10 @@ impl Stages for () {
     }
     #[inline(always)]
     fn step(&mut self, _: [u32; 2]) {}
+    #[inline(always)]
+    fn step_flat(&mut self, input: [u32; 2]) -> [u32; 2] {
+        input
+    }
 }
 
 /// A stage after the stages `P`.
@@ -350,6 +357,12 @@ impl<P: Stages> Stages for Link<P> {
         self.out = self.stage.feed(self.prev.last_out(input));
         self.prev.step(input);
     }
+    #[inline(always)]
+    fn step_flat(&mut self, input: [u32; 2]) -> [u32; 2] {
+        let x = self.prev.step_flat(input);
+        self.out = self.stage.feed(x);
+        self.out
+    }
 }
 
 /// One bit per cell, 64 cells per lane, `P::LEN` generations per launch (temporal blocking).
@@ -360,9 +373,10 @@ impl<P: Stages> Stages for Link<P> {
 /// registers and feeds the next stage, so a row is read once and written once per launch however
 /// many generations it advances: `2 bits / P::LEN` of DRAM traffic per cell and generation.
 ///
-/// The stages run skewed: stage `j` consumes what stage `j - 1` produced in the *previous*
+/// With `SKEW`, the stages run skewed: stage `j` consumes what stage `j - 1` produced in the *previous*
 /// iteration (they are updated last to first), so the `P::LEN` stages of one iteration are
-/// independent and the scheduler can overlap them. The strip starts `P::LEN` rows above its
+/// independent and the scheduler can overlap them, at the price of `g - 1` more steps per
+/// strip. Without it each stage waits for the one before it in the same step. The strip starts `P::LEN` rows above its
 /// first output row and ends `P::LEN` rows below its last (the vertical halo); rows and words wrap
 /// around the torus, so any size works (a board narrower than the warp repeats periodically).
 ///
@@ -371,7 +385,7 @@ impl<P: Stages> Stages for Link<P> {
 /// `strip_row0 < height`, `first_word < words_per_row`. Every lane of the warp calls this with
 /// the same strip.
 #[inline(always)]
-pub unsafe fn bit64_strip<P: Stages>(
+pub unsafe fn bit64_strip<P: Stages, const SKEW: bool>(
     src: *const u64,
     dst: *mut u64,
     words_per_row: u32,
@@ -395,18 +409,24 @@ pub unsafe fn bit64_strip<P: Stages>(
     };
     let mut pipe = P::default();
     let mut next = load(in_row);
-    // The last stage emits row `i - (2g - 1)` of input step `i`; rows g .. g + rows are valid.
-    let first_out = 3 * g - 1;
-    for i in 0..inputs + g - 1 {
+    // Skewed, the last stage emits row `i - (2g - 1)` of input step `i`; unskewed, row `i - g`.
+    // Rows g .. g + rows are the valid ones.
+    let (first_out, steps) = if SKEW { (3 * g - 1, inputs + g - 1) } else { (2 * g, inputs) };
+    for i in 0..steps {
         let cur = next;
         if i + 1 < inputs {
             in_row = if in_row + 1 == height { 0 } else { in_row + 1 };
             next = load(in_row);
         }
-        pipe.step(cur);
+        let out = if SKEW {
+            pipe.step(cur);
+            pipe.last_out(cur)
+        } else {
+            pipe.step_flat(cur)
+        };
         if i >= first_out {
             if stores {
-                let [lo, hi] = pipe.last_out(cur);
+                let [lo, hi] = out;
                 *dst.add(out_row as usize * wpr + word) = lo as u64 | (hi as u64) << 32;
             }
             out_row += 1;

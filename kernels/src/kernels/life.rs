@@ -89,7 +89,7 @@ pub unsafe extern "ptx-kernel" fn life_bit32(src: *const u32, dst: *mut u32, wor
 /// `w` takes column chunk `w % chunks` (of [`BIT64_OUT_LANES`] words) of row strip `w / chunks`
 /// (of `strip_rows` rows).
 macro_rules! bit64_kernel {
-    ($($name:ident = $gens:ty),*) => {$(
+    ($($name:ident = $gens:ty, $skew:literal),*) => {$(
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             src: *const u64,
@@ -105,7 +105,7 @@ macro_rules! bit64_kernel {
                 let (chunk, strip) = ((warp % chunks) as u32, (warp / chunks) as u32);
                 let row0 = strip * strip_rows;
                 let rows = strip_rows.min(height - row0);
-                bit64_strip::<$gens>(src, dst, words_per_row, height, chunk * BIT64_OUT_LANES, row0, rows);
+                bit64_strip::<$gens, $skew>(src, dst, words_per_row, height, chunk * BIT64_OUT_LANES, row0, rows);
             }
         }
     )*};
@@ -117,4 +117,17 @@ type S4 = Link<Link<S2>>;
 type S8 = Link<Link<Link<Link<S4>>>>;
 type S12 = Link<Link<Link<Link<S8>>>>;
 
-bit64_kernel!(life_bit64_t1 = S1, life_bit64_t2 = S2, life_bit64_t4 = S4, life_bit64_t8 = S8, life_bit64_t12 = S12);
+bit64_kernel!(
+    life_bit64_t1 = S1,
+    true,
+    life_bit64_t2 = S2,
+    true,
+    life_bit64_t4 = S4,
+    true,
+    life_bit64_t8 = S8,
+    true,
+    life_bit64_t12 = S12,
+    true,
+    life_bit64_t8_flat = S8,
+    false
+);
