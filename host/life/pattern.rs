@@ -427,6 +427,21 @@ mod tests {
         assert!(as_error.to_string().contains("line 3, column 2"));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn rle_round_trips_any_board(w in 0usize..150, h in 0usize..40, d in 0.0f64..1.0, seed: u64) {
+            let g = BitGrid::random(w, h, d, seed);
+            let back = parse_rle(&to_rle(&g, None)).unwrap();
+            proptest::prop_assert_eq!(back.grid, g);
+        }
+
+        #[test]
+        fn parsers_never_panic(text in "[xy=, 0-9bo$!#\\n.OA-Z]{0,80}") {
+            let _ = parse(&text);
+            let _ = parse_cells(&text);
+        }
+    }
+
     #[test]
     fn placement_checks_fit() {
         let glider = parse(builtin("glider").unwrap()).unwrap().grid;
