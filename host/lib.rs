@@ -9,6 +9,7 @@
 //! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
 //! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
 //!   group-wise list partitioning (`update_particles`).
+//! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
 //! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
@@ -18,6 +19,7 @@ pub mod access;
 mod buffer;
 mod error;
 mod gpu;
+pub mod life;
 pub mod select;
 pub mod timing;
 

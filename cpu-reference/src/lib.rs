@@ -5,6 +5,7 @@
 //! [`inputs`] holds the seeded generators (uniform, power-law) that tests and benches share.
 
 pub mod inputs;
+pub mod life;
 pub mod lighting;
 pub mod particles;
 pub mod select;

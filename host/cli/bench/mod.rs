@@ -6,6 +6,7 @@
 
 mod access;
 mod compact;
+mod life;
 
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Gpu};
@@ -16,6 +17,8 @@ pub enum What {
     Compact,
     /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
     Access,
+    /// Game of Life: every kernel, cell updates per second.
+    Life,
 }
 
 #[derive(Args)]
@@ -42,6 +45,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     match args.what {
         What::Compact => compact::run(gpu.as_ref(), &args),
         What::Access => access::run(gpu.as_ref(), &args),
+        What::Life => life::run(gpu.as_ref(), &args),
     }
 }
 

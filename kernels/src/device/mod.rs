@@ -4,4 +4,5 @@
 pub mod lighting;
 pub mod particles;
 pub mod partition;
+pub mod life;
 pub mod select;

@@ -2,4 +2,5 @@
 //! Each is a thin instantiation of a building block from [`crate::device`].
 
 mod access;
+mod life;
 mod select;
