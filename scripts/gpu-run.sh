@@ -2,7 +2,7 @@
 # The GPU suite, run from a bundle made by scripts/gpu-bundle.sh (see there).
 #   run.sh tests     every test, GPU ones included (--include-ignored)
 #   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
-#                    with inputs capped at 2^18 items (WARPWORK_TEST_MAX_LOG2) to keep it short
+#                    with small inputs (WARPWORK_SMALL=1) to keep it short
 #   run.sh bench     the CLI's benchmark tables
 #   run.sh all       all three (default)
 set -uo pipefail
@@ -29,7 +29,7 @@ run_sanitize() {
     for t in "$here"/tests/*gpu*; do
       [ -e "$t" ] || continue
       name=$(basename "$t")
-      out=$(WARPWORK_TEST_MAX_LOG2=18 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      out=$(WARPWORK_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 3 \
             "$t" --include-ignored --test-threads=1 $filter 2>&1)
       rc=$?
       echo "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Barrier)" | head -n 5

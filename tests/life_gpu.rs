@@ -1,6 +1,6 @@
 //! Every Life kernel against the CPU reference, and the classic patterns. Needs a GPU.
 //!
-//! `LIFE_TEST_SMALL=1` shrinks boards and generation counts (for compute-sanitizer runs).
+//! `WARPWORK_SMALL=1` shrinks boards and generation counts (for compute-sanitizer runs).
 
 use warpwork::life::{pattern, BitGrid, Kernel, Layout, Life};
 use warpwork::Gpu;
@@ -11,7 +11,7 @@ fn gpu() -> Gpu {
 }
 
 fn small() -> bool {
-    std::env::var_os("LIFE_TEST_SMALL").is_some()
+    std::env::var_os("WARPWORK_SMALL").is_some()
 }
 
 /// Board sizes a kernel accepts, odd ones included (not multiples of the block or warp).

@@ -1,8 +1,8 @@
 //! Stream compaction on the GPU against the CPU reference. Needs a GPU: every test is ignored
 //! unless the GPU suite is run (`--include-ignored`, see README).
 //!
-//! `WARPWORK_TEST_MAX_LOG2` caps the largest input (default 26), e.g. to keep compute-sanitizer
-//! runs short.
+//! With `WARPWORK_SMALL` set (as the GPU suite does under compute-sanitizer) inputs stop at
+//! 2^18 items instead of 2^26.
 
 use bytemuck::Pod;
 use warpwork::select::{Keep, Predicate, SelectItem, Variant};
@@ -17,7 +17,11 @@ fn gpu() -> Gpu {
 }
 
 fn max_log2() -> u32 {
-    std::env::var("WARPWORK_TEST_MAX_LOG2").ok().and_then(|v| v.parse().ok()).unwrap_or(26)
+    if std::env::var_os("WARPWORK_SMALL").is_some() {
+        18
+    } else {
+        26
+    }
 }
 
 /// The sizes: 0, 1, 31, 32, 33, 1000, 2^20 + 1, 2^26 (capped by `max_log2`).
