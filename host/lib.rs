@@ -9,15 +9,20 @@
 //! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
 //! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, u32 and u64), single pass.
 //! * [`expand`]: work expansion (`expand`, `expand_with`, [`expand::Expander`]), every strategy.
+//! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
+//!   group-wise list partitioning (`update_particles`).
+//! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
 //! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
 //! same contract, which the tests check the GPU against.
 
+pub mod access;
 mod buffer;
 mod error;
 pub mod expand;
 mod gpu;
+pub mod life;
 pub mod scan;
 pub mod select;
 pub mod timing;
@@ -25,3 +30,8 @@ pub mod timing;
 pub use buffer::DeviceBuffer;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu};
+
+/// The README's examples, compiled as doctests so they stay true to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -5,16 +5,19 @@
 //!
 //! | [`Variant`] | global atomics | notes |
 //! |---|---|---|
-//! | `Lane`  | one per kept item | the naive baseline |
+//! | `Lane`  | one per kept item in the PTX | the naive baseline (ptxas aggregates it per warp, see below) |
 //! | `Warp`  | one per warp of 32 × 16 items | ballot + popc gives each lane its slot |
 //! | `Block` | one per block of 256 × 16 items | plus one shared atomic per warp |
 //!
 //! **The output is unordered**: the kept items come out as a permutation of the kept inputs,
 //! grouped by warp in whatever order the atomics were granted. Compare results as multisets.
 //!
-//! On `Lane`: NVIDIA's own compiler (NVVM) rewrites a uniform-address `atomicAdd(p, 1)` into a
-//! warp-aggregated one, but warpwork's PTX comes from LLVM's NVPTX backend, which does not, and
-//! `ptxas` keeps one `ATOM` per active lane (see `docs/compaction.md`): the baseline is truly naive.
+//! On `Lane`: the kernel issues one `atom.global.add.u32 [counter], 1` per kept item, but
+//! `ptxas` (CUDA 12.9, sm_80 and sm_90 SASS) already rewrites a uniform-address atomic add into
+//! a warp-aggregated one: `VOTEU.ANY` → `FLO` (leader) → `POPC` → one `ATOMG.ADD` per warp and
+//! per loop step, then a shuffle of the base. So on these GPUs "per lane" really costs one atomic
+//! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
+//! block per tile for `Block`. See `docs/compaction.md`.
 
 use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
 use bytemuck::Pod;
@@ -53,7 +56,7 @@ impl Variant {
 }
 
 /// Element types the select kernels are built for.
-pub trait SelectItem: Pod + PartialOrd + Default + sealed::Sealed {
+pub trait SelectItem: Pod + PartialOrd + Default + std::fmt::Debug + sealed::Sealed {
     /// Kernel-name suffix.
     const SUFFIX: &'static str;
 }
@@ -173,36 +176,20 @@ impl Gpu {
         out: &mut DeviceBuffer<T>,
         counter: &mut DeviceBuffer<u32>,
     ) -> Result<()> {
-        let n = items.len();
-        if n > u32::MAX as usize {
-            return Err(Error::CapacityExceeded {
-                what: "select input (u32 indices)",
-                needed: n as u64,
-                capacity: u32::MAX as u64,
-            });
-        }
-        ensure_input!(counter.len() == 1, "the counter must be one u32, got {}", counter.len());
-        let capacity = out.len().min(u32::MAX as usize) as u32;
-        let (op, a, b, flags) = match keep {
-            Keep::Flagged(flags) => {
-                ensure_input!(flags.len() == n, "{n} items but {} flags", flags.len());
-                (0, T::default(), T::default(), Some(flags))
-            }
-            Keep::If(p) => {
-                let (op, a, b) = p.abi();
-                (op, a, b, None)
-            }
+        let flags = match keep {
+            Keep::Flagged(flags) => Some(flags),
+            Keep::If(_) => None,
+        };
+        let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), counter.len())?;
+        let (op, a, b) = match keep {
+            Keep::Flagged(_) => (0, T::default(), T::default()),
+            Keep::If(p) => p.abi(),
         };
         if n == 0 {
             return Ok(());
         }
         let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
-        let cfg = LaunchConfig {
-            grid_dim: ((n as u32).div_ceil(TILE), 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let n = n as u32;
+        let cfg = LaunchConfig { grid_dim: (n.div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         let (a, b) = (Scalar(a), Scalar(b));
         // The flags parameter is a pointer either way; the items stand in when it is not read.
         let flags = flags.map_or(items.raw(), |f| f.raw());
@@ -229,7 +216,60 @@ impl Gpu {
     }
 }
 
+/// Checks a select call's lengths; returns `(n, capacity)` as the kernels take them.
+fn check_args(n: usize, flags: Option<usize>, out: usize, counter: usize) -> Result<(u32, u32)> {
+    if n > u32::MAX as usize {
+        return Err(Error::CapacityExceeded {
+            what: "select input (u32 indices)",
+            needed: n as u64,
+            capacity: u32::MAX as u64,
+        });
+    }
+    if let Some(flags) = flags {
+        ensure_input!(flags == n, "{n} items but {flags} flags");
+    }
+    ensure_input!(counter == 1, "the counter must be one u32, got {counter}");
+    Ok((n as u32, out.min(u32::MAX as usize) as u32))
+}
+
 /// A scalar kernel argument of a [`SelectItem`] type, passed by value.
 #[repr(transparent)]
 struct Scalar<T>(T);
 unsafe impl<T: SelectItem> cudarc::driver::DeviceRepr for Scalar<T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_are_checked_without_a_gpu() {
+        assert_eq!(check_args(10, Some(10), 7, 1).unwrap(), (10, 7));
+        assert_eq!(check_args(0, None, 0, 1).unwrap(), (0, 0));
+        assert!(matches!(check_args(10, Some(9), 10, 1), Err(Error::InvalidInput(m)) if m.contains("9 flags")));
+        assert!(matches!(check_args(10, None, 10, 2), Err(Error::InvalidInput(m)) if m.contains("counter")));
+        assert!(matches!(
+            check_args(u32::MAX as usize + 1, None, 0, 1),
+            Err(Error::CapacityExceeded { needed, .. }) if needed == u32::MAX as u64 + 1
+        ));
+    }
+
+    #[test]
+    fn predicates_follow_rust_comparisons() {
+        assert!(Predicate::Less(5u32).test(4) && !Predicate::Less(5u32).test(5));
+        assert!(Predicate::GreaterEqual(5i32).test(5) && !Predicate::GreaterEqual(5i32).test(-6));
+        assert!(Predicate::InRange(2u64, 4).test(2) && !Predicate::InRange(2u64, 4).test(4));
+        assert!(Predicate::Equal(-0.0f32).test(0.0));
+        assert!(!Predicate::Equal(f32::NAN).test(f32::NAN));
+        assert!(Predicate::<f32>::NonZero.test(f32::NAN) && !Predicate::<f32>::NonZero.test(-0.0));
+    }
+
+    #[test]
+    fn abi_codes_match_the_kernels() {
+        // kernels/src/device/select.rs, `op`: FLAGGED 0, LESS 1, GREATER_EQUAL 2, IN_RANGE 3, EQUAL 4, NON_ZERO 5.
+        assert_eq!(Predicate::Less(1u32).abi().0, 1);
+        assert_eq!(Predicate::GreaterEqual(1u32).abi().0, 2);
+        assert_eq!(Predicate::InRange(1u32, 2).abi(), (3, 1, 2));
+        assert_eq!(Predicate::Equal(1u32).abi().0, 4);
+        assert_eq!(Predicate::<u32>::NonZero.abi().0, 5);
+    }
+}

@@ -25,6 +25,11 @@ pub fn uniform_u32(n: usize, seed: u64) -> Vec<u32> {
     generate(n, seed, |r| r.random())
 }
 
+/// Uniform `u64`s over the whole range (random bit patterns for any type of up to 8 bytes).
+pub fn uniform_u64(n: usize, seed: u64) -> Vec<u64> {
+    generate(n, seed, |r| r.random())
+}
+
 /// Uniform values in `lo..hi`.
 pub fn uniform_range(n: usize, seed: u64, lo: u32, hi: u32) -> Vec<u32> {
     generate(n, seed, |r| r.random_range(lo..hi))

@@ -6,4 +6,7 @@
 
 pub mod expand;
 pub mod inputs;
+pub mod life;
+pub mod lighting;
+pub mod particles;
 pub mod select;

@@ -1,6 +1,7 @@
 //! `warpwork`: the benchmarks of every primitive (the README's main job) and the Game of Life.
 
 mod bench;
+mod life;
 mod table;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +20,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the GPU warpwork would use.
     Info,
+    /// Run Conway's Game of Life (GPU, or the CPU reference without one).
+    Life(life::LifeArgs),
 }
 
 fn main() -> ExitCode {
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::Info => info(),
+        Command::Life(args) => life::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

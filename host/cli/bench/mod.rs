@@ -4,8 +4,10 @@
 //! device-to-device copy roof measured in the same run. Without a GPU the command says so and
 //! times the CPU reference instead, so it works on any machine.
 
+mod access;
 mod compact;
 mod expand;
+mod life;
 
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Gpu};
@@ -16,6 +18,10 @@ pub enum What {
     Compact,
     /// Work expansion: every strategy of the seed, two-pass breakdown, fixed overhead, scan.
     Expand,
+    /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
+    Access,
+    /// Game of Life: every kernel, cell updates per second.
+    Life,
 }
 
 #[derive(Args)]
@@ -42,6 +48,8 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     match args.what {
         What::Compact => compact::run(gpu.as_ref(), &args),
         What::Expand => expand::run(gpu.as_ref(), &args),
+        What::Access => access::run(gpu.as_ref(), &args),
+        What::Life => life::run(gpu.as_ref(), &args),
     }
 }
 

@@ -81,6 +81,31 @@ pub unsafe fn load_nc_v4_u32(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// `ld.global.v4.f32`: one 16-byte load. `p` must be a 16-byte aligned global address.
+///
+/// Plain Rust loads of 16-byte aligned data usually become `ld.global.v4` too; this guarantees it.
+#[inline(always)]
+pub unsafe fn load_v4_f32(p: *const [f32; 4]) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.global.v4.f32 {{{a}, {b}, {c}, {d}}}, [%g]; }}",
+         p = in(reg64) p, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         options(nostack, readonly));
+    [a, b, c, d]
+}
+
+/// `st.global.v4.f32`: one 16-byte store of all four lanes. `p` must be a 16-byte aligned global
+/// address.
+///
+/// A plain Rust store of a 16-byte value whose last word LLVM can prove unchanged is split into
+/// narrower stores of the changed words (`st.v2` + `st.b32`), which writes partial sectors; this
+/// always writes the whole 16 bytes with one instruction.
+#[inline(always)]
+pub unsafe fn store_v4_f32(p: *mut [f32; 4], v: [f32; 4]) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.global.v4.f32 [%g], {{{a}, {b}, {c}, {d}}}; }}",
+         p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+         options(nostack));
+}
+
 /// `ld.acquire.gpu.global.u32`: later accesses of this thread are ordered after this load.
 #[inline(always)]
 pub unsafe fn load_acquire_u32(p: *const u32) -> u32 {

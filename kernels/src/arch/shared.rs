@@ -47,3 +47,47 @@ macro_rules! static_shared {
         p as *mut $t
     }};
 }
+
+/// Loads a `T` from shared memory with `ld.shared` (`LDS`), given a generic pointer into shared
+/// memory (from [`static_shared!`] or [`dynamic_shared`]).
+///
+/// A plain load through such a pointer is a *generic* load (`LD`, which checks the address
+/// window at run time): the pointer came out of inline PTX, so neither LLVM nor ptxas knows it
+/// is shared. 16-byte aligned `T`s whose size is a multiple of 16 load as `ld.shared.v4`, others
+/// one 32-bit word at a time. `T`'s size must be a multiple of 4 bytes (checked at compile time).
+///
+/// # Safety
+/// `p` must point to a readable, suitably aligned `T` in shared memory.
+#[inline(always)]
+pub unsafe fn load_shared<T: Copy>(p: *const T) -> T {
+    use core::mem::{align_of, size_of, MaybeUninit};
+    const { assert!(size_of::<T>().is_multiple_of(4)) };
+    let mut out = MaybeUninit::<T>::uninit();
+    let dst = out.as_mut_ptr() as *mut u32;
+    let src = p as u64;
+    if size_of::<T>().is_multiple_of(16) && align_of::<T>() >= 16 {
+        let mut i = 0;
+        while i < size_of::<T>() / 16 {
+            let (a, b, c, d): (u32, u32, u32, u32);
+            core::arch::asm!(
+                "{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; ld.shared.v4.b32 {{{a}, {b}, {c}, {d}}}, [%s]; }}",
+                p = in(reg64) src + 16 * i as u64, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c,
+                d = out(reg32) d, options(nostack, readonly));
+            dst.add(4 * i).write(a);
+            dst.add(4 * i + 1).write(b);
+            dst.add(4 * i + 2).write(c);
+            dst.add(4 * i + 3).write(d);
+            i += 1;
+        }
+    } else {
+        let mut i = 0;
+        while i < size_of::<T>() / 4 {
+            let w: u32;
+            core::arch::asm!("{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; ld.shared.b32 {w}, [%s]; }}",
+                             p = in(reg64) src + 4 * i as u64, w = out(reg32) w, options(nostack, readonly));
+            dst.add(i).write(w);
+            i += 1;
+        }
+    }
+    out.assume_init()
+}

@@ -53,6 +53,14 @@ pub fn ballot(p: bool) -> u32 {
     r
 }
 
+/// `__syncwarp()` (`bar.warp.sync 0xffffffff`): the lanes of the warp reconverge, and their
+/// shared-memory accesses before it are visible to each other after it. Needed between a lane's
+/// store to a warp-private shared slot and another lane's load of it.
+#[inline(always)]
+pub fn sync_warp() {
+    unsafe { asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
+}
+
 /// `__all_sync(0xffffffff, p)`.
 #[inline(always)]
 pub fn vote_all(p: bool) -> bool {
@@ -105,7 +113,7 @@ shfl!(/// `__shfl_down_sync`: the value of lane `lane_id() + delta`; the top `de
 /// multiple of 4 bytes (checked at compile time).
 #[inline(always)]
 pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
-    const { assert!(core::mem::size_of::<T>() % 4 == 0) };
+    const { assert!(core::mem::size_of::<T>().is_multiple_of(4)) };
     let mut out = core::mem::MaybeUninit::<T>::uninit();
     let words = core::mem::size_of::<T>() / 4;
     let src = &v as *const T as *const u32;

@@ -2,5 +2,9 @@
 //! your own kernels can call: each function here processes one block's share of a launch.
 
 pub mod expand;
+pub mod life;
+pub mod lighting;
+pub mod particles;
+pub mod partition;
 pub mod scan;
 pub mod select;

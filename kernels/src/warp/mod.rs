@@ -2,5 +2,7 @@
 //! shared memory and no barrier.
 
 mod append;
+mod broadcast;
 
 pub use append::*;
+pub use broadcast::*;

@@ -1,0 +1,192 @@
+//! Memory access patterns: warp broadcast loads and list partitioning (see `docs/access.md`).
+//!
+//! **Tiled lighting** ([`Gpu::shade_tiles`]): 8×8-pixel tiles, each with a list of lights
+//! ([`TileLights`]) into one [`Light`] array; every pixel of a tile accumulates every light of
+//! its list. The [`LightingKernel`] picks how a warp walks the (warp-uniform) list:
+//!
+//! | [`LightingKernel`] | loads per 32 lights and warp | then per light |
+//! |---|---|---|
+//! | `Naive` | 32 × 2 (every lane, same address) | — |
+//! | `Broadcast` | 2 (one light per lane) | 8 `shfl.sync.idx` (one per word) |
+//! | `Staged` | 2, stored to shared memory | 2 shared loads at a uniform address |
+//!
+//! **Particle update** ([`Gpu::update_particles`]): one Euler step of `n` particles (a position
+//! and a velocity of four `f32`s each: 32 bytes read and 32 written per particle), with the list
+//! split between threads in one of three [`Partition`] orders.
+
+use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+
+pub use warpwork_cpu_reference::lighting::{tile_grid, Light, Shading, TileLights, TILE};
+pub use warpwork_cpu_reference::particles::Step;
+
+/// Threads per block of the lighting kernels: one per pixel of an 8×8 tile.
+pub const LIGHTING_THREADS: u32 = TILE * TILE;
+/// Threads per block of the particle kernels.
+pub const PARTICLE_THREADS: u32 = 256;
+/// Largest grid y dimension CUDA allows: the most tile rows one launch can shade.
+const MAX_GRID_Y: u32 = 65_535;
+
+/// How the warps of a lighting tile walk its light list; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LightingKernel {
+    /// Every lane loads every light (a warp-uniform address per load).
+    Naive,
+    /// One coalesced load per 32 lights, then `shfl.sync.idx` broadcasts (the seed's WaveLane).
+    Broadcast,
+    /// One coalesced load per 32 lights into shared memory, then uniform-address shared loads.
+    Staged,
+}
+
+impl LightingKernel {
+    /// Every kernel, the baseline first.
+    pub const ALL: [LightingKernel; 3] = [LightingKernel::Naive, LightingKernel::Broadcast, LightingKernel::Staged];
+
+    /// Lower-case name, as in kernel names and bench tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            LightingKernel::Naive => "naive",
+            LightingKernel::Broadcast => "broadcast",
+            LightingKernel::Staged => "staged",
+        }
+    }
+}
+
+/// Which indices of the particle list each thread processes; see `kernels/src/device/partition.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Partition {
+    /// Thread `g` takes items `g·k .. g·k + k` (contiguous per thread: the CPU habit).
+    ThreadWise,
+    /// A block takes a tile of `k · 256` items and walks it together: step `j` of thread `t` is
+    /// `tile + j·256 + t` (coalesced).
+    GroupWise,
+    /// The grid walks the list together (grid-stride loop), with `ceil(n / (k · 256))` blocks.
+    GridStride,
+}
+
+impl Partition {
+    /// Every partition, the CPU-style one first.
+    pub const ALL: [Partition; 3] = [Partition::ThreadWise, Partition::GroupWise, Partition::GridStride];
+
+    /// Snake-case name, as in kernel names and bench tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Partition::ThreadWise => "thread_wise",
+            Partition::GroupWise => "group_wise",
+            Partition::GridStride => "grid_stride",
+        }
+    }
+}
+
+impl Gpu {
+    /// Shades a `width × height` image (row-major, one `[r, g, b, weight]` per pixel) from one
+    /// light list per tile (`tile_grid(width, height)` tiles, row-major). A list reaching past the
+    /// end of `lights` is cut at its end. Asynchronous; the CPU twin is
+    /// `warpwork_cpu_reference::lighting::shade`.
+    pub fn shade_tiles(
+        &self,
+        width: u32,
+        height: u32,
+        lights: &DeviceBuffer<Light>,
+        tiles: &DeviceBuffer<TileLights>,
+        kernel: LightingKernel,
+    ) -> Result<DeviceBuffer<[f32; 4]>> {
+        let mut out = self.zeros::<[f32; 4]>(width as usize * height as usize)?;
+        self.shade_tiles_into(width, height, lights, tiles, Shading::Point, kernel, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Gpu::shade_tiles`] into an existing image of `width · height` pixels, with a choice of
+    /// [`Shading`]: `Point` lights, or `Raw` (the seed's microbenchmark: sum the light records;
+    /// the CPU twin is `warpwork_cpu_reference::lighting::shade_with`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn shade_tiles_into(
+        &self,
+        width: u32,
+        height: u32,
+        lights: &DeviceBuffer<Light>,
+        tiles: &DeviceBuffer<TileLights>,
+        shading: Shading,
+        kernel: LightingKernel,
+        out: &mut DeviceBuffer<[f32; 4]>,
+    ) -> Result<()> {
+        let (tiles_x, tiles_y) = tile_grid(width, height);
+        let pixels = width as u64 * height as u64;
+        ensure_input!(
+            tiles.len() as u64 == tiles_x as u64 * tiles_y as u64,
+            "a {width}×{height} image has {tiles_x}×{tiles_y} tiles, but {} light lists were given",
+            tiles.len()
+        );
+        ensure_input!(out.len() as u64 == pixels, "a {width}×{height} image needs {pixels} pixels, got {}", out.len());
+        if tiles_y > MAX_GRID_Y {
+            return Err(Error::CapacityExceeded {
+                what: "tile rows per launch (grid y)",
+                needed: tiles_y as u64,
+                capacity: MAX_GRID_Y as u64,
+            });
+        }
+        if lights.len() > u32::MAX as usize {
+            return Err(Error::CapacityExceeded {
+                what: "lights (u32 list indices)",
+                needed: lights.len() as u64,
+                capacity: u32::MAX as u64,
+            });
+        }
+        if pixels == 0 {
+            return Ok(());
+        }
+        let body = if shading == Shading::Raw { "raw_" } else { "" };
+        let f = self.function(&format!("lighting_{body}{}", kernel.name()))?;
+        let cfg =
+            LaunchConfig { grid_dim: (tiles_x, tiles_y, 1), block_dim: (LIGHTING_THREADS, 1, 1), shared_mem_bytes: 0 };
+        let n_lights = lights.len() as u32;
+        let mut l = self.stream().launch_builder(&f);
+        l.arg(lights.raw()).arg(&n_lights).arg(tiles.raw()).arg(&tiles_x).arg(&width).arg(&height);
+        l.arg(out.raw_mut());
+        // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels/access.rs`: `lights`
+        // holds `n_lights` lights (the kernel clamps every list to them), `tiles` one list per
+        // tile, `out` `width · height` 16-byte aligned pixels.
+        unsafe { l.launch(cfg)? };
+        Ok(())
+    }
+
+    /// One Euler step of every particle, in place: `vel += g·dt; pos += vel·dt`, bouncing off
+    /// the floor `y = 0` (`w` components unchanged). `items_per_thread` (≥ 1) sets the grid:
+    /// `ceil(n / (items_per_thread · 256))` blocks. Asynchronous; the CPU twin is
+    /// `warpwork_cpu_reference::particles::update`.
+    pub fn update_particles(
+        &self,
+        pos: &mut DeviceBuffer<[f32; 4]>,
+        vel: &mut DeviceBuffer<[f32; 4]>,
+        step: Step,
+        partition: Partition,
+        items_per_thread: u32,
+    ) -> Result<()> {
+        let n = pos.len();
+        ensure_input!(vel.len() == n, "{n} positions but {} velocities", vel.len());
+        ensure_input!(items_per_thread >= 1, "items_per_thread must be at least 1");
+        let blocks = (n as u64).div_ceil(items_per_thread as u64 * PARTICLE_THREADS as u64);
+        if blocks > i32::MAX as u64 {
+            return Err(Error::CapacityExceeded {
+                what: "particle blocks (grid x); raise items_per_thread",
+                needed: blocks,
+                capacity: i32::MAX as u64,
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let f = self.function(&format!("particles_{}", partition.name()))?;
+        let cfg =
+            LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (PARTICLE_THREADS, 1, 1), shared_mem_bytes: 0 };
+        let n = n as u64;
+        let [gx, gy, gz] = step.gravity;
+        let mut l = self.stream().launch_builder(&f);
+        l.arg(pos.raw_mut()).arg(vel.raw_mut()).arg(&n).arg(&items_per_thread);
+        l.arg(&step.dt).arg(&gx).arg(&gy).arg(&gz);
+        // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/access.rs`; `pos` and
+        // `vel` hold `n` 16-byte aligned elements and the grid covers `n` items.
+        unsafe { l.launch(cfg)? };
+        Ok(())
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Validates the shipped PTX with ptxas for every architecture each module claims, and fails if
+# any kernel spills to local memory or needs a stack frame (all of warpwork's kernels are hot).
+#   scripts/check-ptx.sh PTXAS
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ptxas="${1:?usage: check-ptx.sh PATH_TO_PTXAS}"
+fail=0
+check() { # module arch
+  local report
+  if ! report=$("$ptxas" -arch="$2" -v "kernels/ptx/$1" -o /dev/null 2>&1); then
+    echo "$report"; echo "FAIL: ptxas rejected $1 for $2"; fail=1; return
+  fi
+  # ptxas prints, per kernel: "Compiling entry function 'NAME'", then "N bytes stack frame,
+  # N bytes spill stores, N bytes spill loads".
+  local bad
+  bad=$(echo "$report" | awk -v arch="$2" '
+    /Compiling entry function/ { name = $0; sub(/.*function ./, "", name); sub(/. for .*/, "", name) }
+    /bytes stack frame/ { if ($1 != 0 || $5 != 0 || $9 != 0) print arch ": " name ": " $0 }')
+  local kernels
+  kernels=$(echo "$report" | grep -c "Compiling entry function" || true)
+  if [ -n "$bad" ]; then
+    echo "$bad"; echo "FAIL: stack frame or spills in $1 for $2"; fail=1
+  else
+    echo "ok: $1 assembles for $2 ($kernels kernels, no stack, no spills)"
+  fi
+}
+check warpwork_sm_70.ptx sm_70
+check warpwork_sm_70.ptx sm_80
+check warpwork_sm_70.ptx sm_90
+check warpwork_sm_90.ptx sm_90
+exit $fail

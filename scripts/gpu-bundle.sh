@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds every test binary and the `warpwork` CLI in release mode and packs them, with a runner,
+# into .gpu/bundle/: for a GPU machine that has the driver but no Rust toolchain.
+#   scripts/gpu-bundle.sh            # then, on the GPU machine:
+#   .gpu/bundle/run.sh [tests|sanitize|bench|all]
+# On a machine with both a GPU and Rust, `cargo test --release -- --include-ignored` runs the
+# same GPU suite directly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dest=.gpu/bundle
+rm -rf "$dest" && mkdir -p "$dest/tests"
+cargo build --release --bin warpwork
+cp target/release/warpwork "$dest/"
+cargo test --release --workspace --no-run --message-format=json 2>/dev/null |
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' |
+  while read -r exe; do cp "$exe" "$dest/tests/"; done
+cp scripts/gpu-run.sh "$dest/run.sh"
+ls -la "$dest" "$dest/tests"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The GPU suite, run from a bundle made by scripts/gpu-bundle.sh (see there).
+#   run.sh tests     every test, GPU ones included (--include-ignored)
+#   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
+#                    with small inputs (WARPWORK_SMALL=1) to keep it short
+#   run.sh bench     the CLI's benchmark tables
+#   run.sh all       all three (default)
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+what="${1:-all}"
+filter="${2:-}"
+status=0
+summary=()
+
+run_tests() {
+  for t in "$here"/tests/*; do
+    name=$(basename "$t")
+    out=$("$t" --include-ignored --test-threads=1 $filter 2>&1)
+    rc=$?
+    echo "$out" | tail -n 30
+    line=$(echo "$out" | grep -E "^test result" | tail -n 1)
+    summary+=("tests     $name: ${line:-no result} (rc=$rc)")
+    [ $rc -eq 0 ] || status=1
+  done
+}
+
+run_sanitize() {
+  for tool in memcheck racecheck synccheck; do
+    for t in "$here"/tests/*gpu*; do
+      [ -e "$t" ] || continue
+      name=$(basename "$t")
+      out=$(WARPWORK_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+            "$t" --include-ignored --test-threads=1 $filter 2>&1)
+      rc=$?
+      echo "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Barrier)" | head -n 5
+      errs=$(echo "$out" | grep -E "(ERROR|RACECHECK) SUMMARY" | tail -n 1)
+      summary+=("$tool $name: ${errs:-no summary} (rc=$rc)")
+      [ $rc -eq 0 ] || status=1
+    done
+  done
+}
+
+run_bench() {
+  for what in ${BENCHES:-compact}; do
+    "$here/warpwork" bench "$what" || status=1
+  done
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
+case "$what" in
+  tests) run_tests ;;
+  sanitize) run_sanitize ;;
+  bench) run_bench ;;
+  all) run_tests; run_sanitize; run_bench ;;
+  *) echo "usage: run.sh [tests|sanitize|bench|all] [test filter]"; exit 2 ;;
+esac
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+exit $status
