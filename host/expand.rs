@@ -569,3 +569,40 @@ impl Expander {
 /// Slots per thread of S0's pass 2 (`MAXN_ITEMS`): a block covers `THREADS · MAXN_ITEMS` slots
 /// per step.
 const MAXN_ITEMS: u64 = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_distinct_and_only_s2_5_is_canonical() {
+        let mut all = Strategy::UNBOUNDED.to_vec();
+        all.push(Strategy::MaxN { max_n: 4 });
+        let mut names: Vec<_> = all.iter().map(|s| s.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        assert_eq!(all.iter().filter(|s| s.is_canonical()).count(), 1);
+    }
+
+    #[test]
+    fn bucket_layout_bounds_each_bucket_by_sources_and_capacity() {
+        let (total, base, cap) = bucket_layout(1000, 1 << 12);
+        assert_eq!(cap[0], 1000);
+        assert_eq!(cap[3], 512);
+        assert_eq!(cap[12], 1);
+        assert_eq!(cap[13], 0);
+        assert_eq!(base[1], 1000);
+        assert_eq!(total, cap.iter().map(|&c| c as usize).sum::<usize>());
+        assert_eq!(bucket_layout(0, 0).0, 0);
+    }
+
+    #[test]
+    fn workspace_grows_as_documented() {
+        let (p1, cap) = (1 << 20, 1 << 25);
+        let base = workspace_bytes(Strategy::MaxN { max_n: 32 }, p1, cap);
+        assert_eq!(workspace_bytes(Strategy::AppendPerItem, p1, cap) - base, cap * 8);
+        assert_eq!(workspace_bytes(Strategy::PackedAtomicAdd, p1, cap) - base, p1 * 8);
+        assert!(workspace_bytes(Strategy::Po2Buckets, p1, cap) > workspace_bytes(Strategy::ScanBinarySearch, p1, cap));
+    }
+}
