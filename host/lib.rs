@@ -7,6 +7,8 @@
 //! the primitives on [`DeviceBuffer`]s:
 //!
 //! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
+//! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, u32 and u64), single pass.
+//! * [`expand`]: work expansion (`expand`, `expand_with`, [`expand::Expander`]), every strategy.
 //! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
 //!   group-wise list partitioning (`update_particles`).
 //! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
@@ -18,8 +20,10 @@
 pub mod access;
 mod buffer;
 mod error;
+pub mod expand;
 mod gpu;
 pub mod life;
+pub mod scan;
 pub mod select;
 pub mod timing;
 

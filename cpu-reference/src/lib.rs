@@ -4,6 +4,7 @@
 //! The tests check every kernel against these, and the benchmarks report them alongside.
 //! [`inputs`] holds the seeded generators (uniform, power-law) that tests and benches share.
 
+pub mod expand;
 pub mod inputs;
 pub mod life;
 pub mod lighting;

@@ -6,6 +6,7 @@
 
 mod access;
 mod compact;
+mod expand;
 mod life;
 
 use clap::{Args, ValueEnum};
@@ -15,6 +16,8 @@ use warpwork::{Error, Gpu};
 pub enum What {
     /// Stream compaction: lane vs warp vs block atomics.
     Compact,
+    /// Work expansion: every strategy of the seed, two-pass breakdown, fixed overhead, scan.
+    Expand,
     /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
     Access,
     /// Game of Life: every kernel, cell updates per second.
@@ -44,6 +47,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     };
     match args.what {
         What::Compact => compact::run(gpu.as_ref(), &args),
+        What::Expand => expand::run(gpu.as_ref(), &args),
         What::Access => access::run(gpu.as_ref(), &args),
         What::Life => life::run(gpu.as_ref(), &args),
     }

@@ -105,3 +105,47 @@ pub unsafe fn store_v4_f32(p: *mut [f32; 4], v: [f32; 4]) {
          p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
          options(nostack));
 }
+
+/// `ld.acquire.gpu.global.u32`: later accesses of this thread are ordered after this load.
+#[inline(always)]
+pub unsafe fn load_acquire_u32(p: *const u32) -> u32 {
+    let v: u32;
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.acquire.gpu.global.u32 {v}, [%g]; }}",
+         p = in(reg64) p, v = out(reg32) v, options(nostack));
+    v
+}
+
+/// `st.release.gpu.global.u32`: earlier accesses of this thread are visible before this store.
+#[inline(always)]
+pub unsafe fn store_release_u32(p: *mut u32, v: u32) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.release.gpu.global.u32 [%g], {v}; }}",
+         p = in(reg64) p, v = in(reg32) v, options(nostack));
+}
+
+/// `st.relaxed.gpu.global.u32`: a store other blocks observe without caching, unordered.
+#[inline(always)]
+pub unsafe fn store_relaxed_u32(p: *mut u32, v: u32) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.relaxed.gpu.global.u32 [%g], {v}; }}",
+         p = in(reg64) p, v = in(reg32) v, options(nostack));
+}
+
+/// `st.global.v4.u32`: one 16-byte store. `p` must be 16-byte aligned. Writing whole 16-byte
+/// vectors halves the store instructions of 8-byte records and keeps every warp store one
+/// contiguous 512-byte run.
+#[inline(always)]
+pub unsafe fn store_v4_u32(p: *mut [u32; 4], v: [u32; 4]) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.global.v4.u32 [%g], {{{a}, {b}, {c}, {d}}}; }}",
+         p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+         options(nostack));
+}
+
+/// `ld.global.v4.u32`: a 16-byte coherent load (for data written by an earlier launch or by
+/// other blocks before a barrier/fence). `p` must be 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load_v4_u32(p: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [%g]; }}",
+         p = in(reg64) p, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         options(nostack, readonly));
+    [a, b, c, d]
+}

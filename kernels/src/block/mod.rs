@@ -2,5 +2,7 @@
 //! Every thread of the block must call these (they contain `sync_threads`).
 
 mod append;
+mod scan;
 
 pub use append::*;
+pub use scan::*;

@@ -2,5 +2,7 @@
 //! Each is a thin instantiation of a building block from [`crate::device`].
 
 mod access;
+mod expand;
 mod life;
+mod scan;
 mod select;

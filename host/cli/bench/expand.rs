@@ -1,0 +1,220 @@
+//! `warpwork bench expand`: every work-expansion strategy × distribution × P1, materializing the
+//! `(src, local)` pairs. Bytes counted: the counts read (4·P1) plus the pairs written (8·P2) —
+//! the least any strategy must move. Pass 1 is timed alone; pass 2 is the rest of the total.
+//! A second table gives the fixed overhead (P1 = 32, N = 1) with the persistent pass 2
+//! (dispatch-indirect emulation) and with read-back-then-launch; a third the scan alone.
+
+use super::{cpu_median_ms, device_line, BenchArgs};
+use crate::table::{giga, size, Table};
+use warpwork::expand::{workspace_bytes, Dispatch, Expander, Strategy};
+use warpwork::timing::gbps;
+use warpwork::{DeviceBuffer, Error, Gpu, Result};
+use warpwork_cpu_reference::{expand as cpu, inputs};
+
+const DISTS: [&str; 4] = ["uniform[0,64)", "power-law", "small N<=4", "few huge"];
+
+fn counts(dist: &str, p1: usize) -> Vec<u32> {
+    match dist {
+        "uniform[0,64)" => inputs::uniform_range(p1, 0xE1, 0, 64),
+        "power-law" => inputs::power_law(p1, 0xE2, 1.2, 1 << 16),
+        "small N<=4" => inputs::uniform_range(p1, 0xE3, 0, 5),
+        // One source in 1024 spawns 2^15 items: about 32 per source on average, all in a few.
+        _ => (0..p1).map(|i| if i % 1024 == 511 || (p1 < 1024 && i == p1 / 2) { 1 << 15 } else { 0 }).collect(),
+    }
+}
+
+fn strategies(p1: usize, max_n: u32) -> Vec<Strategy> {
+    let mut v = Vec::new();
+    if (p1 as u64) * (max_n.max(1) as u64) <= 1 << 31 {
+        v.push(Strategy::MaxN { max_n: max_n.max(1) });
+    }
+    for s in Strategy::UNBOUNDED {
+        if s != Strategy::LinearSearch || p1 <= 1 << 16 {
+            v.push(s);
+        }
+    }
+    v
+}
+
+pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
+    println!("## expand: (src, local) pairs materialized on the device\n");
+    let p1s: Vec<usize> =
+        [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2 as usize).map(|k| 1 << k).collect();
+    match gpu {
+        Some(gpu) => run_gpu(gpu, args, &p1s),
+        None => run_cpu(args, &p1s),
+    }
+}
+
+/// (pass-1 ms, total ms) medians.
+fn time_strategy(
+    gpu: &Gpu,
+    e: &mut Expander,
+    d: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<[u32; 2]>,
+    dispatch: Dispatch,
+    reps: usize,
+) -> Result<(f64, f64)> {
+    let p1 = gpu.median_ms(3, reps, || e.pass1(gpu, d))?;
+    let total = gpu.median_ms(3, reps, || {
+        e.pass1(gpu, d)?;
+        e.pass2(gpu, out, dispatch)
+    })?;
+    Ok((p1, total))
+}
+
+fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
+    let roof_bytes = 1 << 30;
+    let roof = gpu.copy_roof_gbps(roof_bytes)?;
+    device_line(gpu, roof, roof_bytes);
+    let mut table = Table::new(&[
+        "strategy",
+        "N",
+        "P1",
+        "P2",
+        "pass 1 ms",
+        "pass 2 ms",
+        "total ms",
+        "G items/s",
+        "GB/s",
+        "% roof",
+        "read-back ms",
+        "workspace MiB",
+    ]);
+    let mut best: Vec<(String, f64)> = Vec::new();
+    for &p1 in p1s {
+        for dist in DISTS {
+            let c = counts(dist, p1);
+            let p2 = cpu::total(&c) as usize;
+            let max_n = c.iter().copied().max().unwrap_or(0);
+            let d = gpu.upload(&c)?;
+            let mut out = gpu.zeros::<[u32; 2]>(p2.max(1))?;
+            for s in strategies(p1, max_n) {
+                let mut e = gpu.expander(s, p1, p2)?;
+                let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps)?;
+                let got = e.count(gpu)?;
+                if got != p2 {
+                    return Err(Error::InvalidInput(format!("bench self-check: {} gave {got} of {p2}", s.name())));
+                }
+                let (_, rb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps.min(7))?;
+                let bytes = 4 * p1 as u64 + 8 * p2 as u64;
+                let bw = gbps(bytes, t);
+                let items = p2 as f64 / (t * 1e-3);
+                best.push((format!("{dist} P1={}", size(p1)), items));
+                // Progress on stderr, so a run cut short still reports what it measured.
+                eprintln!(
+                    "progress: {} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms",
+                    s.name(),
+                    size(p1),
+                    giga(items)
+                );
+                table.row(vec![
+                    s.name().into(),
+                    dist.into(),
+                    size(p1),
+                    p2.to_string(),
+                    format!("{t1:.4}"),
+                    format!("{:.4}", (t - t1).max(0.0)),
+                    format!("{t:.4}"),
+                    giga(items),
+                    format!("{bw:.0}"),
+                    format!("{:.1}", 100.0 * bw / roof),
+                    format!("{rb:.4}"),
+                    format!("{:.1}", workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64),
+                ]);
+            }
+        }
+    }
+    table.print();
+
+    println!("\n### fixed overhead: P1 = 32, N = 1 (pass 1 + pass 2, ms)\n");
+    let mut t = Table::new(&["strategy", "persistent (device count) ms", "read-back then launch ms", "launches"]);
+    let c = vec![1u32; 32];
+    let d = gpu.upload(&c)?;
+    let mut out = gpu.zeros::<[u32; 2]>(32)?;
+    for s in strategies(32, 1) {
+        let mut e = gpu.expander(s, 32, 32)?;
+        let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps)?;
+        let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps)?;
+        let launches = match s {
+            Strategy::MaxN { .. } => "memset + 1",
+            Strategy::ScanBinarySearch => "2 memsets + 2",
+            Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
+            _ => "memset + 2",
+        };
+        t.row(vec![s.name().into(), format!("{p:.4}"), format!("{r:.4}"), launches.into()]);
+    }
+    t.print();
+
+    println!("\n### device-wide exclusive scan (decoupled look-back)\n");
+    let mut t = Table::new(&["type", "n", "time ms", "G items/s", "GB/s", "% roof"]);
+    for log in [20u32, 24, 26] {
+        let n = 1usize << log;
+        let v = inputs::uniform_range(n, 3, 0, 64);
+        let d = gpu.upload(&v)?;
+        let mut o = gpu.zeros::<u32>(n)?;
+        let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
+        if gpu.download(&o)? != cpu::exclusive_scan_u32(&v) {
+            return Err(Error::InvalidInput("bench self-check: scan differs".into()));
+        }
+        let bw = gbps(8 * n as u64, ms);
+        t.row(vec![
+            "u32".into(),
+            size(n),
+            format!("{ms:.4}"),
+            giga(n as f64 / (ms * 1e-3)),
+            format!("{bw:.0}"),
+            format!("{:.1}", 100.0 * bw / roof),
+        ]);
+        let v64: Vec<u64> = v.iter().map(|&x| x as u64).collect();
+        let d = gpu.upload(&v64)?;
+        let mut o = gpu.zeros::<u64>(n)?;
+        let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
+        let bw = gbps(16 * n as u64, ms);
+        t.row(vec![
+            "u64".into(),
+            size(n),
+            format!("{ms:.4}"),
+            giga(n as f64 / (ms * 1e-3)),
+            format!("{bw:.0}"),
+            format!("{:.1}", 100.0 * bw / roof),
+        ]);
+    }
+    t.print();
+
+    println!("\n### best strategy per case (G destination items/s)\n");
+    let mut t = Table::new(&["case", "best G items/s"]);
+    let mut seen: Vec<String> = Vec::new();
+    for (case, _) in &best {
+        if !seen.contains(case) {
+            seen.push(case.clone());
+        }
+    }
+    for case in seen {
+        let b = best.iter().filter(|(c, _)| *c == case).map(|(_, v)| *v).fold(0.0, f64::max);
+        t.row(vec![case, giga(b)]);
+    }
+    t.print();
+    Ok(())
+}
+
+fn run_cpu(args: &BenchArgs, p1s: &[usize]) -> Result<()> {
+    let mut table = Table::new(&["variant", "N", "P1", "P2", "time ms", "G items/s"]);
+    for &p1 in p1s {
+        for dist in DISTS {
+            let c = counts(dist, p1);
+            let mut n = 0;
+            let ms = cpu_median_ms(args.reps.min(5), || n = cpu::expand(&c).len());
+            table.row(vec![
+                "cpu-rayon".into(),
+                dist.into(),
+                size(p1),
+                n.to_string(),
+                format!("{ms:.3}"),
+                giga(n as f64 / (ms * 1e-3)),
+            ]);
+        }
+    }
+    table.print();
+    Ok(())
+}

@@ -1,0 +1,608 @@
+//! Work expansion: source `i` spawns `counts[i]` destination items; pass 2 runs per destination
+//! item and knows its `(source, local)` pair. Every strategy of the seed article is here (see
+//! [`Strategy`] and `docs/expand.md`); the device building blocks are in
+//! `kernels/src/device/expand/` for users' own kernels.
+//!
+//! * [`Gpu::expand`]: materializes the `(src, local)` pairs on the device.
+//! * [`Gpu::expand_with`]: runs **your** pass-2 kernel instead (through an [`Expander`]);
+//!   nothing is materialized.
+//! * [`Expander`]: the reusable form (workspace allocated once), with pass 1 and pass 2 as
+//!   separate calls and a choice of [`Dispatch`] for pass 2.
+//!
+//! Capacity: the caller picks the most destination items allowed. A larger total, or one that
+//! overflows the 32-bit sums the strategies use, is detected on the device (a flag in the control
+//! block), nothing is written out of bounds, and the call returns [`Error::CapacityExceeded`].
+
+use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
+use bytemuck::{Pod, Zeroable};
+/// Re-exported for [`Gpu::expand_with`]'s `args` closure: `l.arg(buffer.raw_mut())`.
+pub use cudarc::driver::{CudaFunction, LaunchArgs, PushKernelArg};
+use cudarc::driver::{DevicePtr, LaunchConfig};
+
+/// Threads per block of every expansion kernel (and of a user's pass-2 kernel).
+pub const THREADS: u32 = 256;
+/// Sources per thread in pass 1 (`PUSH_ITEMS`).
+const PUSH_ITEMS: u32 = 8;
+/// Sources per thread of the S2.5 scan (`SCAN_ITEMS_U32`).
+const SCAN_ITEMS: u32 = 16;
+/// Buckets of S3.
+pub const BUCKETS: usize = 32;
+const FLAG_CAPACITY: u32 = 1;
+const FLAG_MAX_N: u32 = 2;
+
+/// How pass 2 finds the `(src, local)` of a destination item. Names match the seed article.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// S0: pass 2 covers `P1 · max_n` slots and drops those past the source's count. Every count
+    /// must be at most `max_n` ([`Error::InvalidInput`] otherwise). Output order: unordered.
+    MaxN {
+        /// The most items one source may spawn.
+        max_n: u32,
+    },
+    /// S1: pass 1 appends one `(src, local)` record per destination item. Unordered (by warp).
+    AppendPerItem,
+    /// S2: pass 1 appends one `(src, count)` per non-empty source; pass 2 searches linearly.
+    /// Cost grows with P1 per item: for small P1 only. Unordered (by warp).
+    LinearSearch,
+    /// S2.5: device-wide exclusive scan of the counts, binary search. **Canonical order**.
+    ScanBinarySearch,
+    /// S2.5+: pass 1 builds the prefix with a packed `(records, sum)` 64-bit compare-and-swap
+    /// loop (one per block); binary search. Unordered (by block).
+    PackedAtomicCas,
+    /// S2.5+ with one 64-bit `atom.add` per block instead of the CAS loop. Unordered (by block).
+    PackedAtomicAdd,
+    /// S3: one record per set bit of N in power-of-two buckets; pass 2 by shifts, one merged
+    /// launch for all buckets. Unordered (by bucket).
+    Po2Buckets,
+    /// S3 with one pass-2 launch per bucket (32 launches): what merging saves.
+    Po2BucketsPerBucket,
+}
+
+impl Strategy {
+    /// Every strategy except `MaxN` (which needs its bound).
+    pub const UNBOUNDED: [Strategy; 7] = [
+        Strategy::AppendPerItem,
+        Strategy::LinearSearch,
+        Strategy::ScanBinarySearch,
+        Strategy::PackedAtomicCas,
+        Strategy::PackedAtomicAdd,
+        Strategy::Po2Buckets,
+        Strategy::Po2BucketsPerBucket,
+    ];
+
+    /// Short name for tables: the seed's number and the API name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::MaxN { .. } => "S0 MaxN",
+            Strategy::AppendPerItem => "S1 AppendPerItem",
+            Strategy::LinearSearch => "S2 LinearSearch",
+            Strategy::ScanBinarySearch => "S2.5 ScanBinarySearch",
+            Strategy::PackedAtomicCas => "S2.5+ PackedAtomic(CAS)",
+            Strategy::PackedAtomicAdd => "S2.5+ PackedAtomic(add)",
+            Strategy::Po2Buckets => "S3 Po2Buckets(merged)",
+            Strategy::Po2BucketsPerBucket => "S3 Po2Buckets(per-bucket)",
+        }
+    }
+
+    /// Whether pairs come out in canonical order (source-major, local ascending).
+    pub fn is_canonical(self) -> bool {
+        self == Strategy::ScanBinarySearch
+    }
+
+    /// The kernel ABI number (`strategy` in `kernels/src/device/expand/mod.rs`).
+    fn code(self) -> u32 {
+        match self {
+            Strategy::MaxN { .. } => 0,
+            Strategy::AppendPerItem => 1,
+            Strategy::LinearSearch => 2,
+            Strategy::ScanBinarySearch => 3,
+            Strategy::PackedAtomicCas => 4,
+            Strategy::PackedAtomicAdd => 5,
+            Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => 6,
+        }
+    }
+
+    fn push_kernel(self) -> Option<&'static str> {
+        match self {
+            Strategy::MaxN { .. } => None,
+            Strategy::AppendPerItem => Some("expand_push_append"),
+            Strategy::LinearSearch => Some("expand_push_linear"),
+            Strategy::ScanBinarySearch => Some("expand_push_scan"),
+            Strategy::PackedAtomicCas => Some("expand_push_packed_cas"),
+            Strategy::PackedAtomicAdd => Some("expand_push_packed_add"),
+            Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => Some("expand_push_po2"),
+        }
+    }
+
+    fn pass2_kernel(self) -> &'static str {
+        match self {
+            Strategy::MaxN { .. } => "expand_pass2_maxn",
+            Strategy::AppendPerItem => "expand_pass2_append",
+            Strategy::LinearSearch => "expand_pass2_linear",
+            Strategy::ScanBinarySearch => "expand_pass2_scan",
+            Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => "expand_pass2_packed",
+            Strategy::Po2Buckets => "expand_pass2_po2",
+            Strategy::Po2BucketsPerBucket => "expand_pass2_po2_bucket",
+        }
+    }
+}
+
+/// How pass 2 is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dispatch {
+    /// Dispatch-indirect emulation: an occupancy-sized grid whose blocks read the destination
+    /// count on the device and loop over it. No host synchronization between the passes.
+    Persistent,
+    /// Read the count back to the host, then launch a grid sized to it (capped at the
+    /// persistent grid). Costs a stream synchronization and a copy.
+    ReadBack,
+}
+
+/// The control block (`Control` in `kernels/src/device/expand/mod.rs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct Control {
+    /// Exact destination items (all strategies but S0).
+    pub total: u64,
+    /// S2.5+: `(records << 32) | sum`.
+    pub packed: u64,
+    /// S1 item slots / S2 records / S0 emitted pairs.
+    pub counter: u32,
+    /// Overflow flags.
+    pub flags: u32,
+    /// S2.5 scan tile counter.
+    pub tiles: u32,
+    /// Padding.
+    pub pad: u32,
+    /// S3 records per bucket.
+    pub buckets: [u32; BUCKETS],
+}
+
+/// The descriptor every expansion kernel (and a user's pass-2 kernel) receives as its first
+/// argument, `*const ExpandView` (`kernels/src/device/expand/mod.rs`): device addresses and sizes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct View {
+    /// Counts (P1 `u32`).
+    pub counts: u64,
+    /// The [`Control`] block.
+    pub ctrl: u64,
+    /// Prefix sums (S2.5 per source, S2.5+ per record).
+    pub offsets: u64,
+    /// S2.5+ record sources.
+    pub srcs: u64,
+    /// Records (S1, S2, S3).
+    pub records: u64,
+    /// S2.5 look-back status.
+    pub scan_status: u64,
+    /// S2.5 look-back aggregates.
+    pub scan_aggregate: u64,
+    /// S2.5 look-back inclusive prefixes.
+    pub scan_inclusive: u64,
+    /// Sources.
+    pub p1: u32,
+    /// Most destination items.
+    pub capacity: u32,
+    /// S0 bound.
+    pub max_n: u32,
+    /// Strategy ABI number.
+    pub strategy: u32,
+    /// S3 first record of each bucket.
+    pub bucket_base: [u32; BUCKETS],
+    /// S3 records each bucket holds.
+    pub bucket_cap: [u32; BUCKETS],
+}
+
+/// Materialized expansion: `pairs[..count]` are the `(src, local)` pairs, in the strategy's order.
+#[derive(Debug)]
+pub struct Expansion {
+    /// Destination items.
+    pub count: usize,
+    /// `capacity` pairs; the first `count` are written.
+    pub pairs: DeviceBuffer<[u32; 2]>,
+}
+
+/// Device memory each strategy needs besides the counts and the output, in bytes, for `p1`
+/// sources and `capacity` destination items (the "memory cost" column of docs/expand.md).
+pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize {
+    let ctrl = std::mem::size_of::<Control>() + std::mem::size_of::<View>();
+    ctrl + match strategy {
+        Strategy::MaxN { .. } => 0,
+        Strategy::AppendPerItem => capacity * 8,
+        Strategy::LinearSearch => p1 * 8,
+        Strategy::ScanBinarySearch => p1 * 4 + p1.div_ceil((THREADS * SCAN_ITEMS) as usize) * 12,
+        Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => p1 * 8,
+        Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => bucket_layout(p1, capacity).0 * 8,
+    }
+}
+
+/// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most
+/// `min(p1, capacity >> b)` records.
+fn bucket_layout(p1: usize, capacity: usize) -> (usize, [u32; BUCKETS], [u32; BUCKETS]) {
+    let (mut base, mut cap) = ([0u32; BUCKETS], [0u32; BUCKETS]);
+    let mut at = 0usize;
+    for b in 0..BUCKETS {
+        base[b] = at as u32;
+        cap[b] = p1.min(capacity >> b) as u32;
+        at += cap[b] as usize;
+    }
+    (at, base, cap)
+}
+
+/// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
+/// one [`Strategy`]: its workspace is allocated once. Call [`Expander::pass1`] then
+/// [`Expander::pass2`] (or [`Expander::pass2_with`]), then [`Expander::count`] for the result.
+pub struct Expander {
+    strategy: Strategy,
+    max_p1: usize,
+    capacity: usize,
+    ctrl: DeviceBuffer<Control>,
+    view: DeviceBuffer<View>,
+    host_view: View,
+    // Held for the addresses in the view.
+    #[allow(dead_code)]
+    offsets: DeviceBuffer<u32>,
+    #[allow(dead_code)]
+    srcs: DeviceBuffer<u32>,
+    #[allow(dead_code)]
+    records: DeviceBuffer<[u32; 2]>,
+    scan_state: DeviceBuffer<u32>,
+    scan_tiles: usize,
+    p1: usize,
+    view_uploaded: bool,
+    /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
+    user_pass2: std::cell::Cell<bool>,
+    pass2_blocks: u32,
+}
+
+impl std::fmt::Debug for Expander {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Expander({}, p1 ≤ {}, capacity {})", self.strategy.name(), self.max_p1, self.capacity)
+    }
+}
+
+fn addr<T: Pod>(gpu: &Gpu, b: &DeviceBuffer<T>) -> u64 {
+    let (p, _sync) = b.raw().device_ptr(gpu.stream());
+    p
+}
+
+impl Gpu {
+    /// An [`Expander`] for up to `max_p1` sources and at most `capacity` destination items.
+    pub fn expander(&self, strategy: Strategy, max_p1: usize, capacity: usize) -> Result<Expander> {
+        if max_p1 > u32::MAX as usize {
+            return Err(Error::CapacityExceeded {
+                what: "expand sources (u32 indices)",
+                needed: max_p1 as u64,
+                capacity: u32::MAX as u64,
+            });
+        }
+        if capacity > u32::MAX as usize {
+            return Err(Error::CapacityExceeded {
+                what: "expand capacity (u32 destination indices)",
+                needed: capacity as u64,
+                capacity: u32::MAX as u64,
+            });
+        }
+        if let Strategy::MaxN { max_n } = strategy {
+            ensure_input!(max_n > 0, "MaxN needs max_n > 0");
+        }
+        let one = |n: usize| n.max(1);
+        let (offsets, srcs, records, scan_tiles) = match strategy {
+            Strategy::MaxN { .. } => (self.zeros(1)?, self.zeros(1)?, self.zeros(1)?, 0),
+            Strategy::AppendPerItem => (self.zeros(1)?, self.zeros(1)?, self.zeros(one(capacity))?, 0),
+            Strategy::LinearSearch => (self.zeros(1)?, self.zeros(1)?, self.zeros(one(max_p1))?, 0),
+            Strategy::ScanBinarySearch => {
+                let tiles = max_p1.div_ceil((THREADS * SCAN_ITEMS) as usize);
+                (self.zeros(one(max_p1))?, self.zeros(1)?, self.zeros(1)?, tiles)
+            }
+            Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => {
+                (self.zeros(one(max_p1))?, self.zeros(one(max_p1))?, self.zeros(1)?, 0)
+            }
+            Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => {
+                (self.zeros(1)?, self.zeros(1)?, self.zeros(one(bucket_layout(max_p1, capacity).0))?, 0)
+            }
+        };
+        let scan_state = self.zeros::<u32>(one(3 * scan_tiles))?;
+        let ctrl = self.zeros::<Control>(1)?;
+        let view = self.zeros::<View>(1)?;
+        let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
+        let t4 = scan_tiles as u64 * 4;
+        let state = addr(self, &scan_state);
+        let host_view = View {
+            counts: 0,
+            ctrl: addr(self, &ctrl),
+            offsets: addr(self, &offsets),
+            srcs: addr(self, &srcs),
+            records: addr(self, &records),
+            scan_status: state,
+            scan_aggregate: state + t4,
+            scan_inclusive: state + 2 * t4,
+            p1: 0,
+            capacity: capacity as u32,
+            max_n: if let Strategy::MaxN { max_n } = strategy { max_n } else { 0 },
+            strategy: strategy.code(),
+            bucket_base,
+            bucket_cap,
+        };
+        let per_sm = self.occupancy(strategy.pass2_kernel(), THREADS, 0)?.max(1);
+        Ok(Expander {
+            strategy,
+            max_p1,
+            capacity,
+            ctrl,
+            view,
+            host_view,
+            offsets,
+            srcs,
+            records,
+            scan_state,
+            scan_tiles,
+            p1: 0,
+            view_uploaded: false,
+            user_pass2: std::cell::Cell::new(false),
+            pass2_blocks: per_sm * self.info().sm_count,
+        })
+    }
+
+    /// Expands `counts` with `strategy` and materializes the `(src, local)` pairs (at most
+    /// `capacity` of them) on the device. Waits for the count.
+    pub fn expand(&self, counts: &DeviceBuffer<u32>, strategy: Strategy, capacity: usize) -> Result<Expansion> {
+        let mut e = self.expander(strategy, counts.len(), capacity)?;
+        let mut pairs = self.zeros::<[u32; 2]>(capacity.max(1))?;
+        e.pass1(self, counts)?;
+        e.pass2(self, &mut pairs, Dispatch::Persistent)?;
+        let count = e.count(self)?;
+        Ok(Expansion { count, pairs })
+    }
+
+    /// Expands `counts` through `expander` (pass 1) and runs **your** pass-2 kernel `pass2`
+    /// over the destination items; nothing is materialized. Waits, and returns the number of
+    /// destination items (or the overflow the device flagged).
+    ///
+    /// # The pass-2 kernel contract
+    /// * Its first parameter is `view: *const ExpandView` (`warpwork_kernels::device::expand`);
+    ///   `args` pushes the remaining parameters, in order, onto the launch.
+    /// * It is launched with blocks of [`THREADS`] threads and a persistent grid (occupancy ×
+    ///   SMs, sized on the host without reading the count back); every thread calls
+    ///   `warpwork_kernels::device::expand::locate::for_each(&*view, |src, local| …)` with whole
+    ///   warps converged, and does its per-item work in the closure.
+    /// * It must not write the view, the control block or the strategy's workspace.
+    ///
+    /// The expander's strategy decides how items are located; see `examples/meshlet-cull`.
+    ///
+    /// # Safety
+    /// `args` must push arguments matching the kernel's parameters after the view, and `pass2`
+    /// must follow the contract.
+    pub unsafe fn expand_with<'a>(
+        &'a self,
+        expander: &'a mut Expander,
+        counts: &DeviceBuffer<u32>,
+        pass2: &'a CudaFunction,
+        args: impl FnOnce(&mut LaunchArgs<'a>),
+    ) -> Result<usize> {
+        expander.pass1(self, counts)?;
+        let e: &'a Expander = expander;
+        e.pass2_with(self, pass2, args)?;
+        e.count(self)
+    }
+}
+
+impl Expander {
+    /// The strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Blocks of a persistent pass 2 (occupancy × SMs).
+    pub fn persistent_blocks(&self) -> u32 {
+        self.pass2_blocks
+    }
+
+    /// The device address of the [`View`] (what a pass-2 kernel receives first).
+    pub fn view(&self) -> &DeviceBuffer<View> {
+        &self.view
+    }
+
+    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs (it receives
+    /// [`Expander::view`] and calls a `push_*_with` building block with its own counts): zeroes
+    /// the control block and the scan state, and points the view at `p1` sources with no counts
+    /// array. Asynchronous. Not for `MaxN` (whose pass 2 reads a counts array).
+    pub fn reset(&mut self, gpu: &Gpu, p1: usize) -> Result<()> {
+        self.reset_for(gpu, p1, 0)
+    }
+
+    fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64) -> Result<()> {
+        ensure_input!(p1 <= self.max_p1, "{p1} sources for an expander of at most {}", self.max_p1);
+        if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
+            self.view_uploaded = true;
+            self.host_view.counts = counts_addr;
+            self.host_view.p1 = p1 as u32;
+            gpu.stream().memcpy_htod(bytemuck::bytes_of(&self.host_view), self.view.raw_mut())?;
+        }
+        self.p1 = p1;
+        gpu.stream().memset_zeros(self.ctrl.raw_mut())?;
+        if self.strategy == Strategy::ScanBinarySearch && self.scan_tiles > 0 {
+            let mut status = self.scan_state.raw_mut().slice_mut(..self.scan_tiles * 4);
+            gpu.stream().memset_zeros(&mut status)?;
+        }
+        Ok(())
+    }
+
+    /// Pass 1: resets the control block and runs the strategy's push over `counts`.
+    /// Asynchronous.
+    pub fn pass1(&mut self, gpu: &Gpu, counts: &DeviceBuffer<u32>) -> Result<()> {
+        let p1 = counts.len();
+        self.reset_for(gpu, p1, addr(gpu, counts))?;
+        let Some(name) = self.strategy.push_kernel() else { return Ok(()) };
+        if p1 == 0 {
+            return Ok(());
+        }
+        let per_block = THREADS * if self.strategy == Strategy::ScanBinarySearch { SCAN_ITEMS } else { PUSH_ITEMS };
+        let f = gpu.function(name)?;
+        let cfg = LaunchConfig {
+            grid_dim: ((p1 as u32).div_ceil(per_block), 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut l = gpu.stream().launch_builder(&f);
+        l.arg(self.view.raw());
+        // SAFETY: every `expand_push_*` takes the view pointer, which describes buffers this
+        // expander owns (sized for `max_p1` and `capacity`) and `counts` (`p1` elements).
+        unsafe { l.launch(cfg)? };
+        Ok(())
+    }
+
+    /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
+    /// long). Asynchronous for [`Dispatch::Persistent`].
+    pub fn pass2(&mut self, gpu: &Gpu, out: &mut DeviceBuffer<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
+        ensure_input!(out.len() >= self.capacity, "an output of {} pairs for capacity {}", out.len(), self.capacity);
+        self.user_pass2.set(false);
+        let f = gpu.function(self.strategy.pass2_kernel())?;
+        let per_block = (THREADS / 32) as u64 * 64;
+        let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks) };
+        let (grid, bucket_items) = match dispatch {
+            Dispatch::Persistent => (self.pass2_blocks, None),
+            Dispatch::ReadBack => {
+                let c = gpu.download(&self.ctrl)?[0];
+                let items = match self.strategy {
+                    Strategy::MaxN { max_n } => {
+                        (self.p1 as u64 * max_n as u64).div_ceil(THREADS as u64 * MAXN_ITEMS) * per_block
+                    }
+                    _ if c.flags != 0 => 0,
+                    Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => c.packed & 0xffff_ffff,
+                    Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => {
+                        (0..BUCKETS).map(|b| (c.buckets[b] as u64) << b).sum()
+                    }
+                    _ => c.total,
+                };
+                let per_bucket: [u64; BUCKETS] = std::array::from_fn(|b| (c.buckets[b] as u64) << b);
+                (blocks(items), Some(per_bucket))
+            }
+        };
+        let launch = |grid: u32, bucket: Option<u32>, out: &mut DeviceBuffer<[u32; 2]>| -> Result<()> {
+            let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let mut l = gpu.stream().launch_builder(&f);
+            l.arg(self.view.raw()).arg(out.raw_mut());
+            if let Some(b) = bucket.as_ref() {
+                l.arg(b);
+            }
+            // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs.
+            unsafe { l.launch(cfg)? };
+            Ok(())
+        };
+        if self.strategy == Strategy::Po2BucketsPerBucket {
+            for b in 0..BUCKETS as u32 {
+                let g = bucket_items.map_or(grid, |items| blocks(items[b as usize]));
+                if bucket_items.is_some_and(|items| items[b as usize] == 0) {
+                    continue;
+                }
+                launch(g, Some(b), out)?;
+            }
+            Ok(())
+        } else {
+            launch(grid, None, out)
+        }
+    }
+
+    /// Pass 2 with the caller's kernel (see [`Gpu::expand_with`] for the contract): a persistent
+    /// grid of occupancy × SMs blocks of [`THREADS`]. Asynchronous.
+    ///
+    /// # Safety
+    /// `args` must push arguments matching the kernel's parameters after the view.
+    pub unsafe fn pass2_with<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        pass2: &'a CudaFunction,
+        args: impl FnOnce(&mut LaunchArgs<'a>),
+    ) -> Result<()> {
+        let per_sm = pass2.occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)?.max(1);
+        let cfg = LaunchConfig {
+            grid_dim: (per_sm * gpu.info().sm_count, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        if let Strategy::MaxN { .. } = self.strategy {
+            // S0 has no pass 1 and a user's pass 2 keeps no count: count on the device first.
+            if self.p1 > 0 {
+                let f = gpu.function("expand_maxn_total")?;
+                let cfg = LaunchConfig {
+                    grid_dim: ((self.p1 as u32).div_ceil(THREADS * PUSH_ITEMS), 1, 1),
+                    block_dim: (THREADS, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                let mut l = gpu.stream().launch_builder(&f);
+                l.arg(self.view.raw());
+                l.launch(cfg)?;
+            }
+            self.user_pass2.set(true);
+        }
+        let mut l = gpu.stream().launch_builder(pass2);
+        l.arg(self.view.raw());
+        args(&mut l);
+        l.launch(cfg)?;
+        Ok(())
+    }
+
+    /// Waits for the passes and returns the number of destination items, or the overflow
+    /// pass 1/2 flagged on the device.
+    pub fn count(&self, gpu: &Gpu) -> Result<usize> {
+        let c = gpu.download(&self.ctrl)?[0];
+        let needed = match self.strategy {
+            Strategy::MaxN { .. } if !self.user_pass2.get() => c.counter as u64,
+            _ => c.total,
+        };
+        if c.flags & FLAG_MAX_N != 0 {
+            let Strategy::MaxN { max_n } = self.strategy else { unreachable!("only MaxN raises it") };
+            return Err(Error::InvalidInput(format!("a source spawns more than max_n = {max_n} items")));
+        }
+        if c.flags & FLAG_CAPACITY != 0 || needed > self.capacity as u64 {
+            return Err(Error::CapacityExceeded {
+                what: "expand destination items",
+                needed: needed.max(self.capacity as u64 + 1),
+                capacity: self.capacity as u64,
+            });
+        }
+        Ok(needed as usize)
+    }
+}
+
+/// Slots per thread of S0's pass 2 (`MAXN_ITEMS`): a block covers `THREADS · MAXN_ITEMS` slots
+/// per step.
+const MAXN_ITEMS: u64 = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_distinct_and_only_s2_5_is_canonical() {
+        let mut all = Strategy::UNBOUNDED.to_vec();
+        all.push(Strategy::MaxN { max_n: 4 });
+        let mut names: Vec<_> = all.iter().map(|s| s.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        assert_eq!(all.iter().filter(|s| s.is_canonical()).count(), 1);
+    }
+
+    #[test]
+    fn bucket_layout_bounds_each_bucket_by_sources_and_capacity() {
+        let (total, base, cap) = bucket_layout(1000, 1 << 12);
+        assert_eq!(cap[0], 1000);
+        assert_eq!(cap[3], 512);
+        assert_eq!(cap[12], 1);
+        assert_eq!(cap[13], 0);
+        assert_eq!(base[1], 1000);
+        assert_eq!(total, cap.iter().map(|&c| c as usize).sum::<usize>());
+        assert_eq!(bucket_layout(0, 0).0, 0);
+    }
+
+    #[test]
+    fn workspace_grows_as_documented() {
+        let (p1, cap) = (1 << 20, 1 << 25);
+        let base = workspace_bytes(Strategy::MaxN { max_n: 32 }, p1, cap);
+        assert_eq!(workspace_bytes(Strategy::AppendPerItem, p1, cap) - base, cap * 8);
+        assert_eq!(workspace_bytes(Strategy::PackedAtomicAdd, p1, cap) - base, p1 * 8);
+        assert!(workspace_bytes(Strategy::Po2Buckets, p1, cap) > workspace_bytes(Strategy::ScanBinarySearch, p1, cap));
+    }
+}

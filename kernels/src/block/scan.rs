@@ -1,0 +1,125 @@
+//! Block-wide exclusive prefix sum of one value per thread (warp scans + one shared array of
+//! warp totals), for `u32` and `u64` through [`ScanValue`].
+
+use crate::arch::{
+    lane_id, load_relaxed_u32, load_relaxed_u64, shfl_idx, store_relaxed_u32, store_relaxed_u64, sync_threads, warp_id,
+    warp_inclusive_sum, warp_inclusive_sum_u64, WARP_SIZE,
+};
+use core::ptr::{read_volatile, write_volatile};
+
+/// The sums warpwork's scans are built for: `u32` and `u64` (wrapping addition).
+pub trait ScanValue: Copy + Default + PartialOrd {
+    /// Wrapping sum.
+    fn add(self, o: Self) -> Self;
+    /// Wrapping difference.
+    fn sub(self, o: Self) -> Self;
+    /// Inclusive sum over the lanes of the warp.
+    fn warp_inclusive(self) -> Self;
+    /// The value of lane `lane`.
+    fn shfl(self, lane: u32) -> Self;
+    /// Device-coherent load (`ld.relaxed.gpu`), for values other blocks publish.
+    unsafe fn load_relaxed(p: *const Self) -> Self;
+    /// Device-coherent store (`st.relaxed.gpu`).
+    unsafe fn store_relaxed(p: *mut Self, v: Self);
+    /// Widens to `u64`.
+    fn to_u64(self) -> u64;
+}
+
+impl ScanValue for u32 {
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self.wrapping_sub(o)
+    }
+    #[inline(always)]
+    fn warp_inclusive(self) -> Self {
+        warp_inclusive_sum(self)
+    }
+    #[inline(always)]
+    fn shfl(self, lane: u32) -> Self {
+        shfl_idx(self, lane)
+    }
+    #[inline(always)]
+    unsafe fn load_relaxed(p: *const Self) -> Self {
+        load_relaxed_u32(p)
+    }
+    #[inline(always)]
+    unsafe fn store_relaxed(p: *mut Self, v: Self) {
+        store_relaxed_u32(p, v)
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl ScanValue for u64 {
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self.wrapping_sub(o)
+    }
+    #[inline(always)]
+    fn warp_inclusive(self) -> Self {
+        warp_inclusive_sum_u64(self)
+    }
+    #[inline(always)]
+    fn shfl(self, lane: u32) -> Self {
+        ((shfl_idx((self >> 32) as u32, lane) as u64) << 32) | shfl_idx(self as u32, lane) as u64
+    }
+    #[inline(always)]
+    unsafe fn load_relaxed(p: *const Self) -> Self {
+        load_relaxed_u64(p)
+    }
+    #[inline(always)]
+    unsafe fn store_relaxed(p: *mut Self, v: Self) {
+        store_relaxed_u64(p, v)
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+}
+
+/// Shared elements [`block_exclusive_sum`] needs: one per warp plus one for the total.
+pub const BLOCK_SCAN_SCRATCH: usize = 33;
+
+/// Exclusive prefix sum of `v` over the threads of the block in thread order. Returns
+/// `(exclusive, block total)` on every thread.
+///
+/// # Safety
+/// `scratch` points to [`BLOCK_SCAN_SCRATCH`] elements of shared memory used by nothing else
+/// during the call. `blockDim.x` is a multiple of 32 (at most 1024) and every thread calls this.
+#[inline(always)]
+pub unsafe fn block_exclusive_sum<T: ScanValue>(scratch: *mut T, v: T) -> (T, T) {
+    let inclusive = v.warp_inclusive();
+    let warps = crate::arch::block_dim_x() / WARP_SIZE;
+    if lane_id() == WARP_SIZE - 1 {
+        write_volatile(scratch.add(warp_id() as usize), inclusive);
+    }
+    sync_threads();
+    if warp_id() == 0 {
+        let lane = lane_id();
+        let w = if lane < warps { read_volatile(scratch.add(lane as usize)) } else { T::default() };
+        let wi = w.warp_inclusive();
+        if lane < warps {
+            // Exclusive prefix of the warp totals, and the block total after them.
+            write_volatile(scratch.add(lane as usize), wi.sub(w));
+        }
+        if lane == WARP_SIZE - 1 {
+            write_volatile(scratch.add(32), wi);
+        }
+    }
+    sync_threads();
+    let warp_prefix = read_volatile(scratch.add(warp_id() as usize));
+    let total = read_volatile(scratch.add(32));
+    // Everyone has read the scratch before anyone may reuse it.
+    sync_threads();
+    (warp_prefix.add(inclusive).sub(v), total)
+}

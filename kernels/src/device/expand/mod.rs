@@ -1,0 +1,133 @@
+//! Work expansion: source item `i` of pass 1 spawns `counts[i]` destination items; pass 2 runs
+//! one thread (or lane-item) per destination item and needs its `(source, local)` index.
+//!
+//! Every strategy of the seed article is here as a pass-1 **push** (what a source writes, in
+//! [`push`]) and a pass-2 **locate** (how a destination index finds its source, in [`locate`]):
+//!
+//! | strategy | pass 1 writes | pass 2 finds `(src, local)` by |
+//! |---|---|---|
+//! | S0 `MaxN` | nothing | `t / MAX_N`, `t % MAX_N` over `P1·MAX_N` slots, early out |
+//! | S1 `AppendPerItem` | one `(src, local)` per destination item | indexing |
+//! | S2 `LinearSearch` | one `(src, count)` per non-empty source | warp-wide linear scan |
+//! | S2.5 `ScanBinarySearch` | exclusive prefix of the counts (look-back scan) | binary search |
+//! | S2.5+ `PackedAtomic` | `(prefix, src)` per non-empty source via one packed 64-bit atomic | binary search |
+//! | S3 `Po2Buckets` | one `(src, offset)` per set bit of N, in bucket `b` | shifts |
+//!
+//! The state shared by the passes is an [`ExpandView`] (pointers, sizes) and a [`Control`] block
+//! (counters and the overflow flags) in device memory. The host (`warpwork::expand`) builds both;
+//! users' own kernels receive a `*const ExpandView` and call [`locate::for_each`].
+//!
+//! Pass 2 is always a **persistent** loop: the grid can be sized once from the occupancy and
+//! every block reads the destination count from the device ([`dst_count`]) — the
+//! dispatch-indirect that CUDA lacks.
+
+pub mod locate;
+pub mod push;
+
+/// Strategy numbers: the host ABI (`warpwork::expand::Strategy`), keep them in step.
+pub mod strategy {
+    /// S0: `P1·MAX_N` threads, early out.
+    pub const MAX_N: u32 = 0;
+    /// S1: one record per destination item.
+    pub const APPEND_PER_ITEM: u32 = 1;
+    /// S2: one `(src, count)` record per source, linear search.
+    pub const LINEAR_SEARCH: u32 = 2;
+    /// S2.5: device-wide scan, binary search.
+    pub const SCAN_BINARY_SEARCH: u32 = 3;
+    /// S2.5+: packed 64-bit atomic, compare-and-swap loop.
+    pub const PACKED_CAS: u32 = 4;
+    /// S2.5+: packed 64-bit atomic, one `atom.add.u64`.
+    pub const PACKED_ADD: u32 = 5;
+    /// S3: power-of-two buckets.
+    pub const PO2_BUCKETS: u32 = 6;
+}
+
+/// [`Control::flags`] bit: the destination items exceed the capacity (or the 32-bit sum).
+pub const FLAG_CAPACITY: u32 = 1;
+/// [`Control::flags`] bit: a source asked for more than `MAX_N` items (S0 only).
+pub const FLAG_MAX_N: u32 = 2;
+
+/// Buckets of S3: one per bit of a `u32` count.
+pub const BUCKETS: usize = 32;
+
+/// Counters the passes share, in device memory. Zero it before pass 1.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Control {
+    /// Exact number of destination items (pass 1 of every strategy but S0 adds to it).
+    pub total: u64,
+    /// S2.5+: `(records << 32) | running sum`.
+    pub packed: u64,
+    /// S1: item slots taken; S2: records taken; S0: pairs emitted.
+    pub counter: u32,
+    /// [`FLAG_CAPACITY`] | [`FLAG_MAX_N`].
+    pub flags: u32,
+    /// S2.5: the scan's tile counter.
+    pub tiles: u32,
+    /// Padding (keeps `buckets` 8-byte aligned).
+    pub pad: u32,
+    /// S3: records per bucket.
+    pub buckets: [u32; BUCKETS],
+}
+
+/// Everything pass 1 and pass 2 need, passed to kernels as one `*const ExpandView`.
+/// Built by the host; the layout is the host's ABI (`warpwork::expand::View`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ExpandView {
+    /// `counts[i]`: destination items of source `i`, `p1` of them.
+    pub counts: *const u32,
+    /// The shared counters.
+    pub ctrl: *mut Control,
+    /// S2.5: exclusive prefix per source; S2.5+: exclusive prefix per record. `p1` entries.
+    pub offsets: *mut u32,
+    /// S2.5+: source of each record. `p1` entries.
+    pub srcs: *mut u32,
+    /// S1: `(src, local)` per item (`capacity`); S2: `(src, count)` per record (`p1`);
+    /// S3: `(src, first local)` per bucket record (bucket `b` at `bucket_base[b]`).
+    pub records: *mut [u32; 2],
+    /// S2.5 look-back state: status, aggregates, inclusive prefixes (one per scan tile).
+    pub scan_status: *mut u32,
+    /// See `scan_status`.
+    pub scan_aggregate: *mut u32,
+    /// See `scan_status`.
+    pub scan_inclusive: *mut u32,
+    /// Source items.
+    pub p1: u32,
+    /// Most destination items allowed.
+    pub capacity: u32,
+    /// S0's `MAX_N`.
+    pub max_n: u32,
+    /// One of [`strategy`].
+    pub strategy: u32,
+    /// S3: first record of each bucket in `records`.
+    pub bucket_base: [u32; BUCKETS],
+    /// S3: records each bucket holds (`min(p1, capacity >> b)`).
+    pub bucket_cap: [u32; BUCKETS],
+}
+
+/// Destination items of a finished pass 1, or 0 when a flag is set (so that a pass 2 after an
+/// overflow does nothing, and reads nothing out of bounds). For S0 it is the slot count
+/// `p1·max_n`; for S3 the sum of the buckets.
+///
+/// # Safety
+/// `v` is a valid view whose pass 1 has finished (an earlier launch).
+#[inline(always)]
+pub unsafe fn dst_count(v: &ExpandView) -> u32 {
+    let c = &*v.ctrl;
+    if c.flags != 0 {
+        return 0;
+    }
+    match v.strategy {
+        strategy::MAX_N => v.p1.wrapping_mul(v.max_n),
+        strategy::PO2_BUCKETS => {
+            let mut t = 0u64;
+            for b in 0..BUCKETS {
+                t += (c.buckets[b] as u64) << b;
+            }
+            t.min(v.capacity as u64) as u32
+        }
+        strategy::PACKED_CAS | strategy::PACKED_ADD => c.packed as u32,
+        _ => c.total.min(v.capacity as u64) as u32,
+    }
+}

@@ -1,0 +1,192 @@
+//! Device-wide exclusive prefix sum in a single pass: decoupled look-back (Merrill & Garland).
+//!
+//! Each block scans one tile of `ITEMS × blockDim.x` elements, publishes its aggregate, then
+//! looks back over its predecessors' published values (32 at a time, one warp) until it meets a
+//! tile whose inclusive prefix is known.
+//!
+//! **Never hangs**: the tile a block scans is taken from an atomic counter, not from
+//! `blockIdx.x`. A block only waits on tiles with smaller ids, and a tile id is handed out only
+//! to a block that is already running, so every tile waited on belongs to a resident block that
+//! makes progress whatever order the hardware schedules blocks in.
+//!
+//! Publication uses release/acquire at device scope: the value is stored (relaxed), then the
+//! status word with `st.release`; readers `ld.acquire` the status before loading the value. This
+//! works for any value width (`u32` and `u64`), with no packing of flag and value.
+
+use crate::arch::{
+    atomic_add_u32, ballot, lane_id, load_acquire_u32, load_v4_u32, store_release_u32, sync_threads, thread_idx_x,
+    warp_id,
+};
+use crate::block::{block_exclusive_sum, ScanValue, BLOCK_SCAN_SCRATCH};
+use core::ptr::{read_volatile, write_volatile};
+
+/// Status of a tile: nothing published yet.
+pub const STATUS_INVALID: u32 = 0;
+/// The tile's own sum (aggregate) is published.
+pub const STATUS_AGGREGATE: u32 = 1;
+/// The tile's inclusive prefix (everything up to and including it) is published.
+pub const STATUS_PREFIX: u32 = 2;
+
+/// Shared elements [`scan_tile`] needs (`T`-sized).
+pub const SCAN_TILE_SCRATCH: usize = BLOCK_SCAN_SCRATCH + 3;
+
+/// The global state of one device-wide scan. **Zero `status` and `tile_counter` before every
+/// launch** (the host does it with one memset); `aggregate` and `inclusive` need no clearing.
+#[derive(Clone, Copy)]
+pub struct LookbackState<T> {
+    /// One status word per tile.
+    pub status: *mut u32,
+    /// One aggregate per tile.
+    pub aggregate: *mut T,
+    /// One inclusive prefix per tile.
+    pub inclusive: *mut T,
+    /// The tile-id counter.
+    pub tile_counter: *mut u32,
+}
+
+/// What [`scan_tile`] tells its caller about the tile it scanned.
+#[derive(Clone, Copy)]
+pub struct ScanTile<T> {
+    /// Which tile this block scanned (0-based, from the atomic counter).
+    pub tile: u32,
+    /// Sum of everything before the tile.
+    pub prefix: T,
+    /// Sum of the tile.
+    pub aggregate: T,
+}
+
+/// Scans one tile of `input[..n]` (tile size `ITEMS × blockDim.x`, thread `t` owning the
+/// `ITEMS` consecutive elements at `tile_base + t·ITEMS`). `emit(first, exclusive, values, valid)`
+/// is called on every thread with its elements' global index, their exclusive prefix sums, the
+/// values, and how many of them are in range (the rest are zero-filled). The host launches
+/// `ceil(n / tile)` blocks; tiles are claimed in launch order.
+///
+/// # Safety
+/// `input` holds `n` elements (16-byte aligned when `ITEMS·size_of::<T>()` is a multiple of 16);
+/// `state` points to arrays of `ceil(n / tile)` tiles, zeroed as documented; `scratch` is
+/// [`SCAN_TILE_SCRATCH`] elements of shared memory; every thread of the block calls this.
+#[inline(always)]
+pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize>(
+    state: LookbackState<T>,
+    scratch: *mut T,
+    input: *const T,
+    n: usize,
+    emit: impl FnOnce(usize, &[T; ITEMS], &[T; ITEMS], usize),
+) -> ScanTile<T> {
+    let tid = thread_idx_x() as usize;
+    let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH) as *mut u32;
+    if tid == 0 {
+        write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
+    }
+    sync_threads();
+    let tile = read_volatile(tile_slot);
+    let threads = crate::arch::block_dim_x() as usize;
+    let first = (tile as usize * threads + tid) * ITEMS;
+
+    // Load this thread's run: 16-byte vectors when the whole run is in range and aligned.
+    let mut values = [T::default(); ITEMS];
+    let valid = n.saturating_sub(first).min(ITEMS);
+    let bytes = ITEMS * core::mem::size_of::<T>();
+    if valid == ITEMS && bytes.is_multiple_of(16) {
+        let src = input.add(first) as *const [u32; 4];
+        let dst = values.as_mut_ptr() as *mut [u32; 4];
+        for v in 0..bytes / 16 {
+            *dst.add(v) = load_v4_u32(src.add(v));
+        }
+    } else {
+        // A fixed trip count (constant indices) keeps `values` in registers.
+        for (j, v) in values.iter_mut().enumerate() {
+            if j < valid {
+                *v = *input.add(first + j);
+            }
+        }
+    }
+    let mut sum = T::default();
+    for v in values {
+        sum = sum.add(v);
+    }
+    let (thread_prefix, aggregate) = block_exclusive_sum(scratch, sum);
+
+    // Look-back, by warp 0.
+    let prefix_slot = scratch.add(BLOCK_SCAN_SCRATCH + 1);
+    if warp_id() == 0 {
+        let prefix = lookback(state, tile, aggregate);
+        if lane_id() == 0 {
+            write_volatile(prefix_slot, prefix);
+        }
+    }
+    sync_threads();
+    let prefix = read_volatile(prefix_slot);
+    // The slots are free for the next call once everyone has read them.
+    sync_threads();
+
+    let mut exclusive = [T::default(); ITEMS];
+    let mut run = prefix.add(thread_prefix);
+    for j in 0..ITEMS {
+        exclusive[j] = run;
+        run = run.add(values[j]);
+    }
+    emit(first, &exclusive, &values, valid);
+    ScanTile { tile, prefix, aggregate }
+}
+
+/// Publishes `aggregate` for `tile`, waits for and sums its predecessors, publishes the
+/// inclusive prefix, and returns the exclusive one (on every lane of the calling warp).
+///
+/// # Safety
+/// One whole warp calls this per tile, with the state of [`scan_tile`].
+#[inline(always)]
+pub unsafe fn lookback<T: ScanValue>(state: LookbackState<T>, tile: u32, aggregate: T) -> T {
+    let lane = lane_id();
+    if tile == 0 {
+        if lane == 0 {
+            T::store_relaxed(state.inclusive, aggregate);
+            store_release_u32(state.status, STATUS_PREFIX);
+        }
+        return T::default();
+    }
+    if lane == 0 {
+        T::store_relaxed(state.aggregate.add(tile as usize), aggregate);
+        store_release_u32(state.status.add(tile as usize), STATUS_AGGREGATE);
+    }
+    let mut prefix = T::default();
+    // The window of predecessors this round: tiles end-lane for lanes with end >= lane.
+    let mut end = tile as i64 - 1;
+    loop {
+        let j = end - lane as i64;
+        let valid = j >= 0;
+        let mut st = STATUS_PREFIX;
+        if valid {
+            // Spin until the predecessor has published something; it is a running block.
+            loop {
+                st = load_acquire_u32(state.status.add(j as usize));
+                if st != STATUS_INVALID {
+                    break;
+                }
+            }
+        }
+        let mut v = T::default();
+        if valid {
+            v = if st == STATUS_PREFIX {
+                T::load_relaxed(state.inclusive.add(j as usize))
+            } else {
+                T::load_relaxed(state.aggregate.add(j as usize))
+            };
+        }
+        let prefix_lanes = ballot(valid && st == STATUS_PREFIX);
+        if prefix_lanes != 0 {
+            // The closest predecessor with a known prefix ends the look-back.
+            let stop = prefix_lanes.trailing_zeros();
+            let part = if lane <= stop { v } else { T::default() };
+            prefix = prefix.add(part.warp_inclusive().shfl(31));
+            break;
+        }
+        prefix = prefix.add(v.warp_inclusive().shfl(31));
+        end -= 32;
+    }
+    if lane == 0 {
+        T::store_relaxed(state.inclusive.add(tile as usize), prefix.add(aggregate));
+        store_release_u32(state.status.add(tile as usize), STATUS_PREFIX);
+    }
+    prefix
+}

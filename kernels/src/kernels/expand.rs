@@ -1,0 +1,178 @@
+//! Work-expansion kernels. Every kernel takes `view: *const ExpandView` first (see
+//! `crate::device::expand`); pass-2 kernels also take `out: *mut [u32; 2]` (`capacity` pairs).
+//!
+//! Pass 1 (`expand_push_*`): `ceil(p1 / (PUSH_ITEMS · 256))` blocks of 256 threads, or for
+//! `expand_push_scan` `ceil(p1 / (SCAN_ITEMS_U32 · 256))`. Pass 2 (`expand_pass2_*`): any grid of
+//! 256-thread blocks (persistent loops; the host sizes it from the occupancy).
+
+use super::scan::{SCAN_ITEMS_U32, SCAN_THREADS};
+use crate::arch::{atomic_or_u32, store_relaxed_u64};
+use crate::device::expand::locate::{self, write_pairs};
+use crate::device::expand::push;
+use crate::device::expand::{ExpandView, FLAG_CAPACITY};
+use crate::device::scan::{scan_tile, LookbackState};
+use crate::static_shared;
+use core::ptr::addr_of_mut;
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_append(view: *const ExpandView) {
+    push::push_append_per_item(
+        &*view,
+        static_shared!(EXPAND_PUSH_APPEND: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+    );
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_linear(view: *const ExpandView) {
+    push::push_linear(&*view, static_shared!(EXPAND_PUSH_LINEAR: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]));
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_packed_cas(view: *const ExpandView) {
+    push::push_packed(
+        &*view,
+        static_shared!(EXPAND_PUSH_PACKED_CAS: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+        true,
+    );
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_packed_add(view: *const ExpandView) {
+    push::push_packed(
+        &*view,
+        static_shared!(EXPAND_PUSH_PACKED_ADD: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+        false,
+    );
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_po2(view: *const ExpandView) {
+    push::push_po2_buckets(
+        &*view,
+        static_shared!(EXPAND_PUSH_PO2: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+        static_shared!(EXPAND_PUSH_PO2_B: [u32; crate::device::expand::push::PO2_SCRATCH_U32]),
+    );
+}
+
+/// S2.5 pass 1: the device-wide look-back scan of the counts into `offsets`. A wrap of the 32-bit
+/// running sum is seen locally (an element whose exclusive prefix plus its count carries out of
+/// 32 bits) and raises the capacity flag; the thread holding the last element stores the total.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
+    let v = &*view;
+    let _ = SCAN_THREADS;
+    let scratch = static_shared!(EXPAND_PUSH_SCAN: [u32; crate::device::scan::SCAN_TILE_SCRATCH]);
+    let ctrl = v.ctrl;
+    let state = LookbackState {
+        status: v.scan_status,
+        aggregate: v.scan_aggregate,
+        inclusive: v.scan_inclusive,
+        tile_counter: addr_of_mut!((*ctrl).tiles),
+    };
+    let n = v.p1 as usize;
+    let offsets = v.offsets;
+    let capacity = v.capacity;
+    scan_tile::<u32, SCAN_ITEMS_U32>(state, scratch, v.counts, n, |first, excl, values, valid| {
+        let mut wrapped = false;
+        // Constant indices only (a fixed, unrolled trip count): `excl` and `values` stay in
+        // registers instead of a stack frame.
+        let mut last = 0u64;
+        for j in 0..SCAN_ITEMS_U32 {
+            if j < valid {
+                *offsets.add(first + j) = excl[j];
+                wrapped |= excl[j].checked_add(values[j]).is_none();
+                last = excl[j] as u64 + values[j] as u64;
+            }
+        }
+        if valid > 0 && first + valid == n {
+            store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
+            wrapped |= last > capacity as u64;
+        }
+        if wrapped {
+            atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
+        }
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_maxn(view: *const ExpandView, out: *mut [u32; 2]) {
+    let scratch = static_shared!(EXPAND_PASS2_MAXN: [u32; crate::block::BLOCK_APPEND_SCRATCH_WORDS]);
+    locate::maxn_materialize(&*view, scratch, out);
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_append(view: *const ExpandView, out: *mut [u32; 2]) {
+    locate::append_driver(&*view, |t, s, l, n| write_pairs(out, t, s, l, n));
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_linear(view: *const ExpandView, out: *mut [u32; 2]) {
+    locate::linear_driver(&*view, |t, s, l, n| write_pairs(out, t, s, l, n));
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_scan(view: *const ExpandView, out: *mut [u32; 2]) {
+    let v = &*view;
+    locate::search_driver(v.offsets, v.p1, crate::device::expand::dst_count(v), |t, rec, l, n| {
+        write_pairs(out, t, rec, l, n)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_packed(view: *const ExpandView, out: *mut [u32; 2]) {
+    let v = &*view;
+    let records = (((*v.ctrl).packed >> 32) as u32).min(v.p1);
+    let srcs = v.srcs;
+    locate::search_driver(v.offsets, records, crate::device::expand::dst_count(v), |t, rec, l, n| {
+        let mut src = [0u32; 2];
+        for k in 0..n as usize {
+            src[k] = crate::arch::load_nc_u32(srcs.add(rec[k] as usize));
+        }
+        write_pairs(out, t, src, l, n)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_po2(view: *const ExpandView, out: *mut [u32; 2]) {
+    locate::po2_driver(&*view, |t, s, l, n| write_pairs(out, t, s, l, n));
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_po2_bucket(view: *const ExpandView, out: *mut [u32; 2], bucket: u32) {
+    locate::po2_bucket_driver(&*view, bucket, |t, s, l, n| write_pairs(out, t, s, l, n));
+}
+
+/// A pass-2 kernel written the way a user writes one (`Gpu::expand_with`'s contract): for every
+/// destination item it counts `hits[src] += 1` and `local_sums[src] += local`. The tests use it to
+/// check [`locate::for_each`] for every strategy.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_for_each_histogram(
+    view: *const ExpandView,
+    hits: *mut u32,
+    local_sums: *mut u64,
+) {
+    locate::for_each(&*view, |src, local| {
+        crate::arch::atomic_add_u32(hits.add(src as usize), 1);
+        crate::arch::atomic_add_u64(local_sums.add(src as usize), local as u64);
+    });
+}
+
+/// S0 has no pass 1; when pass 2 is a user's kernel (which does not count what it keeps), this
+/// reduction supplies the destination count: `ctrl.total` (one atomic per block, with the
+/// capacity check) and [`crate::device::expand::FLAG_MAX_N`] for a count above `max_n`. Launched
+/// like a pass-1 push.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_maxn_total(view: *const ExpandView) {
+    let v = &*view;
+    let (_, c) = push::load_counts(v.counts, v.p1);
+    if c.iter().any(|&n| n > v.max_n) {
+        atomic_or_u32(addr_of_mut!((*v.ctrl).flags), crate::device::expand::FLAG_MAX_N);
+    }
+    let sum = c.iter().map(|&n| n as u64).sum();
+    push::add_total(
+        static_shared!(EXPAND_MAXN_TOTAL: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
+        v.ctrl,
+        v.capacity,
+        sum,
+    );
+}

@@ -1,0 +1,245 @@
+//! GPU tests of every work-expansion strategy against the CPU reference.
+//!
+//! Outputs are poisoned (0xAB) before each run; the pairs past the count must stay poisoned.
+//! Canonical strategies are compared element by element, the others after sorting.
+//! `WARPWORK_SMALL=1` (under compute-sanitizer) skips P1 = 2^22 and N = 2^24.
+
+use warpwork::expand::{Dispatch, PushKernelArg, Strategy};
+use warpwork::{Error, Gpu};
+use warpwork_cpu_reference::{expand as cpu, inputs};
+
+fn gpu() -> Gpu {
+    Gpu::new(0).expect("GPU")
+}
+
+fn small() -> bool {
+    std::env::var_os("WARPWORK_SMALL").is_some()
+}
+
+const POISON: [u32; 2] = [0xABAB_ABAB; 2];
+
+/// Checks `pairs` (sorted into canonical order first unless `canonical`) against `counts`,
+/// without materializing the reference: source by source, locals ascending.
+fn check_pairs(counts: &[u32], pairs: &[[u32; 2]], canonical: bool, what: &str) {
+    let sorted;
+    let pairs = if canonical {
+        pairs
+    } else {
+        sorted = cpu::sorted_pairs(pairs);
+        &sorted[..]
+    };
+    assert_eq!(pairs.len() as u64, cpu::total(counts), "{what}: count");
+    let mut at = 0usize;
+    for (s, &c) in counts.iter().enumerate() {
+        for l in 0..c {
+            if pairs[at] != [s as u32, l] {
+                panic!("{what}: pair {at} is {:?}, expected {:?}", pairs[at], [s as u32, l]);
+            }
+            at += 1;
+        }
+    }
+}
+
+fn distributions(p1: usize) -> Vec<(&'static str, Vec<u32>)> {
+    let mut v = vec![
+        ("zero", vec![0u32; p1]),
+        ("one", vec![1u32; p1]),
+        ("uniform[0,64)", inputs::uniform_range(p1, 7, 0, 64)),
+        ("power-law", inputs::power_law(p1, 8, 1.2, 1 << 16)),
+    ];
+    if p1 > 0 && !small() {
+        let mut huge = vec![0u32; p1];
+        huge[p1 / 2] = 1 << 24;
+        if p1 > 2 {
+            huge[p1 - 1] = 3;
+        }
+        v.push(("one huge 2^24", huge));
+    }
+    v
+}
+
+fn strategies(p1: usize, counts: &[u32]) -> Vec<Strategy> {
+    let mut v: Vec<Strategy> =
+        Strategy::UNBOUNDED.into_iter().filter(|&s| s != Strategy::LinearSearch || p1 <= 100_000).collect();
+    let max_n = counts.iter().copied().max().unwrap_or(0).max(1);
+    if (p1 as u64) * (max_n as u64) <= 1 << 30 {
+        v.push(Strategy::MaxN { max_n });
+    }
+    v
+}
+
+/// Runs `strategy` on `counts` with a poisoned output `slack` pairs longer than the total and
+/// checks the result.
+fn run_and_check(gpu: &Gpu, counts: &[u32], strategy: Strategy, dispatch: Dispatch, what: &str) {
+    let total = cpu::total(counts) as usize;
+    let slack = 5;
+    let d = gpu.upload(counts).unwrap();
+    let mut e = gpu.expander(strategy, counts.len(), total + slack).unwrap();
+    let mut out = gpu.filled::<[u32; 2]>(total + slack, 0xAB).unwrap();
+    e.pass1(gpu, &d).unwrap();
+    e.pass2(gpu, &mut out, dispatch).unwrap();
+    let count = e.count(gpu).unwrap_or_else(|err| panic!("{what}: {err}"));
+    assert_eq!(count, total, "{what}: count");
+    let got = gpu.download(&out).unwrap();
+    assert!(got[total..].iter().all(|&p| p == POISON), "{what}: wrote past the count");
+    check_pairs(counts, &got[..total], strategy.is_canonical(), what);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn every_strategy_matches_cpu() {
+    let gpu = gpu();
+    let mut sizes = vec![0usize, 1, 33, 100_000];
+    if !small() {
+        sizes.push(1 << 22);
+    }
+    for p1 in sizes {
+        for (dist, counts) in distributions(p1) {
+            for s in strategies(p1, &counts) {
+                let what = format!("{} P1={p1} N={dist}", s.name());
+                run_and_check(&gpu, &counts, s, Dispatch::Persistent, &what);
+                if p1 <= 100_000 {
+                    run_and_check(&gpu, &counts, s, Dispatch::ReadBack, &format!("{what} read-back"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn expand_convenience_matches_cpu() {
+    let gpu = gpu();
+    let counts = inputs::uniform_range(3333, 3, 0, 20);
+    let d = gpu.upload(&counts).unwrap();
+    let total = cpu::total(&counts) as usize;
+    for s in Strategy::UNBOUNDED {
+        let e = gpu.expand(&d, s, total).unwrap();
+        assert_eq!(e.count, total);
+        check_pairs(&counts, &gpu.download_prefix(&e.pairs, total).unwrap(), s.is_canonical(), s.name());
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn max_n_edge_cases() {
+    let gpu = gpu();
+    let ones = vec![1u32; 1000];
+    run_and_check(&gpu, &ones, Strategy::MaxN { max_n: 1 }, Dispatch::Persistent, "max_n=1, all one");
+    let full = vec![7u32; 777];
+    run_and_check(&gpu, &full, Strategy::MaxN { max_n: 7 }, Dispatch::Persistent, "N = max_n = 7");
+    let mut upto = inputs::uniform_range(5000, 4, 0, 65);
+    upto[17] = 64;
+    run_and_check(&gpu, &upto, Strategy::MaxN { max_n: 64 }, Dispatch::Persistent, "N up to max_n = 64");
+    run_and_check(&gpu, &upto, Strategy::MaxN { max_n: 1000 }, Dispatch::ReadBack, "max_n far above N");
+    // One source above max_n is an error, not a silent truncation.
+    let mut over = vec![3u32; 100];
+    over[42] = 5;
+    let d = gpu.upload(&over).unwrap();
+    let r = gpu.expand(&d, Strategy::MaxN { max_n: 4 }, 1000);
+    assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
+    assert!(matches!(gpu.expander(Strategy::MaxN { max_n: 0 }, 10, 10), Err(Error::InvalidInput(_))));
+}
+
+fn all_strategies(max_n: u32) -> Vec<Strategy> {
+    let mut v = Strategy::UNBOUNDED.to_vec();
+    v.push(Strategy::MaxN { max_n });
+    v
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn capacity_overflow_is_an_error_and_writes_nothing_out_of_bounds() {
+    let gpu = gpu();
+    let counts = inputs::uniform_range(100_000, 9, 0, 64);
+    let total = cpu::total(&counts) as usize;
+    let d = gpu.upload(&counts).unwrap();
+    for s in all_strategies(64) {
+        for capacity in [0, 1, total / 2, total - 1] {
+            let mut e = gpu.expander(s, counts.len(), capacity).unwrap();
+            // The buffer is longer than the capacity: the rest must stay poisoned.
+            let mut out = gpu.filled::<[u32; 2]>(capacity + 4096, 0xAB).unwrap();
+            e.pass1(&gpu, &d).unwrap();
+            e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+            let r = e.count(&gpu);
+            assert!(
+                matches!(r, Err(Error::CapacityExceeded { capacity: c, .. }) if c == capacity as u64),
+                "{} capacity {capacity}: {r:?}",
+                s.name()
+            );
+            let got = gpu.download(&out).unwrap();
+            assert!(got[capacity..].iter().all(|&p| p == POISON), "{} wrote past capacity {capacity}", s.name());
+            // The expander is reusable after an overflow: pass 1 resets the control block.
+            let fits = vec![1u32; capacity.min(1000)];
+            let df = gpu.upload(&fits).unwrap();
+            e.pass1(&gpu, &df).unwrap();
+            e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+            assert_eq!(e.count(&gpu).unwrap(), fits.len(), "{} reuse after overflow", s.name());
+        }
+        // Exactly at capacity is fine.
+        run_and_check(&gpu, &counts, s, Dispatch::Persistent, &format!("{} at capacity", s.name()));
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn sum_overflowing_32_bits_is_an_error() {
+    let gpu = gpu();
+    // 2^32 - 1 + 2 + 1000: the 32-bit running sum wraps to 1001, which would "fit" a capacity of
+    // 2000 if the wrap went unnoticed.
+    let mut counts = vec![0u32; 10_000];
+    counts[3] = u32::MAX;
+    counts[4000] = 2;
+    counts[9999] = 1000;
+    let d = gpu.upload(&counts).unwrap();
+    for s in Strategy::UNBOUNDED {
+        let mut e = gpu.expander(s, counts.len(), 2000).unwrap();
+        let mut out = gpu.filled::<[u32; 2]>(2000 + 64, 0xAB).unwrap();
+        e.pass1(&gpu, &d).unwrap();
+        e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+        let r = e.count(&gpu);
+        assert!(matches!(r, Err(Error::CapacityExceeded { .. })), "{}: {r:?}", s.name());
+        let got = gpu.download(&out).unwrap();
+        assert!(got[2000..].iter().all(|&p| p == POISON), "{} wrote out of bounds", s.name());
+    }
+    assert!(matches!(gpu.expander(Strategy::Po2Buckets, 10, 1 << 33), Err(Error::CapacityExceeded { .. })));
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn user_pass2_kernel_sees_every_item_once() {
+    let gpu = gpu();
+    let mut cases = vec![inputs::uniform_range(100_000, 5, 0, 64), inputs::power_law(50_000, 6, 1.2, 1 << 16)];
+    cases.push({
+        let mut v = vec![0u32; 1000];
+        v[500] = 1 << 20;
+        v
+    });
+    let f = gpu.function("expand_for_each_histogram").unwrap();
+    for counts in cases {
+        let total = cpu::total(&counts) as usize;
+        let d = gpu.upload(&counts).unwrap();
+        let max_n = counts.iter().copied().max().unwrap();
+        let mut list = Strategy::UNBOUNDED.to_vec();
+        if (counts.len() as u64) * (max_n as u64) <= 1 << 30 {
+            list.push(Strategy::MaxN { max_n });
+        }
+        for s in list {
+            let mut hits = gpu.zeros::<u32>(counts.len()).unwrap();
+            let mut sums = gpu.zeros::<u64>(counts.len()).unwrap();
+            let mut e = gpu.expander(s, counts.len(), total).unwrap();
+            let n = unsafe {
+                gpu.expand_with(&mut e, &d, &f, |l| {
+                    l.arg(hits.raw_mut()).arg(sums.raw_mut());
+                })
+            }
+            .unwrap();
+            assert_eq!(n, total, "{}", s.name());
+            let (h, m) = (gpu.download(&hits).unwrap(), gpu.download(&sums).unwrap());
+            for (i, &c) in counts.iter().enumerate() {
+                let want = c as u64 * (c as u64).saturating_sub(1) / 2;
+                assert!(h[i] == c && m[i] == want, "{} source {i}: {} hits, local sum {}", s.name(), h[i], m[i]);
+            }
+        }
+    }
+}
