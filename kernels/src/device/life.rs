@@ -397,7 +397,7 @@ pub unsafe fn bit64_strip<P: Stages, const SKEW: bool>(
     let lane = lane_id();
     let wpr = words_per_row as usize;
     let word = ((first_word + lane + words_per_row - 1) % words_per_row) as usize;
-    let stores = lane >= 1 && lane <= BIT64_OUT_LANES && first_word + lane - 1 < words_per_row;
+    let stores = (1..=BIT64_OUT_LANES).contains(&lane) && first_word + lane - 1 < words_per_row;
     let g = P::LEN;
     let inputs = rows + 2 * g;
     // Input row 0 is `g` rows above the strip (mod height).
