@@ -25,6 +25,8 @@ pub const THREADS: u32 = 256;
 const PUSH_ITEMS: u32 = 8;
 /// Sources per thread of the S2.5 scan (`SCAN_ITEMS_U32`).
 const SCAN_ITEMS: u32 = 16;
+/// Counts per thread of a `ScanFused` tile (`FUSED_ITEMS` in the kernels).
+const FUSED_ITEMS: u32 = 16;
 /// Buckets of S3.
 pub const BUCKETS: usize = 32;
 const FLAG_CAPACITY: u32 = 1;
@@ -56,11 +58,17 @@ pub enum Strategy {
     Po2Buckets,
     /// S3 with one pass-2 launch per bucket (32 launches): what merging saves.
     Po2BucketsPerBucket,
+    /// S2.5f: S2.5's scan and its pass 2 fused into one launch — each block scans a tile of
+    /// counts (decoupled look-back) and produces its tile's items with a search over the tile's
+    /// bounds in shared memory. Materializing only: there is no separate pass 2 to replace, so
+    /// [`Gpu::expand_with`] refuses it (users' own kernels get the same loop from
+    /// `warpwork_kernels::device::expand::fused::for_each_fused`). **Canonical order**.
+    ScanFused,
 }
 
 impl Strategy {
     /// Every strategy except `MaxN` (which needs its bound).
-    pub const UNBOUNDED: [Strategy; 7] = [
+    pub const UNBOUNDED: [Strategy; 8] = [
         Strategy::AppendPerItem,
         Strategy::LinearSearch,
         Strategy::ScanBinarySearch,
@@ -68,6 +76,7 @@ impl Strategy {
         Strategy::PackedAtomicAdd,
         Strategy::Po2Buckets,
         Strategy::Po2BucketsPerBucket,
+        Strategy::ScanFused,
     ];
 
     /// Short name for tables: the seed's number and the API name.
@@ -81,12 +90,13 @@ impl Strategy {
             Strategy::PackedAtomicAdd => "S2.5+ PackedAtomic(add)",
             Strategy::Po2Buckets => "S3 Po2Buckets(merged)",
             Strategy::Po2BucketsPerBucket => "S3 Po2Buckets(per-bucket)",
+            Strategy::ScanFused => "S2.5f ScanFused",
         }
     }
 
     /// Whether pairs come out in canonical order (source-major, local ascending).
     pub fn is_canonical(self) -> bool {
-        self == Strategy::ScanBinarySearch
+        matches!(self, Strategy::ScanBinarySearch | Strategy::ScanFused)
     }
 
     /// The kernel ABI number (`strategy` in `kernels/src/device/expand/mod.rs`).
@@ -99,12 +109,13 @@ impl Strategy {
             Strategy::PackedAtomicCas => 4,
             Strategy::PackedAtomicAdd => 5,
             Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => 6,
+            Strategy::ScanFused => 7,
         }
     }
 
     fn push_kernel(self) -> Option<&'static str> {
         match self {
-            Strategy::MaxN { .. } => None,
+            Strategy::MaxN { .. } | Strategy::ScanFused => None,
             Strategy::AppendPerItem => Some("expand_push_append"),
             Strategy::LinearSearch => Some("expand_push_linear"),
             Strategy::ScanBinarySearch => Some("expand_push_scan"),
@@ -123,6 +134,7 @@ impl Strategy {
             Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => "expand_pass2_packed",
             Strategy::Po2Buckets => "expand_pass2_po2",
             Strategy::Po2BucketsPerBucket => "expand_pass2_po2_bucket",
+            Strategy::ScanFused => "expand_fused_scan",
         }
     }
 }
@@ -211,6 +223,7 @@ pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize 
         Strategy::AppendPerItem => capacity * 8,
         Strategy::LinearSearch => p1 * 8,
         Strategy::ScanBinarySearch => p1 * 4 + p1.div_ceil((THREADS * SCAN_ITEMS) as usize) * 12,
+        Strategy::ScanFused => p1.div_ceil((THREADS * FUSED_ITEMS) as usize) * 12,
         Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => p1 * 8,
         Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => bucket_layout(p1, capacity).0 * 8,
     }
@@ -294,6 +307,9 @@ impl Gpu {
             Strategy::ScanBinarySearch => {
                 let tiles = max_p1.div_ceil((THREADS * SCAN_ITEMS) as usize);
                 (self.zeros(one(max_p1))?, self.zeros(1)?, self.zeros(1)?, tiles)
+            }
+            Strategy::ScanFused => {
+                (self.zeros(1)?, self.zeros(1)?, self.zeros(1)?, max_p1.div_ceil((THREADS * FUSED_ITEMS) as usize))
             }
             Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => {
                 (self.zeros(one(max_p1))?, self.zeros(one(max_p1))?, self.zeros(1)?, 0)
@@ -421,7 +437,7 @@ impl Expander {
         }
         self.p1 = p1;
         gpu.stream().memset_zeros(self.ctrl.raw_mut())?;
-        if self.strategy == Strategy::ScanBinarySearch && self.scan_tiles > 0 {
+        if matches!(self.strategy, Strategy::ScanBinarySearch | Strategy::ScanFused) && self.scan_tiles > 0 {
             let mut status = self.scan_state.raw_mut().slice_mut(..self.scan_tiles * 4);
             gpu.stream().memset_zeros(&mut status)?;
         }
@@ -458,6 +474,20 @@ impl Expander {
         ensure_input!(out.len() >= self.capacity, "an output of {} pairs for capacity {}", out.len(), self.capacity);
         self.user_pass2.set(false);
         let f = gpu.function(self.strategy.pass2_kernel())?;
+        if self.strategy == Strategy::ScanFused {
+            // One block per tile of counts: the grid is known on the host, whatever the dispatch.
+            if self.p1 == 0 {
+                return Ok(());
+            }
+            let tiles = (self.p1 as u32).div_ceil(THREADS * FUSED_ITEMS);
+            let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let mut l = gpu.stream().launch_builder(&f);
+            l.arg(self.view.raw()).arg(out.raw_mut());
+            // SAFETY: `expand_fused_scan(view, out)`; `out` holds `capacity` pairs, the view's scan
+            // state has a slot per tile and was zeroed by pass 1.
+            unsafe { l.launch(cfg)? };
+            return Ok(());
+        }
         let per_block = (THREADS / 32) as u64 * 64;
         let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks) };
         let (grid, bucket_items) = match dispatch {
@@ -515,6 +545,11 @@ impl Expander {
         pass2: &'a CudaFunction,
         args: impl FnOnce(&mut LaunchArgs<'a>),
     ) -> Result<()> {
+        ensure_input!(
+            self.strategy != Strategy::ScanFused,
+            "ScanFused produces its items inside its own launch and has no pass 2 to replace: use \
+             ScanBinarySearch with your pass-2 kernel, or for_each_fused in your own kernel"
+        );
         let per_sm = pass2.occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)?.max(1);
         let cfg = LaunchConfig {
             grid_dim: (per_sm * gpu.info().sm_count, 1, 1),

@@ -139,6 +139,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
         let launches = match s {
             Strategy::MaxN { .. } => "memset + 1",
             Strategy::ScanBinarySearch => "2 memsets + 2",
+            Strategy::ScanFused => "2 memsets + 1",
             Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
             _ => "memset + 2",
         };

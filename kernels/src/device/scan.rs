@@ -15,7 +15,7 @@
 
 use crate::arch::{
     atomic_add_u32, ballot, lane_id, load_acquire_u32, load_v4_u32, store_release_u32, sync_threads, thread_idx_x,
-    warp_id,
+    warp_id, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, ScanValue, BLOCK_SCAN_SCRATCH};
 use core::ptr::{read_volatile, write_volatile};
@@ -26,6 +26,9 @@ pub const STATUS_INVALID: u32 = 0;
 pub const STATUS_AGGREGATE: u32 = 1;
 /// The tile's inclusive prefix (everything up to and including it) is published.
 pub const STATUS_PREFIX: u32 = 2;
+
+/// Predecessor tiles each lane inspects per look-back round (window: 32 × this).
+const LOOKBACK_PER_LANE: usize = 4;
 
 /// Shared elements [`scan_tile`] needs (`T`-sized).
 pub const SCAN_TILE_SCRATCH: usize = BLOCK_SCAN_SCRATCH + 3;
@@ -150,39 +153,56 @@ pub unsafe fn lookback<T: ScanValue>(state: LookbackState<T>, tile: u32, aggrega
         store_release_u32(state.status.add(tile as usize), STATUS_AGGREGATE);
     }
     let mut prefix = T::default();
-    // The window of predecessors this round: tiles end-lane for lanes with end >= lane.
+    // Round r inspects a window of `32 · k` predecessors: lane `l` takes tiles `end - l·k - q`
+    // for q in 0..k (q = 0 nearest). The first round looks at the nearest 32 only (in a long
+    // scan the closest predecessor usually has its prefix already); later rounds widen to
+    // k = LOOKBACK_PER_LANE, which shortens the chain when a whole wave of tiles starts at once
+    // and few prefixes are published yet.
     let mut end = tile as i64 - 1;
+    let mut k = 1usize;
     loop {
-        let j = end - lane as i64;
-        let valid = j >= 0;
-        let mut st = STATUS_PREFIX;
-        if valid {
-            // Spin until the predecessor has published something; it is a running block.
-            loop {
-                st = load_acquire_u32(state.status.add(j as usize));
-                if st != STATUS_INVALID {
-                    break;
+        let mut lane_sum = T::default();
+        let mut lane_has_prefix = false;
+        // A fixed trip count with a guard keeps the loop unrolled.
+        for q in 0..LOOKBACK_PER_LANE {
+            if q >= k {
+                break;
+            }
+            let j = end - (lane as i64) * k as i64 - q as i64;
+            // Before tile 0 counts as a published prefix of zero.
+            let mut st = STATUS_PREFIX;
+            let mut v = T::default();
+            if j >= 0 {
+                // Spin until the predecessor has published something; it is a running block.
+                loop {
+                    st = load_acquire_u32(state.status.add(j as usize));
+                    if st != STATUS_INVALID {
+                        break;
+                    }
                 }
+                v = if st == STATUS_PREFIX {
+                    T::load_relaxed(state.inclusive.add(j as usize))
+                } else {
+                    T::load_relaxed(state.aggregate.add(j as usize))
+                };
+            }
+            if !lane_has_prefix {
+                lane_sum = lane_sum.add(v);
+                lane_has_prefix = st == STATUS_PREFIX;
             }
         }
-        let mut v = T::default();
-        if valid {
-            v = if st == STATUS_PREFIX {
-                T::load_relaxed(state.inclusive.add(j as usize))
-            } else {
-                T::load_relaxed(state.aggregate.add(j as usize))
-            };
-        }
-        let prefix_lanes = ballot(valid && st == STATUS_PREFIX);
+        let prefix_lanes = ballot(lane_has_prefix);
         if prefix_lanes != 0 {
-            // The closest predecessor with a known prefix ends the look-back.
+            // The closest predecessor with a known prefix ends the look-back: lanes before it
+            // contribute their whole window, its lane up to that tile, later lanes nothing.
             let stop = prefix_lanes.trailing_zeros();
-            let part = if lane <= stop { v } else { T::default() };
+            let part = if lane <= stop { lane_sum } else { T::default() };
             prefix = prefix.add(part.warp_inclusive().shfl(31));
             break;
         }
-        prefix = prefix.add(v.warp_inclusive().shfl(31));
-        end -= 32;
+        prefix = prefix.add(lane_sum.warp_inclusive().shfl(31));
+        end -= (WARP_SIZE as usize * k) as i64;
+        k = LOOKBACK_PER_LANE;
     }
     if lane == 0 {
         T::store_relaxed(state.inclusive.add(tile as usize), prefix.add(aggregate));

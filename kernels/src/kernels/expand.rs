@@ -6,7 +6,7 @@
 //! 256-thread blocks (persistent loops; the host sizes it from the occupancy).
 
 use super::scan::{SCAN_ITEMS_U32, SCAN_THREADS};
-use crate::arch::{atomic_or_u32, store_relaxed_u64};
+use crate::arch::{atomic_or_u32, store_relaxed_u64, store_v4_u32};
 use crate::device::expand::locate::{self, write_pairs};
 use crate::device::expand::push;
 use crate::device::expand::{ExpandView, FLAG_CAPACITY};
@@ -77,9 +77,18 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
         // Constant indices only (a fixed, unrolled trip count): `excl` and `values` stay in
         // registers instead of a stack frame.
         let mut last = 0u64;
+        if valid == SCAN_ITEMS_U32 {
+            // A whole run: four 16-byte stores (`first` is a multiple of 16 elements).
+            let src = excl.as_ptr() as *const [u32; 4];
+            for q in 0..SCAN_ITEMS_U32 / 4 {
+                store_v4_u32(offsets.add(first + 4 * q) as *mut [u32; 4], *src.add(q));
+            }
+        }
         for j in 0..SCAN_ITEMS_U32 {
             if j < valid {
-                *offsets.add(first + j) = excl[j];
+                if valid < SCAN_ITEMS_U32 {
+                    *offsets.add(first + j) = excl[j];
+                }
                 wrapped |= excl[j].checked_add(values[j]).is_none();
                 last = excl[j] as u64 + values[j] as u64;
             }
@@ -91,6 +100,17 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
         if wrapped {
             atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
         }
+    });
+}
+
+/// S2.5 fused: scan and materialize in one launch of `ceil(p1 / (FUSED_ITEMS · 256))` blocks of
+/// 256 threads (see [`crate::device::expand::fused`]).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_fused_scan(view: *const ExpandView, out: *mut [u32; 2]) {
+    let scan_scratch = static_shared!(EXPAND_FUSED_SCAN: [u32; crate::device::scan::SCAN_TILE_SCRATCH]);
+    let bounds = static_shared!(EXPAND_FUSED_BOUNDS: [u32; crate::device::expand::fused::FUSED_BOUNDS_U32]);
+    crate::device::expand::fused::for_each_fused(&*view, scan_scratch, bounds, |d, src, local, n| {
+        write_pairs(out, d, src, local, n)
     });
 }
 

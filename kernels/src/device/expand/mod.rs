@@ -12,6 +12,7 @@
 //! | S2.5 `ScanBinarySearch` | exclusive prefix of the counts (look-back scan) | binary search |
 //! | S2.5+ `PackedAtomic` | `(prefix, src)` per non-empty source via one packed 64-bit atomic | binary search |
 //! | S3 `Po2Buckets` | one `(src, offset)` per set bit of N, in bucket `b` | shifts |
+//! | S2.5f `ScanFused` | nothing: one launch scans a tile and produces its items | shared-memory search ([`fused`]) |
 //!
 //! The state shared by the passes is an [`ExpandView`] (pointers, sizes) and a [`Control`] block
 //! (counters and the overflow flags) in device memory. The host (`warpwork::expand`) builds both;
@@ -21,6 +22,7 @@
 //! every block reads the destination count from the device ([`dst_count`]) — the
 //! dispatch-indirect that CUDA lacks.
 
+pub mod fused;
 pub mod locate;
 pub mod push;
 
@@ -40,6 +42,8 @@ pub mod strategy {
     pub const PACKED_ADD: u32 = 5;
     /// S3: power-of-two buckets.
     pub const PO2_BUCKETS: u32 = 6;
+    /// S2.5 fused: scan and materialization in one launch ([`super::fused`]).
+    pub const SCAN_FUSED: u32 = 7;
 }
 
 /// [`Control::flags`] bit: the destination items exceed the capacity (or the 32-bit sum).
