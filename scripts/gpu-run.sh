@@ -3,7 +3,7 @@
 #   run.sh tests     every test, GPU ones included (--include-ignored)
 #   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
 #                    with small inputs (WARPWORK_SMALL=1) to keep it short
-#   run.sh bench     the CLI's benchmark tables
+#   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some)
 #   run.sh all       all three (default)
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,11 +29,12 @@ run_sanitize() {
     for t in "$here"/tests/*gpu*; do
       [ -e "$t" ] || continue
       name=$(basename "$t")
-      out=$(WARPWORK_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 3 \
-            "$t" --include-ignored --test-threads=1 $filter 2>&1)
+      out=$(WARPWORK_SMALL=1 timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" \
+            --error-exitcode 3 "$t" --include-ignored --test-threads=1 $filter 2>&1)
       rc=$?
       echo "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Barrier)" | head -n 5
       errs=$(echo "$out" | grep -E "(ERROR|RACECHECK) SUMMARY" | tail -n 1)
+      [ $rc -eq 124 ] && errs="timed out after ${SANITIZE_TIMEOUT:-300} s"
       summary+=("$tool $name: ${errs:-no summary} (rc=$rc)")
       [ $rc -eq 0 ] || status=1
     done
@@ -41,7 +42,7 @@ run_sanitize() {
 }
 
 run_bench() {
-  for what in ${BENCHES:-compact}; do
+  for what in ${BENCHES:-compact access life expand}; do
     "$here/warpwork" bench "$what" || status=1
   done
 }
