@@ -27,8 +27,13 @@ pub const STATUS_AGGREGATE: u32 = 1;
 /// The tile's inclusive prefix (everything up to and including it) is published.
 pub const STATUS_PREFIX: u32 = 2;
 
-/// Predecessor tiles each lane inspects per look-back round (window: 32 × this).
-const LOOKBACK_PER_LANE: usize = 4;
+/// Look-back window per lane for scans whose whole grid is resident at once (one wave): after
+/// its first round a look-back then inspects 128 predecessors per round instead of 32. Use
+/// [`NARROW_LOOKBACK`] for long scans, where the nearest predecessor usually has its prefix and
+/// the wider window's extra registers cost occupancy (40 → 47 registers for the u32 scan).
+pub const WIDE_LOOKBACK: usize = 4;
+/// One predecessor per lane and round: the classic decoupled look-back.
+pub const NARROW_LOOKBACK: usize = 1;
 
 /// Shared elements [`scan_tile`] needs (`T`-sized).
 pub const SCAN_TILE_SCRATCH: usize = BLOCK_SCAN_SCRATCH + 3;
@@ -62,14 +67,15 @@ pub struct ScanTile<T> {
 /// `ITEMS` consecutive elements at `tile_base + t·ITEMS`). `emit(first, exclusive, values, valid)`
 /// is called on every thread with its elements' global index, their exclusive prefix sums, the
 /// values, and how many of them are in range (the rest are zero-filled). The host launches
-/// `ceil(n / tile)` blocks; tiles are claimed in launch order.
+/// `ceil(n / tile)` blocks; tiles are claimed in launch order. `WINDOW` is the look-back width
+/// per lane: [`NARROW_LOOKBACK`] for long scans, [`WIDE_LOOKBACK`] when the grid fits in one wave.
 ///
 /// # Safety
 /// `input` holds `n` elements (16-byte aligned when `ITEMS·size_of::<T>()` is a multiple of 16);
 /// `state` points to arrays of `ceil(n / tile)` tiles, zeroed as documented; `scratch` is
 /// [`SCAN_TILE_SCRATCH`] elements of shared memory; every thread of the block calls this.
 #[inline(always)]
-pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize>(
+pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize, const WINDOW: usize>(
     state: LookbackState<T>,
     scratch: *mut T,
     input: *const T,
@@ -113,7 +119,7 @@ pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize>(
     // Look-back, by warp 0.
     let prefix_slot = scratch.add(BLOCK_SCAN_SCRATCH + 1);
     if warp_id() == 0 {
-        let prefix = lookback(state, tile, aggregate);
+        let prefix = lookback::<T, WINDOW>(state, tile, aggregate);
         if lane_id() == 0 {
             write_volatile(prefix_slot, prefix);
         }
@@ -139,7 +145,7 @@ pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize>(
 /// # Safety
 /// One whole warp calls this per tile, with the state of [`scan_tile`].
 #[inline(always)]
-pub unsafe fn lookback<T: ScanValue>(state: LookbackState<T>, tile: u32, aggregate: T) -> T {
+pub unsafe fn lookback<T: ScanValue, const WINDOW: usize>(state: LookbackState<T>, tile: u32, aggregate: T) -> T {
     let lane = lane_id();
     if tile == 0 {
         if lane == 0 {
@@ -156,7 +162,7 @@ pub unsafe fn lookback<T: ScanValue>(state: LookbackState<T>, tile: u32, aggrega
     // Round r inspects a window of `32 · k` predecessors: lane `l` takes tiles `end - l·k - q`
     // for q in 0..k (q = 0 nearest). The first round looks at the nearest 32 only (in a long
     // scan the closest predecessor usually has its prefix already); later rounds widen to
-    // k = LOOKBACK_PER_LANE, which shortens the chain when a whole wave of tiles starts at once
+    // k = WINDOW, which shortens the chain when a whole wave of tiles starts at once
     // and few prefixes are published yet.
     let mut end = tile as i64 - 1;
     let mut k = 1usize;
@@ -164,7 +170,7 @@ pub unsafe fn lookback<T: ScanValue>(state: LookbackState<T>, tile: u32, aggrega
         let mut lane_sum = T::default();
         let mut lane_has_prefix = false;
         // A fixed trip count with a guard keeps the loop unrolled.
-        for q in 0..LOOKBACK_PER_LANE {
+        for q in 0..WINDOW {
             if q >= k {
                 break;
             }
@@ -202,7 +208,7 @@ pub unsafe fn lookback<T: ScanValue>(state: LookbackState<T>, tile: u32, aggrega
         }
         prefix = prefix.add(lane_sum.warp_inclusive().shfl(31));
         end -= (WARP_SIZE as usize * k) as i64;
-        k = LOOKBACK_PER_LANE;
+        k = WINDOW;
     }
     if lane == 0 {
         T::store_relaxed(state.inclusive.add(tile as usize), prefix.add(aggregate));

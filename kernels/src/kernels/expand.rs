@@ -72,35 +72,41 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
     let n = v.p1 as usize;
     let offsets = v.offsets;
     let capacity = v.capacity;
-    scan_tile::<u32, SCAN_ITEMS_U32>(state, scratch, v.counts, n, |first, excl, values, valid| {
-        let mut wrapped = false;
-        // Constant indices only (a fixed, unrolled trip count): `excl` and `values` stay in
-        // registers instead of a stack frame.
-        let mut last = 0u64;
-        if valid == SCAN_ITEMS_U32 {
-            // A whole run: four 16-byte stores (`first` is a multiple of 16 elements).
-            let src = excl.as_ptr() as *const [u32; 4];
-            for q in 0..SCAN_ITEMS_U32 / 4 {
-                store_v4_u32(offsets.add(first + 4 * q) as *mut [u32; 4], *src.add(q));
-            }
-        }
-        for j in 0..SCAN_ITEMS_U32 {
-            if j < valid {
-                if valid < SCAN_ITEMS_U32 {
-                    *offsets.add(first + j) = excl[j];
+    scan_tile::<u32, SCAN_ITEMS_U32, { crate::device::scan::WIDE_LOOKBACK }>(
+        state,
+        scratch,
+        v.counts,
+        n,
+        |first, excl, values, valid| {
+            let mut wrapped = false;
+            // Constant indices only (a fixed, unrolled trip count): `excl` and `values` stay in
+            // registers instead of a stack frame.
+            let mut last = 0u64;
+            if valid == SCAN_ITEMS_U32 {
+                // A whole run: four 16-byte stores (`first` is a multiple of 16 elements).
+                let src = excl.as_ptr() as *const [u32; 4];
+                for q in 0..SCAN_ITEMS_U32 / 4 {
+                    store_v4_u32(offsets.add(first + 4 * q) as *mut [u32; 4], *src.add(q));
                 }
-                wrapped |= excl[j].checked_add(values[j]).is_none();
-                last = excl[j] as u64 + values[j] as u64;
             }
-        }
-        if valid > 0 && first + valid == n {
-            store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
-            wrapped |= last > capacity as u64;
-        }
-        if wrapped {
-            atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
-        }
-    });
+            for j in 0..SCAN_ITEMS_U32 {
+                if j < valid {
+                    if valid < SCAN_ITEMS_U32 {
+                        *offsets.add(first + j) = excl[j];
+                    }
+                    wrapped |= excl[j].checked_add(values[j]).is_none();
+                    last = excl[j] as u64 + values[j] as u64;
+                }
+            }
+            if valid > 0 && first + valid == n {
+                store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
+                wrapped |= last > capacity as u64;
+            }
+            if wrapped {
+                atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
+            }
+        },
+    );
 }
 
 /// S2.5 fused: scan and materialize in one launch of `ceil(p1 / (FUSED_ITEMS · 256))` blocks of

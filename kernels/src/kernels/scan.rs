@@ -27,7 +27,7 @@ macro_rules! scan_kernel {
         ) {
             let scratch = static_shared!($name: [$t; crate::device::scan::SCAN_TILE_SCRATCH]);
             let state = LookbackState { status, aggregate, inclusive, tile_counter };
-            scan_tile::<$t, { $items }>(state, scratch, input, n, |first, excl, _values, valid| {
+            scan_tile::<$t, { $items }, { crate::device::scan::NARROW_LOOKBACK }>(state, scratch, input, n, |first, excl, _values, valid| {
                 if valid == $items {
                     let src = excl.as_ptr() as *const [u32; 4];
                     let dst = output.add(first) as *mut [u32; 4];

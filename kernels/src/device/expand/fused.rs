@@ -65,26 +65,32 @@ pub unsafe fn for_each_fused(
     let tid = thread_idx_x() as usize;
     let tile_sources = FUSED_ITEMS * block_dim_x() as usize;
 
-    let st = scan_tile::<u32, FUSED_ITEMS>(state, scan_scratch, v.counts, n, |first, excl, values, valid| {
-        // Past `valid` the values are zero, so `excl` holds the tile's end there: the bounds
-        // array needs no special tail.
-        let mut wrapped = false;
-        let mut last = 0u64;
-        for j in 0..FUSED_ITEMS {
-            write_volatile(bounds.add(tid * FUSED_ITEMS + j), excl[j]);
-            if j < valid {
-                wrapped |= excl[j].checked_add(values[j]).is_none();
-                last = excl[j] as u64 + values[j] as u64;
+    let st = scan_tile::<u32, FUSED_ITEMS, { crate::device::scan::WIDE_LOOKBACK }>(
+        state,
+        scan_scratch,
+        v.counts,
+        n,
+        |first, excl, values, valid| {
+            // Past `valid` the values are zero, so `excl` holds the tile's end there: the bounds
+            // array needs no special tail.
+            let mut wrapped = false;
+            let mut last = 0u64;
+            for j in 0..FUSED_ITEMS {
+                write_volatile(bounds.add(tid * FUSED_ITEMS + j), excl[j]);
+                if j < valid {
+                    wrapped |= excl[j].checked_add(values[j]).is_none();
+                    last = excl[j] as u64 + values[j] as u64;
+                }
             }
-        }
-        if valid > 0 && first + valid == n {
-            store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
-            wrapped |= last > capacity as u64;
-        }
-        if wrapped {
-            atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
-        }
-    });
+            if valid > 0 && first + valid == n {
+                store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
+                wrapped |= last > capacity as u64;
+            }
+            if wrapped {
+                atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
+            }
+        },
+    );
     if tid == 0 {
         write_volatile(bounds.add(tile_sources), st.prefix.wrapping_add(st.aggregate));
     }
