@@ -99,7 +99,7 @@ pub unsafe fn for_each_fused(
     let begin = st.prefix;
     let end = st.prefix.wrapping_add(st.aggregate);
     // A wrapped sum has raised the flag; this tile then produces nothing.
-    let len = if end >= begin { end - begin } else { 0 };
+    let len = end.saturating_sub(begin);
     let len = len.min(capacity.saturating_sub(begin));
     if len == 0 {
         return;
