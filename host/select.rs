@@ -8,9 +8,14 @@
 //! | `Lane`  | one per kept item in the PTX | the naive baseline (ptxas aggregates it per warp, see below) |
 //! | `Warp`  | one per warp of 32 × 16 items | ballot + popc gives each lane its slot |
 //! | `Block` | one per block of 256 × 16 items | plus one shared atomic per warp |
+//! | `Ordered` | one per block (its tile id) | look-back over tiles; input order kept |
 //!
-//! **The output is unordered**: the kept items come out as a permutation of the kept inputs,
-//! grouped by warp in whatever order the atomics were granted. Compare results as multisets.
+//! **The output of `Lane`, `Warp` and `Block` is unordered**: the kept items come out as a
+//! permutation of the kept inputs, grouped by warp in whatever order the atomics were granted;
+//! compare results as multisets. `Ordered` keeps input order, in one pass: each block counts its
+//! tile's kept items, scans the counts, and gets the count of all earlier tiles from a decoupled
+//! look-back (`kernels/src/device/select.rs`, `select_ordered_tile`), then writes its items
+//! through shared memory with coalesced stores.
 //!
 //! On `Lane`: the kernel issues one `atom.global.add.u32 [counter], 1` per kept item, but
 //! `ptxas` (CUDA 12.9, sm_80 and sm_90 SASS) already rewrites a uniform-address atomic add into
@@ -39,11 +44,14 @@ pub enum Variant {
     Warp,
     /// Warp ballot + popc, one shared atomic per warp, one global atomic per block.
     Block,
+    /// Order-preserving, single pass: per-tile counts scanned across tiles by a decoupled
+    /// look-back instead of atomics. The kept items come out **in input order**.
+    Ordered,
 }
 
 impl Variant {
     /// All variants, slowest first.
-    pub const ALL: [Variant; 3] = [Variant::Lane, Variant::Warp, Variant::Block];
+    pub const ALL: [Variant; 4] = [Variant::Lane, Variant::Warp, Variant::Block, Variant::Ordered];
 
     /// Lower-case name, as in kernel names and bench tables.
     pub fn name(self) -> &'static str {
@@ -51,6 +59,7 @@ impl Variant {
             Variant::Lane => "lane",
             Variant::Warp => "warp",
             Variant::Block => "block",
+            Variant::Ordered => "ordered",
         }
     }
 }
@@ -188,6 +197,9 @@ impl Gpu {
         if n == 0 {
             return Ok(());
         }
+        if variant == Variant::Ordered {
+            return self.select_ordered(items, flags, n, (op, a, b), out, capacity, counter);
+        }
         let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         let (a, b) = (Scalar(a), Scalar(b));
@@ -198,6 +210,44 @@ impl Gpu {
         l.arg(out.raw_mut()).arg(&capacity).arg(counter.raw_mut());
         // SAFETY: the arguments match `select_*` in `kernels/src/kernels/select.rs`; `items` and
         // `flags` hold `n` elements and `out` holds `capacity`.
+        unsafe { l.launch(cfg)? };
+        Ok(())
+    }
+
+    /// [`Variant::Ordered`]: one block per tile of 64 bytes of items per thread, with a fresh
+    /// look-back state (status, aggregate, inclusive prefix per tile, and the tile counter).
+    #[allow(clippy::too_many_arguments)]
+    fn select_ordered<T: SelectItem>(
+        &self,
+        items: &DeviceBuffer<T>,
+        flags: Option<&DeviceBuffer<u8>>,
+        n: u32,
+        (op, a, b): (u32, T, T),
+        out: &mut DeviceBuffer<T>,
+        capacity: u32,
+        counter: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let tile = THREADS * ordered_items::<T>();
+        let tiles = n.div_ceil(tile) as usize;
+        let state = self.zeros::<u32>(3 * tiles + 1)?;
+        let (s, t) = (state.raw(), 4 * tiles);
+        let (status, aggregate, inclusive, tile_counter) =
+            (s.slice(..t), s.slice(t..2 * t), s.slice(2 * t..3 * t), s.slice(3 * t..));
+        let f = self.function(&format!("select_ordered_{}", T::SUFFIX))?;
+        let cfg = LaunchConfig {
+            grid_dim: (tiles as u32, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            // The staging buffer: the tile's kept items, in order.
+            shared_mem_bytes: tile * std::mem::size_of::<T>() as u32,
+        };
+        let (a, b) = (Scalar(a), Scalar(b));
+        let flags = flags.map_or(items.raw(), |f| f.raw());
+        let mut l = self.stream().launch_builder(&f);
+        l.arg(items.raw()).arg(flags).arg(&n).arg(&op).arg(&a).arg(&b);
+        l.arg(out.raw_mut()).arg(&capacity).arg(counter.raw_mut());
+        l.arg(&status).arg(&aggregate).arg(&inclusive).arg(&tile_counter);
+        // SAFETY: the arguments match `select_ordered_*` in `kernels/src/kernels/select.rs`; the
+        // look-back state has a zeroed slot per tile and the grid has one block per tile.
         unsafe { l.launch(cfg)? };
         Ok(())
     }
@@ -214,6 +264,11 @@ impl Gpu {
         }
         Ok(count)
     }
+}
+
+/// Items per thread of the ordered kernels (`ORDERED_ITEMS_*` there): 64 bytes of items.
+fn ordered_items<T>() -> u32 {
+    (64 / std::mem::size_of::<T>()) as u32
 }
 
 /// Checks a select call's lengths; returns `(n, capacity)` as the kernels take them.

@@ -52,7 +52,13 @@ fn check<T: SelectItem + Send + Sync>(
     let count = gpu.select_count(&out, &counter).unwrap();
     assert_eq!(count, expected.len(), "{what} {}: count", variant.name());
     let got = gpu.download(&out).unwrap();
-    assert_eq!(cpu::sorted_bits(&got[..count]), cpu::sorted_bits(expected), "{what} {}: kept items", variant.name());
+    if variant == Variant::Ordered {
+        // Input order, bit for bit (the CPU reference keeps input order).
+        let bits = |v: &[T]| bytemuck::cast_slice::<T, u8>(v).to_vec();
+        assert!(bits(&got[..count]) == bits(expected), "{what} ordered: items or their order differ");
+    } else {
+        assert_eq!(cpu::sorted_bits(&got[..count]), cpu::sorted_bits(expected), "{what} {}: kept items", variant.name());
+    }
     let tail: &[u8] = bytemuck::cast_slice(&got[count..]);
     assert!(tail.iter().all(|&b| b == POISON), "{what} {}: wrote past the count", variant.name());
 }
@@ -204,6 +210,11 @@ fn appends_after_existing_items() {
         let count = gpu.select_count(&out, &counter).unwrap();
         let expected = cpu::select_if(&items, |v| !(1 << 30..3 << 30).contains(&v));
         assert_eq!(count, expected.len());
+        if variant == Variant::Ordered {
+            let mut in_order = cpu::select_if(&items, |v| v < 1 << 30);
+            in_order.extend(cpu::select_if(&items, |v| v >= 3 << 30));
+            assert_eq!(gpu.download_prefix(&out, count).unwrap(), in_order, "ordered append");
+        }
         assert_eq!(cpu::sorted_bits(&gpu.download_prefix(&out, count).unwrap()), cpu::sorted_bits(&expected));
     }
 }
@@ -229,6 +240,10 @@ fn capacity_overflow_is_an_error() {
         }
         let got = gpu.download(&out).unwrap();
         assert!(got.iter().all(|v| expected.binary_search(&(*v as u64)).is_ok()), "{}", variant.name());
+        if variant == Variant::Ordered {
+            let in_order = cpu::select_if(&items, |v| v < 1 << 31);
+            assert_eq!(got, in_order[..1000], "ordered: the first 1000 kept items, in order");
+        }
     }
 }
 

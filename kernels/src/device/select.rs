@@ -11,13 +11,17 @@
 //!   per block per tile.
 //!
 //! Output order is not the input order: warps and blocks claim their runs in whatever order
-//! their atomics land.
+//! their atomics land. [`select_ordered_tile`] is the order-preserving single-pass variant: it
+//! replaces the atomics with a decoupled look-back over tiles.
 
 use crate::arch::{
     atomic_add_u32, ballot, block_dim_x, block_idx_x, lane_id, lanemask_lt, load_nc_v4_u32, popc, shfl_idx,
     thread_idx_x,
 };
-use crate::block::block_append;
+use crate::arch::{load_relaxed_u32, load_shared, sync_threads, warp_id};
+use crate::block::{block_append, block_exclusive_sum, BLOCK_SCAN_SCRATCH};
+use crate::device::scan::{lookback, LookbackState, NARROW_LOOKBACK};
+use core::ptr::{read_volatile, write_volatile};
 
 /// Which value test decides whether an item is kept. The numbers are the host's ABI
 /// (`warpwork::SelectOp`): keep them in step.
@@ -199,5 +203,123 @@ pub unsafe fn select_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
             *out.add(at as usize) = vals[k];
         }
         slot += popc(masks[k]);
+    }
+}
+
+/// Shared `u32`s [`select_ordered_tile`] needs besides its staging buffer: the block scan's
+/// scratch, the tile id, the tile's prefix and the counter's starting value.
+pub const ORDERED_SCRATCH_U32: usize = crate::block::BLOCK_SCAN_SCRATCH + 3;
+
+/// Order-preserving compaction of one tile, in a single pass over the input.
+///
+/// The block claims a tile from `state.tile_counter` (so it only ever waits on tiles of blocks
+/// already running: it cannot hang), counts its kept items, scans the counts across the block
+/// ([`crate::block::block_exclusive_sum`]), and learns how many items all earlier tiles keep from
+/// the decoupled look-back ([`crate::device::scan::lookback`]). Kept items are staged in shared
+/// memory in input order and written out with coalesced stores at
+/// `counter₀ + prefix + rank`, where `counter₀` is `*counter` before the launch. The block of the
+/// last tile stores the new count in `*counter`. Slots at or past `capacity` are not written.
+///
+/// Thread `t` of tile `k` owns items `(k·blockDim.x + t)·ITEMS ..` (consecutive, so its rank is
+/// a running count); `ITEMS · size_of::<T>()` must be a multiple of 16.
+///
+/// # Safety
+/// As for [`select_tile`]; in addition `state` has one slot per tile with `status` and
+/// `tile_counter` zeroed before the launch, the launch has exactly `ceil(n / tile)` blocks,
+/// `scratch` is [`ORDERED_SCRATCH_U32`] shared words and `stage` `ITEMS · blockDim.x` shared `T`s.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn select_ordered_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
+    items: *const T,
+    flags: *const u8,
+    n: u32,
+    op: u32,
+    a: T,
+    b: T,
+    out: *mut T,
+    capacity: u32,
+    counter: *mut u32,
+    state: LookbackState<u32>,
+    scratch: *mut u32,
+    stage: *mut T,
+) {
+    let tid = thread_idx_x() as usize;
+    let threads = block_dim_x() as usize;
+    let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH);
+    let (prefix_slot, base_slot) = (tile_slot.add(1), tile_slot.add(2));
+    if tid == 0 {
+        // Read before this tile publishes anything, hence (through the look-back's
+        // release/acquire chain) before the last tile overwrites it.
+        write_volatile(base_slot, load_relaxed_u32(counter));
+        write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
+    }
+    sync_threads();
+    let tile = read_volatile(tile_slot) as usize;
+    let n = n as usize;
+    let first = (tile * threads + tid) * ITEMS;
+    let valid = n.saturating_sub(first).min(ITEMS);
+
+    let mut vals = [T::default(); ITEMS];
+    let mut flag = [true; ITEMS];
+    if valid == ITEMS {
+        let mut words = [[0u32; 4]; ITEMS];
+        let bytes = ITEMS * core::mem::size_of::<T>();
+        for v in 0..bytes / 16 {
+            words[v] = load_nc_v4_u32((items.add(first) as *const [u32; 4]).add(v));
+        }
+        let per_vec = 16 / core::mem::size_of::<T>();
+        for j in 0..ITEMS {
+            vals[j] = (words[j / per_vec].as_ptr() as *const T).add(j % per_vec).read();
+        }
+        if op == op::FLAGGED {
+            // ITEMS flag bytes at a multiple of ITEMS (≥ 4): whole aligned words.
+            for w in 0..ITEMS / 4 {
+                let bits = (flags.add(first) as *const u32).add(w).read();
+                for q in 0..4 {
+                    flag[4 * w + q] = (bits >> (8 * q)) & 0xff != 0;
+                }
+            }
+        }
+    } else {
+        for j in 0..ITEMS {
+            if j < valid {
+                vals[j] = *items.add(first + j);
+                if op == op::FLAGGED {
+                    flag[j] = *flags.add(first + j) != 0;
+                }
+            }
+        }
+    }
+    let mut keep = [false; ITEMS];
+    let mut count = 0u32;
+    for j in 0..ITEMS {
+        keep[j] = j < valid && if op == op::FLAGGED { flag[j] } else { test(op, vals[j], a, b) };
+        count += keep[j] as u32;
+    }
+    let (mut rank, kept) = block_exclusive_sum(scratch, count);
+    if warp_id() == 0 {
+        let prefix = lookback::<u32, NARROW_LOOKBACK>(state, tile as u32, kept);
+        if lane_id() == 0 {
+            write_volatile(prefix_slot, prefix);
+        }
+    }
+    for j in 0..ITEMS {
+        if keep[j] {
+            write_volatile(stage.add(rank as usize), vals[j]);
+            rank += 1;
+        }
+    }
+    sync_threads();
+    let base = read_volatile(base_slot).wrapping_add(read_volatile(prefix_slot));
+    let mut i = tid as u32;
+    while i < kept {
+        let slot = base.wrapping_add(i);
+        if slot < capacity {
+            *out.add(slot as usize) = load_shared(stage.add(i as usize));
+        }
+        i += threads as u32;
+    }
+    if tid == 0 && (tile + 1) * threads * ITEMS >= n {
+        *counter = base.wrapping_add(kept);
     }
 }
