@@ -11,6 +11,9 @@ dest=.gpu/bundle
 rm -rf "$dest" && mkdir -p "$dest/tests"
 cargo build --release --bin warpwork
 cp target/release/warpwork "$dest/"
+# The example (its own workspace; same target directory so dependencies are shared).
+cargo build --release --manifest-path examples/meshlet-cull/Cargo.toml --target-dir target
+cp target/release/meshlet-cull "$dest/"
 cargo test --release --workspace --no-run --message-format=json 2>/dev/null |
   python3 -c '
 import json, sys

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU suite, run from a bundle made by scripts/gpu-bundle.sh (see there).
-#   run.sh tests     every test, GPU ones included (--include-ignored)
+#   run.sh tests     every test, GPU ones included (--include-ignored), and examples/meshlet-cull
 #   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
 #                    with small inputs (WARPWORK_SMALL=1) to keep it short
 #   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some)
@@ -22,6 +22,14 @@ run_tests() {
     summary+=("tests     $name: ${line:-no result} (rc=$rc)")
     [ $rc -eq 0 ] || status=1
   done
+}
+
+run_example() {
+  out=$("$here/meshlet-cull" 2>&1)
+  rc=$?
+  echo "$out" | tail -n 5
+  summary+=("example   meshlet-cull: rc=$rc")
+  [ $rc -eq 0 ] || status=1
 }
 
 run_sanitize() {
@@ -49,10 +57,10 @@ run_bench() {
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
 case "$what" in
-  tests) run_tests ;;
+  tests) run_tests; run_example ;;
   sanitize) run_sanitize ;;
   bench) run_bench ;;
-  all) run_tests; run_sanitize; run_bench ;;
+  all) run_tests; run_example; run_sanitize; run_bench ;;
   *) echo "usage: run.sh [tests|sanitize|bench|all] [test filter]"; exit 2 ;;
 esac
 echo

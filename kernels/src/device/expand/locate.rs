@@ -387,6 +387,9 @@ pub unsafe fn for_each(v: &ExpandView, mut f: impl FnMut(u32, u32)) {
                 each(t, src, local, valid)
             })
         }
-        _ => po2_driver(v, each),
+        strategy::PO2_BUCKETS => po2_driver(v, each),
+        // SCAN_FUSED produces its items inside its own launch (see `super::fused`): there is no
+        // pass 2 to serve, and the host refuses a user's pass 2 for it.
+        _ => {}
     }
 }
