@@ -112,6 +112,49 @@ unsafe fn load_full_flags<const ITEMS: usize>(
     }
 }
 
+/// The checked load of a tile's last, partial run: item `k` is `items[index(k)]` where that is
+/// below `n` (with its flag for [`op::FLAGGED`]). Returns which of the `ITEMS` are in range.
+#[inline(always)]
+unsafe fn load_checked<T: Copy, const ITEMS: usize>(
+    items: *const T,
+    flags: *const u8,
+    op: u32,
+    n: usize,
+    index: impl Fn(usize) -> usize,
+    vals: &mut [T; ITEMS],
+    flag: &mut [bool; ITEMS],
+) -> [bool; ITEMS] {
+    let mut in_range = [false; ITEMS];
+    for k in 0..ITEMS {
+        let i = index(k);
+        in_range[k] = i < n;
+        if in_range[k] {
+            vals[k] = *items.add(i);
+            if op == op::FLAGGED {
+                flag[k] = *flags.add(i) != 0;
+            }
+        }
+    }
+    in_range
+}
+
+/// Which of a thread's items are kept: in range, and flagged or passing [`test`].
+#[inline(always)]
+fn keep_mask<T: PartialOrd + Default + Copy, const ITEMS: usize>(
+    op: u32,
+    a: T,
+    b: T,
+    vals: &[T; ITEMS],
+    flag: &[bool; ITEMS],
+    in_range: &[bool; ITEMS],
+) -> [bool; ITEMS] {
+    let mut keep = [false; ITEMS];
+    for k in 0..ITEMS {
+        keep[k] = in_range[k] && if op == op::FLAGGED { flag[k] } else { test(op, vals[k], a, b) };
+    }
+    keep
+}
+
 /// Compacts one tile: keeps item `i` where `flags[i] != 0` (op [`op::FLAGGED`]) or where
 /// [`test`] holds, appending kept items to `out` at slots reserved on `counter`. Slots at or
 /// past `capacity` are counted but not written, so the caller can detect the overflow.
@@ -153,21 +196,9 @@ pub unsafe fn select_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
             load_full_flags::<ITEMS>(flags, tile_base, t, threads, vec, &mut flag);
         }
     } else {
-        for k in 0..ITEMS {
-            let i = item_index(tile_base, t, threads, vec, k);
-            valid[k] = i < n;
-            if valid[k] {
-                vals[k] = *items.add(i);
-                if op == op::FLAGGED {
-                    flag[k] = *flags.add(i) != 0;
-                }
-            }
-        }
+        valid = load_checked(items, flags, op, n, |k| item_index(tile_base, t, threads, vec, k), &mut vals, &mut flag);
     }
-    let mut keep = [false; ITEMS];
-    for k in 0..ITEMS {
-        keep[k] = valid[k] && if op == op::FLAGGED { flag[k] } else { test(op, vals[k], a, b) };
-    }
+    let keep = keep_mask(op, a, b, &vals, &flag, &valid);
 
     if reserve == Reserve::Lane {
         for k in 0..ITEMS {
@@ -261,6 +292,7 @@ pub unsafe fn select_ordered_tile<T: PartialOrd + Default + Copy, const ITEMS: u
 
     let mut vals = [T::default(); ITEMS];
     let mut flag = [true; ITEMS];
+    let mut in_range = [true; ITEMS];
     if valid == ITEMS {
         let mut words = [[0u32; 4]; ITEMS];
         let bytes = ITEMS * core::mem::size_of::<T>();
@@ -281,21 +313,10 @@ pub unsafe fn select_ordered_tile<T: PartialOrd + Default + Copy, const ITEMS: u
             }
         }
     } else {
-        for j in 0..ITEMS {
-            if j < valid {
-                vals[j] = *items.add(first + j);
-                if op == op::FLAGGED {
-                    flag[j] = *flags.add(first + j) != 0;
-                }
-            }
-        }
+        in_range = load_checked(items, flags, op, n, |j| first + j, &mut vals, &mut flag);
     }
-    let mut keep = [false; ITEMS];
-    let mut count = 0u32;
-    for j in 0..ITEMS {
-        keep[j] = j < valid && if op == op::FLAGGED { flag[j] } else { test(op, vals[j], a, b) };
-        count += keep[j] as u32;
-    }
+    let keep = keep_mask(op, a, b, &vals, &flag, &in_range);
+    let count = keep.iter().map(|&k| k as u32).sum::<u32>();
     let (mut rank, kept) = block_exclusive_sum(scratch, count);
     if warp_id() == 0 {
         let prefix = lookback::<u32, NARROW_LOOKBACK>(state, tile as u32, kept);

@@ -6,10 +6,10 @@
 //! 256-thread blocks (persistent loops; the host sizes it from the occupancy).
 
 use super::scan::{SCAN_ITEMS_U32, SCAN_THREADS};
-use crate::arch::{atomic_or_u32, store_relaxed_u64, store_v4_u32};
+use crate::arch::{atomic_or_u32, store_v4_u32};
 use crate::device::expand::locate::{self, write_pairs};
 use crate::device::expand::push;
-use crate::device::expand::{ExpandView, FLAG_CAPACITY};
+use crate::device::expand::{check_scanned_run, ExpandView};
 use crate::device::scan::{scan_tile, LookbackState};
 use crate::static_shared;
 use core::ptr::addr_of_mut;
@@ -71,40 +71,26 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
     };
     let n = v.p1 as usize;
     let offsets = v.offsets;
-    let capacity = v.capacity;
     scan_tile::<u32, SCAN_ITEMS_U32, { crate::device::scan::WIDE_LOOKBACK }>(
         state,
         scratch,
         v.counts,
         n,
         |first, excl, values, valid| {
-            let mut wrapped = false;
-            // Constant indices only (a fixed, unrolled trip count): `excl` and `values` stay in
-            // registers instead of a stack frame.
-            let mut last = 0u64;
             if valid == SCAN_ITEMS_U32 {
                 // A whole run: four 16-byte stores (`first` is a multiple of 16 elements).
                 let src = excl.as_ptr() as *const [u32; 4];
                 for q in 0..SCAN_ITEMS_U32 / 4 {
                     store_v4_u32(offsets.add(first + 4 * q) as *mut [u32; 4], *src.add(q));
                 }
-            }
-            for j in 0..SCAN_ITEMS_U32 {
-                if j < valid {
-                    if valid < SCAN_ITEMS_U32 {
+            } else {
+                for j in 0..SCAN_ITEMS_U32 {
+                    if j < valid {
                         *offsets.add(first + j) = excl[j];
                     }
-                    wrapped |= excl[j].checked_add(values[j]).is_none();
-                    last = excl[j] as u64 + values[j] as u64;
                 }
             }
-            if valid > 0 && first + valid == n {
-                store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
-                wrapped |= last > capacity as u64;
-            }
-            if wrapped {
-                atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
-            }
+            check_scanned_run(v, first, excl, values, valid);
         },
     );
 }

@@ -15,10 +15,8 @@
 //! per-item work must live in the same kernel (a closure here; there is no separate pass-2
 //! kernel to hand to `expand_with`).
 
-use super::{ExpandView, FLAG_CAPACITY};
-use crate::arch::{
-    atomic_or_u32, block_dim_x, lane_id, load_shared, store_relaxed_u64, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
-};
+use super::{check_scanned_run, ExpandView};
+use crate::arch::{block_dim_x, lane_id, load_shared, sync_threads, thread_idx_x, warp_id, WARP_SIZE};
 use crate::device::scan::{scan_tile, LookbackState};
 use core::ptr::{addr_of_mut, write_volatile};
 
@@ -36,7 +34,7 @@ const MAX_WALK: u32 = 8;
 /// this block's tile, where `dst` is the item's canonical index (all items of source 0, then of
 /// source 1, ...), as calls `f(dst, [src; 2], [local; 2], count)`: items `dst .. dst + count`
 /// (`count` is 1 or 2; when 2, `dst` is even, so a pair of 8-byte records is one aligned 16-byte
-/// store). Also stores the exact total in `ctrl.total` and raises [`FLAG_CAPACITY`] when it
+/// store). Also stores the exact total in `ctrl.total` and raises [`super::FLAG_CAPACITY`] when it
 /// exceeds the capacity or the 32-bit sum wraps.
 ///
 /// `f` is called by lanes independently (not warp-synchronously): no warp-wide operations in it.
@@ -73,22 +71,10 @@ pub unsafe fn for_each_fused(
         |first, excl, values, valid| {
             // Past `valid` the values are zero, so `excl` holds the tile's end there: the bounds
             // array needs no special tail.
-            let mut wrapped = false;
-            let mut last = 0u64;
             for j in 0..FUSED_ITEMS {
                 write_volatile(bounds.add(tid * FUSED_ITEMS + j), excl[j]);
-                if j < valid {
-                    wrapped |= excl[j].checked_add(values[j]).is_none();
-                    last = excl[j] as u64 + values[j] as u64;
-                }
             }
-            if valid > 0 && first + valid == n {
-                store_relaxed_u64(addr_of_mut!((*ctrl).total), last);
-                wrapped |= last > capacity as u64;
-            }
-            if wrapped {
-                atomic_or_u32(addr_of_mut!((*ctrl).flags), FLAG_CAPACITY);
-            }
+            check_scanned_run(v, first, excl, values, valid);
         },
     );
     if tid == 0 {

@@ -135,3 +135,37 @@ pub unsafe fn dst_count(v: &ExpandView) -> u32 {
         _ => c.total.min(v.capacity as u64) as u32,
     }
 }
+
+/// The checks a scan-based pass 1 makes on one thread's run of counts (`emit` of
+/// [`crate::device::scan::scan_tile`]): raises [`FLAG_CAPACITY`] where the 32-bit running sum
+/// wraps inside the run, and the thread holding the last count stores the exact total in
+/// `ctrl.total` (raising the flag if it exceeds the capacity).
+///
+/// # Safety
+/// `v` is the view of the running pass 1; `first`, `excl`, `values` and `valid` are as `emit`
+/// receives them.
+#[inline(always)]
+pub unsafe fn check_scanned_run<const ITEMS: usize>(
+    v: &ExpandView,
+    first: usize,
+    excl: &[u32; ITEMS],
+    values: &[u32; ITEMS],
+    valid: usize,
+) {
+    // Constant indices only (a fixed, unrolled trip count): the arrays stay in registers.
+    let mut wrapped = false;
+    let mut last = 0u64;
+    for j in 0..ITEMS {
+        if j < valid {
+            wrapped |= excl[j].checked_add(values[j]).is_none();
+            last = excl[j] as u64 + values[j] as u64;
+        }
+    }
+    if valid > 0 && first + valid == v.p1 as usize {
+        crate::arch::store_relaxed_u64(core::ptr::addr_of_mut!((*v.ctrl).total), last);
+        wrapped |= last > v.capacity as u64;
+    }
+    if wrapped {
+        crate::arch::atomic_or_u32(core::ptr::addr_of_mut!((*v.ctrl).flags), FLAG_CAPACITY);
+    }
+}
