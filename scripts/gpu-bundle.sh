@@ -22,5 +22,15 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' |
   while read -r exe; do cp "$exe" "$dest/tests/"; done
+# criterion benches (run on the GPU machine with short times: run.sh criterion)
+mkdir -p "$dest/benches"
+cargo bench --workspace --no-run --message-format=json 2>/dev/null |
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "bench" in m["target"]["kind"]:
+        print(m["executable"])' |
+  while read -r exe; do cp "$exe" "$dest/benches/"; done
 cp scripts/gpu-run.sh "$dest/run.sh"
 ls -la "$dest" "$dest/tests"

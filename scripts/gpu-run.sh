@@ -4,7 +4,8 @@
 #   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
 #                    with small inputs (WARPWORK_SMALL=1) to keep it short
 #   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some)
-#   run.sh all       all three (default)
+#   run.sh criterion the criterion benches, with short measurement times
+#   run.sh all       tests, sanitize and bench (default)
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 what="${1:-all}"
@@ -30,6 +31,18 @@ run_example() {
   echo "$out" | tail -n 5
   summary+=("example   meshlet-cull: rc=$rc")
   [ $rc -eq 0 ] || status=1
+}
+
+run_criterion() {
+  # Short measurement times: this checks that every criterion bench runs on the GPU and gives
+  # ballpark numbers; the CLI tables (run.sh bench) are the reported ones.
+  for b in "$here"/benches/*; do
+    name=$(basename "$b")
+    "$b" --bench --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10 2>&1 | grep -E "^[a-z_0-9]+/|time:|thrpt:" | tail -n 60
+    rc=${PIPESTATUS[0]}
+    summary+=("criterion $name: rc=$rc")
+    [ $rc -eq 0 ] || status=1
+  done
 }
 
 run_sanitize() {
@@ -60,8 +73,9 @@ case "$what" in
   tests) run_tests; run_example ;;
   sanitize) run_sanitize ;;
   bench) run_bench ;;
+  criterion) run_criterion ;;
   all) run_tests; run_example; run_sanitize; run_bench ;;
-  *) echo "usage: run.sh [tests|sanitize|bench|all] [test filter]"; exit 2 ;;
+  *) echo "usage: run.sh [tests|sanitize|bench|criterion|all] [test filter]"; exit 2 ;;
 esac
 echo
 echo "== summary"

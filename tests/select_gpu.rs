@@ -57,7 +57,12 @@ fn check<T: SelectItem + Send + Sync>(
         let bits = |v: &[T]| bytemuck::cast_slice::<T, u8>(v).to_vec();
         assert!(bits(&got[..count]) == bits(expected), "{what} ordered: items or their order differ");
     } else {
-        assert_eq!(cpu::sorted_bits(&got[..count]), cpu::sorted_bits(expected), "{what} {}: kept items", variant.name());
+        assert_eq!(
+            cpu::sorted_bits(&got[..count]),
+            cpu::sorted_bits(expected),
+            "{what} {}: kept items",
+            variant.name()
+        );
     }
     let tail: &[u8] = bytemuck::cast_slice(&got[count..]);
     assert!(tail.iter().all(|&b| b == POISON), "{what} {}: wrote past the count", variant.name());
