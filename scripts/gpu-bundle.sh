@@ -33,4 +33,6 @@ for line in sys.stdin:
         print(m["executable"])' |
   while read -r exe; do cp "$exe" "$dest/benches/"; done
 cp scripts/gpu-run.sh "$dest/run.sh"
+# Symbols are not needed there, and the folder must stay small enough to travel.
+strip "$dest/warpwork" "$dest/meshlet-cull" "$dest"/tests/* "$dest"/benches/*
 ls -la "$dest" "$dest/tests"
