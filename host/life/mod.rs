@@ -466,9 +466,28 @@ impl<'g> Life<'g> {
         }
     }
 
-    /// Live cells of the current generation (waits for the GPU).
+    /// Live cells of the current generation, counted on the device (one reduction; only the
+    /// count comes back). Waits for the GPU.
     pub fn population(&self) -> Result<u64> {
-        Ok(self.grid()?.population())
+        // Which bits of each 32-bit word are cells: see `count_live` in the kernels.
+        let (board, mask) = match &self.boards {
+            Boards::U32(b) => (b[self.cur].raw(), 1u32),
+            Boards::U8(b) => (b[self.cur].raw(), 0x0101_0101),
+            Boards::Bits32(b) => (b[self.cur].raw(), u32::MAX),
+            Boards::Bits64(b) => (b[self.cur].raw(), u32::MAX),
+        };
+        let mut total = self.gpu.zeros::<u64>(1)?;
+        let n_bytes = board.len() as u64;
+        let threads = 256u32;
+        let blocks = (n_bytes.div_ceil(4 * threads as u64) as u32).clamp(1, 8 * self.gpu.info().sm_count);
+        let f = self.gpu.function("life_population")?;
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
+        let mut l = self.gpu.stream().launch_builder(&f);
+        l.arg(board).arg(&n_bytes).arg(&mask).arg(total.raw_mut());
+        // SAFETY: `life_population(data, n_bytes, mask, total)`; the board holds `n_bytes` bytes
+        // (a fresh allocation, so 4-byte aligned) and `total` one u64.
+        unsafe { l.launch(cfg)? };
+        Ok(self.gpu.download(&total)?[0])
     }
 }
 

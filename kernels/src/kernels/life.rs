@@ -131,3 +131,10 @@ bit64_kernel!(
     life_bit64_t8_flat = S8,
     false
 );
+
+/// Live cells of a board: `(data, n_bytes, mask, total)`, any grid of whole warps (see
+/// [`crate::device::life::count_live`]).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn life_population(data: *const u8, n_bytes: u64, mask: u32, total: *mut u64) {
+    crate::device::life::count_live(data, n_bytes, mask, total);
+}
