@@ -10,7 +10,7 @@ use crate::arch::{atomic_or_u32, store_v4_u32};
 use crate::device::expand::locate::{self, write_pairs};
 use crate::device::expand::push;
 use crate::device::expand::{check_scanned_run, ExpandView};
-use crate::device::scan::{scan_tile, LookbackState};
+use crate::device::scan::scan_tile;
 use crate::static_shared;
 use core::ptr::addr_of_mut;
 
@@ -62,13 +62,7 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
     let v = &*view;
     let _ = SCAN_THREADS;
     let scratch = static_shared!(EXPAND_PUSH_SCAN: [u32; crate::device::scan::SCAN_TILE_SCRATCH]);
-    let ctrl = v.ctrl;
-    let state = LookbackState {
-        status: v.scan_status,
-        aggregate: v.scan_aggregate,
-        inclusive: v.scan_inclusive,
-        tile_counter: addr_of_mut!((*ctrl).tiles),
-    };
+    let state = v.lookback_state();
     let n = v.p1 as usize;
     let offsets = v.offsets;
     scan_tile::<u32, SCAN_ITEMS_U32, { crate::device::scan::WIDE_LOOKBACK }>(

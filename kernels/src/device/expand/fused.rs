@@ -17,8 +17,8 @@
 
 use super::{check_scanned_run, ExpandView};
 use crate::arch::{block_dim_x, lane_id, load_shared, sync_threads, thread_idx_x, warp_id, WARP_SIZE};
-use crate::device::scan::{scan_tile, LookbackState};
-use core::ptr::{addr_of_mut, write_volatile};
+use crate::device::scan::scan_tile;
+use core::ptr::write_volatile;
 
 /// Counts per thread in a fused tile.
 pub const FUSED_ITEMS: usize = 16;
@@ -51,13 +51,7 @@ pub unsafe fn for_each_fused(
     bounds: *mut u32,
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
-    let ctrl = v.ctrl;
-    let state = LookbackState {
-        status: v.scan_status,
-        aggregate: v.scan_aggregate,
-        inclusive: v.scan_inclusive,
-        tile_counter: addr_of_mut!((*ctrl).tiles),
-    };
+    let state = v.lookback_state();
     let n = v.p1 as usize;
     let capacity = v.capacity;
     let tid = thread_idx_x() as usize;

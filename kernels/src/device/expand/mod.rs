@@ -110,6 +110,23 @@ pub struct ExpandView {
     pub bucket_cap: [u32; BUCKETS],
 }
 
+impl ExpandView {
+    /// The look-back state of the S2.5 scans (`scan_*` arrays and the control block's tile
+    /// counter), as [`crate::device::scan::scan_tile`] takes it.
+    ///
+    /// # Safety
+    /// `self.ctrl` points to the view's control block.
+    #[inline(always)]
+    pub unsafe fn lookback_state(&self) -> crate::device::scan::LookbackState<u32> {
+        crate::device::scan::LookbackState {
+            status: self.scan_status,
+            aggregate: self.scan_aggregate,
+            inclusive: self.scan_inclusive,
+            tile_counter: core::ptr::addr_of_mut!((*self.ctrl).tiles),
+        }
+    }
+}
+
 /// Destination items of a finished pass 1, or 0 when a flag is set (so that a pass 2 after an
 /// overflow does nothing, and reads nothing out of bounds). For S0 it is the slot count
 /// `p1·max_n`; for S3 the sum of the buckets.
