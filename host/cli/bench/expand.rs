@@ -7,6 +7,7 @@
 use super::{cpu_median_ms, device_line, BenchArgs};
 use crate::table::{giga, size, Table};
 use warpwork::expand::{workspace_bytes, Dispatch, Expander, Strategy};
+use warpwork::scan::ScanItem;
 use warpwork::timing::gbps;
 use warpwork::{DeviceBuffer, Error, Gpu, Result};
 use warpwork_cpu_reference::{expand as cpu, inputs};
@@ -150,36 +151,10 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
     println!("\n### device-wide exclusive scan (decoupled look-back)\n");
     let mut t = Table::new(&["type", "n", "time ms", "G items/s", "GB/s", "% roof"]);
     for log in [20u32, 24, 26] {
-        let n = 1usize << log;
-        let v = inputs::uniform_range(n, 3, 0, 64);
-        let d = gpu.upload(&v)?;
-        let mut o = gpu.zeros::<u32>(n)?;
-        let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
-        if gpu.download(&o)? != cpu::exclusive_scan_u32(&v) {
-            return Err(Error::InvalidInput("bench self-check: scan differs".into()));
-        }
-        let bw = gbps(8 * n as u64, ms);
-        t.row(vec![
-            "u32".into(),
-            size(n),
-            format!("{ms:.4}"),
-            giga(n as f64 / (ms * 1e-3)),
-            format!("{bw:.0}"),
-            format!("{:.1}", 100.0 * bw / roof),
-        ]);
+        let v = inputs::uniform_range(1 << log, 3, 0, 64);
+        scan_row(gpu, args, roof, &mut t, "u32", &v, cpu::exclusive_scan_u32)?;
         let v64: Vec<u64> = v.iter().map(|&x| x as u64).collect();
-        let d = gpu.upload(&v64)?;
-        let mut o = gpu.zeros::<u64>(n)?;
-        let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
-        let bw = gbps(16 * n as u64, ms);
-        t.row(vec![
-            "u64".into(),
-            size(n),
-            format!("{ms:.4}"),
-            giga(n as f64 / (ms * 1e-3)),
-            format!("{bw:.0}"),
-            format!("{:.1}", 100.0 * bw / roof),
-        ]);
+        scan_row(gpu, args, roof, &mut t, "u64", &v64, cpu::exclusive_scan_u64)?;
     }
     t.print();
 
@@ -217,5 +192,35 @@ fn run_cpu(args: &BenchArgs, p1s: &[usize]) -> Result<()> {
         }
     }
     table.print();
+    Ok(())
+}
+
+/// Times `exclusive_scan` of `v`, checks it against the CPU scan, and adds a row to `t`.
+/// Bytes counted: the input read plus the output written.
+fn scan_row<T: ScanItem + PartialEq>(
+    gpu: &Gpu,
+    args: &BenchArgs,
+    roof: f64,
+    t: &mut Table,
+    name: &str,
+    v: &[T],
+    cpu_scan: fn(&[T]) -> Vec<T>,
+) -> Result<()> {
+    let n = v.len();
+    let d = gpu.upload(v)?;
+    let mut o = gpu.zeros::<T>(n)?;
+    let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
+    if gpu.download(&o)? != cpu_scan(v) {
+        return Err(Error::InvalidInput(format!("bench self-check: the {name} scan differs from the CPU")));
+    }
+    let bw = gbps(2 * std::mem::size_of::<T>() as u64 * n as u64, ms);
+    t.row(vec![
+        name.into(),
+        size(n),
+        format!("{ms:.4}"),
+        giga(n as f64 / (ms * 1e-3)),
+        format!("{bw:.0}"),
+        format!("{:.1}", 100.0 * bw / roof),
+    ]);
     Ok(())
 }
