@@ -145,16 +145,21 @@ pub unsafe fn po2_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u32; 
             let eb = shfl_idx(e, bucket);
             let bb = shfl_idx(bucket_base, bucket);
             if t < total {
-                let idx = t - eb;
-                let r = *v.records.add(bb as usize + (idx >> bucket) as usize);
-                src[k] = r[0];
-                local[k] = r[1] + (idx & ((1u32 << bucket) - 1));
+                (src[k], local[k]) = po2_item(v.records.add(bb as usize), bucket, t - eb);
             }
         }
         let valid = if t0 < total { (total - t0).min(2) } else { 0 };
         f(t0, src, local, valid);
         base += warps as u64 * STEP as u64;
     }
+}
+
+/// Item `idx` of an S3 bucket `b` whose records start at `rec`: record `idx >> b` holds the source
+/// and the local index of its first item; the item is `idx mod 2^b` further on.
+#[inline(always)]
+unsafe fn po2_item(rec: *const [u32; 2], b: u32, idx: u32) -> (u32, u32) {
+    let r = *rec.add((idx >> b) as usize);
+    (r[0], r[1] + (idx & ((1u32 << b) - 1)))
 }
 
 /// S3 one-launch-per-bucket driver (what merging saves): serves bucket `b` only, writing item
@@ -185,9 +190,7 @@ pub unsafe fn po2_bucket_driver(v: &ExpandView, b: u32, mut f: impl FnMut(u32, [
         for k in 0..2 {
             let idx = i0 + k as u32;
             if idx < n {
-                let r = *rec.add((idx >> b) as usize);
-                src[k] = r[0];
-                local[k] = r[1] + (idx & ((1u32 << b) - 1));
+                (src[k], local[k]) = po2_item(rec, b, idx);
             }
         }
         let valid = if i0 < n { (n - i0).min(2) } else { 0 };
