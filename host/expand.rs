@@ -249,7 +249,9 @@ pub struct Expander {
     strategy: Strategy,
     max_p1: usize,
     capacity: usize,
-    ctrl: DeviceBuffer<Control>,
+    /// The [`Control`] block followed by the scan state (status, aggregates, inclusive prefixes
+    /// per tile): one allocation, so that a pass 1 clears both with one memset.
+    state: DeviceBuffer<u32>,
     view: DeviceBuffer<View>,
     host_view: View,
     // Held for the addresses in the view.
@@ -259,7 +261,6 @@ pub struct Expander {
     srcs: DeviceBuffer<u32>,
     #[allow(dead_code)]
     records: DeviceBuffer<[u32; 2]>,
-    scan_state: DeviceBuffer<u32>,
     scan_tiles: usize,
     p1: usize,
     view_uploaded: bool,
@@ -318,21 +319,21 @@ impl Gpu {
                 (self.zeros(1)?, self.zeros(1)?, self.zeros(one(bucket_layout(max_p1, capacity).0))?, 0)
             }
         };
-        let scan_state = self.zeros::<u32>(one(3 * scan_tiles))?;
-        let ctrl = self.zeros::<Control>(1)?;
+        let state = self.zeros::<u32>(CTRL_WORDS + 3 * scan_tiles)?;
         let view = self.zeros::<View>(1)?;
         let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
         let t4 = scan_tiles as u64 * 4;
-        let state = addr(self, &scan_state);
+        let ctrl = addr(self, &state);
+        let scan = ctrl + 4 * CTRL_WORDS as u64;
         let host_view = View {
             counts: 0,
-            ctrl: addr(self, &ctrl),
+            ctrl,
             offsets: addr(self, &offsets),
             srcs: addr(self, &srcs),
             records: addr(self, &records),
-            scan_status: state,
-            scan_aggregate: state + t4,
-            scan_inclusive: state + 2 * t4,
+            scan_status: scan,
+            scan_aggregate: scan + t4,
+            scan_inclusive: scan + 2 * t4,
             p1: 0,
             capacity: capacity as u32,
             max_n: if let Strategy::MaxN { max_n } = strategy { max_n } else { 0 },
@@ -345,13 +346,12 @@ impl Gpu {
             strategy,
             max_p1,
             capacity,
-            ctrl,
+            state,
             view,
             host_view,
             offsets,
             srcs,
             records,
-            scan_state,
             scan_tiles,
             p1: 0,
             view_uploaded: false,
@@ -436,11 +436,10 @@ impl Expander {
             gpu.stream().memcpy_htod(bytemuck::bytes_of(&self.host_view), self.view.raw_mut())?;
         }
         self.p1 = p1;
-        gpu.stream().memset_zeros(self.ctrl.raw_mut())?;
-        if matches!(self.strategy, Strategy::ScanBinarySearch | Strategy::ScanFused) && self.scan_tiles > 0 {
-            let mut status = self.scan_state.raw_mut().slice_mut(..self.scan_tiles * 4);
-            gpu.stream().memset_zeros(&mut status)?;
-        }
+        // The control block and the scan tiles' status words (there are tiles only for the scan
+        // strategies; aggregates and inclusive prefixes need no clearing): one memset.
+        let words = CTRL_WORDS + self.scan_tiles;
+        gpu.zero_prefix(&mut self.state, words)?;
         Ok(())
     }
 
@@ -493,7 +492,7 @@ impl Expander {
         let (grid, bucket_items) = match dispatch {
             Dispatch::Persistent => (self.pass2_blocks, None),
             Dispatch::ReadBack => {
-                let c = gpu.download(&self.ctrl)?[0];
+                let c = self.control(gpu)?;
                 let items = match self.strategy {
                     Strategy::MaxN { max_n } => {
                         (self.p1 as u64 * max_n as u64).div_ceil(THREADS as u64 * MAXN_ITEMS) * per_block
@@ -581,7 +580,7 @@ impl Expander {
     /// Waits for the passes and returns the number of destination items, or the overflow
     /// pass 1/2 flagged on the device.
     pub fn count(&self, gpu: &Gpu) -> Result<usize> {
-        let c = gpu.download(&self.ctrl)?[0];
+        let c = self.control(gpu)?;
         let needed = match self.strategy {
             Strategy::MaxN { .. } if !self.user_pass2.get() => c.counter as u64,
             _ => c.total,
@@ -600,6 +599,16 @@ impl Expander {
         Ok(needed as usize)
     }
 }
+
+impl Expander {
+    /// Downloads the control block (waits for the stream).
+    fn control(&self, gpu: &Gpu) -> Result<Control> {
+        Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&gpu.download_prefix(&self.state, CTRL_WORDS)?)))
+    }
+}
+
+/// `u32` words of the [`Control`] block at the front of an expander's state buffer.
+const CTRL_WORDS: usize = std::mem::size_of::<Control>() / 4;
 
 /// Slots per thread of S0's pass 2 (`MAXN_ITEMS`): a block covers `THREADS · MAXN_ITEMS` slots
 /// per step.

@@ -106,6 +106,35 @@ fn every_strategy_matches_cpu() {
     }
 }
 
+/// One expander reused for several runs (as the benchmarks do), with the capacity exactly the
+/// total: every run must give the same, complete answer.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn a_reused_expander_with_exact_capacity_matches_cpu() {
+    let gpu = gpu();
+    for p1 in [1usize << 16, 100_003] {
+        let mut dists = distributions(p1);
+        // The benchmark's inputs (`warpwork bench expand`).
+        dists.push(("bench uniform[0,64)", inputs::uniform_range(p1, 0xE1, 0, 64)));
+        dists.push(("bench power-law", inputs::power_law(p1, 0xE2, 1.2, 1 << 16)));
+        for (dist, counts) in dists {
+            let total = cpu::total(&counts) as usize;
+            let d = gpu.upload(&counts).unwrap();
+            for s in strategies(p1, &counts) {
+                let mut e = gpu.expander(s, p1, total).unwrap();
+                let mut out = gpu.filled::<[u32; 2]>(total.max(1), 0xAB).unwrap();
+                for run in 0..3 {
+                    let what = format!("{} P1={p1} N={dist} run {run}", s.name());
+                    e.pass1(&gpu, &d).unwrap();
+                    e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+                    assert_eq!(e.count(&gpu).unwrap_or_else(|err| panic!("{what}: {err}")), total, "{what}: count");
+                    check_pairs(&counts, &gpu.download_prefix(&out, total).unwrap(), s.is_canonical(), &what);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn expand_convenience_matches_cpu() {

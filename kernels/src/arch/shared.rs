@@ -91,3 +91,30 @@ pub unsafe fn load_shared<T: Copy>(p: *const T) -> T {
     }
     out.assume_init()
 }
+
+/// `st.shared.v4.b32`: one 16-byte store into shared memory through a generic pointer (a plain
+/// store through it would be a generic `ST`, and `[u32; 4]` is only 4-byte aligned to Rust).
+///
+/// # Safety
+/// `p` must point to 16 writable, 16-byte aligned bytes in shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_v4(p: *mut [u32; 4], v: [u32; 4]) {
+    core::arch::asm!(
+        "{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; st.shared.v4.b32 [%s], {{{a}, {b}, {c}, {d}}}; }}",
+        p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+        options(nostack));
+}
+
+/// `ld.shared.v4.b32`: one 16-byte load from shared memory (see [`store_shared_v4`]).
+///
+/// # Safety
+/// `p` must point to 16 readable, 16-byte aligned bytes in shared memory.
+#[inline(always)]
+pub unsafe fn load_shared_v4(p: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    core::arch::asm!(
+        "{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; ld.shared.v4.b32 {{{a}, {b}, {c}, {d}}}, [%s]; }}",
+        p = in(reg64) p, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+        options(nostack, readonly));
+    [a, b, c, d]
+}

@@ -95,7 +95,8 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
 pub unsafe extern "ptx-kernel" fn expand_fused_scan(view: *const ExpandView, out: *mut [u32; 2]) {
     let scan_scratch = static_shared!(EXPAND_FUSED_SCAN: [u32; crate::device::scan::SCAN_TILE_SCRATCH]);
     let bounds = static_shared!(EXPAND_FUSED_BOUNDS: [u32; crate::device::expand::fused::FUSED_BOUNDS_U32]);
-    crate::device::expand::fused::for_each_fused(&*view, scan_scratch, bounds, |d, src, local, n| {
+    let marks = static_shared!(EXPAND_FUSED_MARKS: [u32; crate::device::expand::fused::FUSED_MARKS_U32]);
+    crate::device::expand::fused::for_each_fused(&*view, scan_scratch, bounds, marks, |d, src, local, n| {
         write_pairs(out, d, src, local, n)
     });
 }

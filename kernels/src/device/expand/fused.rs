@@ -1,11 +1,18 @@
 //! S2.5 fused (`ScanFused`): the scan of S2.5 and its pass 2 in **one launch**.
 //!
 //! Each block claims a tile of `FUSED_ITEMS × blockDim.x` sources, scans their counts with the
-//! decoupled look-back of [`crate::device::scan`], keeps the tile's exclusive prefixes (its
-//! *bounds*) in shared memory, and then produces every destination item of its own sources: the
-//! tile's output range is contiguous, so each warp takes a contiguous share of it, finds its first
-//! item's source by one binary search over the shared bounds, and then walks forward, advancing
-//! the source as the destination index crosses a bound.
+//! decoupled look-back of [`crate::device::scan`] and keeps the tile's exclusive prefixes (its
+//! *bounds*) in shared memory. The counts wait there too, not in registers, while warp 0 looks
+//! back: that keeps the kernel small enough for 6 blocks per SM, whose walks hide each other's
+//! look-back latency.
+//!
+//! Then the block produces every destination item of its own sources. The tile's output range
+//! is contiguous; each warp takes a contiguous share of it in steps of [`STEP`] items. A step
+//! *marks* every non-empty source that starts inside it (lane `l` checks source `cur + 1 + l`,
+//! 32 per round; one round for sources of ≥ 8 items, a few for tiny ones) in a per-warp array,
+//! then a warp-wide running maximum over the marks gives every item its source: no search per
+//! item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the pairs go out as
+//! coalesced 16-byte stores.
 //!
 //! What this buys over the two-launch S2.5: the counts are read once and no prefix array goes
 //! through device memory; pass 2's binary search runs over 4 K shared-memory bounds instead of
@@ -15,137 +22,246 @@
 //! per-item work must live in the same kernel (a closure here; there is no separate pass-2
 //! kernel to hand to `expand_with`).
 
-use super::{check_scanned_run, ExpandView};
-use crate::arch::{block_dim_x, lane_id, load_shared, sync_threads, thread_idx_x, warp_id, WARP_SIZE};
-use crate::device::scan::scan_tile;
-use core::ptr::write_volatile;
+use super::{ExpandView, RunCheck};
+use crate::arch::{
+    atomic_add_u32, ballot, block_dim_x, lane_id, lanemask_lt, load_shared, load_shared_v4, load_v4_u32, shfl_idx, store_shared_v4, sync_threads,
+    sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+};
+use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
+use crate::device::scan::{lookback, WIDE_LOOKBACK};
+use core::ptr::{read_volatile, write_volatile};
 
 /// Counts per thread in a fused tile.
 pub const FUSED_ITEMS: usize = 16;
-/// Most threads per block [`for_each_fused`] supports (sizes the bounds array).
+/// Most threads per block [`for_each_fused`] supports (sizes the shared arrays).
 pub const FUSED_MAX_THREADS: usize = 256;
 /// Shared `u32`s [`for_each_fused`] needs for the bounds: one per source of a tile, plus its end.
 pub const FUSED_BOUNDS_U32: usize = FUSED_MAX_THREADS * FUSED_ITEMS + 1;
+/// Shared `u32`s [`for_each_fused`] needs for the marks: one step's worth per warp.
+pub const FUSED_MARKS_U32: usize = FUSED_MAX_THREADS / WARP_SIZE as usize * STEP as usize;
 
-/// Linear steps a lane takes to reach the next source before it falls back to a binary search.
-const MAX_WALK: u32 = 8;
+/// Destination items per warp step: four units of 64, two per lane each.
+pub const STEP: u32 = 4 * UNIT;
+const UNIT: u32 = 2 * WARP_SIZE;
 
-/// Runs S2.5 fused over `v`'s counts: produces every destination item `dst < v.capacity` of
-/// this block's tile, where `dst` is the item's canonical index (all items of source 0, then of
-/// source 1, ...), as calls `f(dst, [src; 2], [local; 2], count)`: items `dst .. dst + count`
-/// (`count` is 1 or 2; when 2, `dst` is even, so a pair of 8-byte records is one aligned 16-byte
-/// store). Also stores the exact total in `ctrl.total` and raises [`super::FLAG_CAPACITY`] when it
-/// exceeds the capacity or the 32-bit sum wraps.
+/// Runs S2.5 fused over `v`'s counts and calls `f` for every destination item `dst <
+/// v.capacity` of this block's tile, where `dst` is the item's canonical index (all items of
+/// source 0, then of source 1, ...), as calls `f(dst, [src; 2], [local; 2], count)`: items `dst ..
+/// dst + count` (`count` is 1 or 2; when 2, `dst` is even, so a pair of 8-byte records is one
+/// aligned 16-byte store, and the lanes of a warp cover 64 consecutive items). Also stores the
+/// exact total in `ctrl.total` and raises [`super::FLAG_CAPACITY`] when it exceeds the capacity
+/// or the 32-bit sum wraps.
 ///
 /// `f` is called by lanes independently (not warp-synchronously): no warp-wide operations in it.
 ///
 /// # Safety
 /// `v` is a valid view of strategy `SCAN_FUSED` whose scan state and control block were zeroed
-/// before the launch; `scan_scratch` is [`crate::device::scan::SCAN_TILE_SCRATCH`] shared `u32`s
-/// and `bounds` [`FUSED_BOUNDS_U32`] shared `u32`s; blocks have at most [`FUSED_MAX_THREADS`]
-/// threads (a multiple of 32); the launch has `ceil(p1 / tile)` blocks; every thread calls this.
+/// before the launch; `scan_scratch` is [`crate::device::scan::SCAN_TILE_SCRATCH`] shared `u32`s,
+/// `bounds` [`FUSED_BOUNDS_U32`] and `marks` [`FUSED_MARKS_U32`] shared `u32`s, both 16-byte
+/// aligned; blocks have at most [`FUSED_MAX_THREADS`] threads (a multiple of 32); the launch has
+/// `ceil(p1 / tile)` blocks; every thread calls this.
 #[inline(always)]
 pub unsafe fn for_each_fused(
     v: &ExpandView,
     scan_scratch: *mut u32,
     bounds: *mut u32,
+    marks: *mut u32,
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
-    let state = v.lookback_state();
-    let n = v.p1 as usize;
-    let capacity = v.capacity;
-    let tid = thread_idx_x() as usize;
-    let tile_sources = FUSED_ITEMS * block_dim_x() as usize;
-
-    let st = scan_tile::<u32, FUSED_ITEMS, { crate::device::scan::WIDE_LOOKBACK }>(
-        state,
-        scan_scratch,
-        v.counts,
-        n,
-        |first, excl, values, valid| {
-            // Past `valid` the values are zero, so `excl` holds the tile's end there: the bounds
-            // array needs no special tail.
-            for j in 0..FUSED_ITEMS {
-                write_volatile(bounds.add(tid * FUSED_ITEMS + j), excl[j]);
-            }
-            check_scanned_run(v, first, excl, values, valid);
-        },
-    );
-    if tid == 0 {
-        write_volatile(bounds.add(tile_sources), st.prefix.wrapping_add(st.aggregate));
-    }
-    sync_threads();
-
-    let begin = st.prefix;
-    let end = st.prefix.wrapping_add(st.aggregate);
+    let (tile, prefix, aggregate) = scan_into_bounds(v, scan_scratch, bounds);
+    let begin = prefix;
+    let end = prefix.wrapping_add(aggregate);
     // A wrapped sum has raised the flag; this tile then produces nothing.
     let len = end.saturating_sub(begin);
-    let len = len.min(capacity.saturating_sub(begin));
+    let len = len.min(v.capacity.saturating_sub(begin));
     if len == 0 {
         return;
     }
-    // 64-bit so that a range ending near 2^32 cannot wrap.
-    let (begin, stop) = (begin as u64, begin as u64 + len as u64);
-    // The output is cut into steps of 64 items aligned to multiples of 64 in the *global* index
-    // space, so each lane's pair (2·lane, 2·lane + 1) starts at an even index and goes out as one
-    // 16-byte store; a step shared with the neighbouring tile writes only this tile's items.
+    // Items `begin..stop`; `stop <= capacity`, so 32 bits hold every index. Steps are aligned
+    // to multiples of `STEP` in the *global* index space, so every pair starts at an even
+    // index; a step shared with the neighbouring tile produces only this tile's items.
+    let stop = begin + len;
     let first_step = begin / STEP;
     let steps = (stop - 1) / STEP + 1 - first_step;
-    let warps = (block_dim_x() / WARP_SIZE) as u64;
-    let per_warp = steps.div_ceil(warps);
-    let w = warp_id() as u64;
-    let s_end = (first_step + (w + 1) * per_warp).min(first_step + steps);
-    let first_src = st.tile * tile_sources as u32;
-    let sources = tile_sources as u32;
-    let mut src = u32::MAX;
+    let per_warp = steps.div_ceil(block_dim_x() / WARP_SIZE);
+    let w = warp_id();
     let mut s = first_step + w * per_warp;
+    let s_end = (first_step + (w + 1) * per_warp).min(first_step + steps);
+    if s >= s_end {
+        return;
+    }
+    let lane = lane_id();
+    let below = lanemask_lt();
+    let marks = marks.add(w as usize * STEP as usize);
+    let sources = (FUSED_ITEMS * block_dim_x() as usize) as u32;
+    let first_src = tile * sources;
+    // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
+    // item (a source starting exactly there is marked at offset 0), where it starts, and where
+    // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end).
+    let mut cur = last_at_or_below(bounds, sources, (s * STEP).max(begin));
+    let mut cur_start = load_shared(bounds.add(cur as usize));
+    let mut next_start = load_shared(bounds.add(cur as usize + 1));
     while s < s_end {
-        let d0 = s * STEP + 2 * lane_id() as u64;
-        let (in0, in1) = (d0 >= begin && d0 < stop, d0 + 1 >= begin && d0 + 1 < stop);
-        if in0 || in1 {
-            let d = if in0 { d0 } else { d0 + 1 } as u32;
-            src = locate(bounds, sources, src, d);
-            let mut srcs = [first_src + src, 0];
-            let mut locals = [d - load_shared(bounds.add(src as usize)), 0];
-            let count = if in0 && in1 { 2 } else { 1 };
-            if count == 2 {
-                src = locate(bounds, sources, src, d + 1);
-                srcs[1] = first_src + src;
-                locals[1] = d + 1 - load_shared(bounds.add(src as usize));
+        // Every step holds an item of the tile, so `base < stop`; offsets from `base` cannot wrap.
+        let base = s * STEP;
+        let (lo, hi) = (begin.saturating_sub(base), stop - base);
+        if next_start - base >= STEP {
+            // The whole step lies in `cur` (inside a large source): no marks needed.
+            for unit in 0..STEP / UNIT {
+                let at = unit * UNIT + 2 * lane;
+                let local = (base + at).wrapping_sub(cur_start);
+                let (in0, in1) = (lo <= at && at < hi, lo <= at + 1 && at + 1 < hi);
+                let src = first_src + cur;
+                if in0 {
+                    f(base + at, [src, src], [local, local.wrapping_add(1)], if in1 { 2 } else { 1 });
+                } else if in1 {
+                    f(base + at + 1, [src, 0], [local.wrapping_add(1), 0], 1);
+                }
             }
-            f(d, srcs, locals, count);
+            s += 1;
+            continue;
         }
+        store_shared_v4(marks.add(8 * lane as usize) as *mut [u32; 4], [0; 4]);
+        store_shared_v4(marks.add(8 * lane as usize + 4) as *mut [u32; 4], [0; 4]);
+        sync_warp();
+        // Mark each non-empty source starting in the step with `(source << 8) | offset`:
+        // sources after `cur` start after the step's first item, and non-empty ones at distinct
+        // offsets, so no two lanes write one mark.
+        let mut j = cur + 1;
+        loop {
+            let k = j + lane;
+            let (at, inside) = if k < sources {
+                let at = load_shared(bounds.add(k as usize)) - base;
+                (at, at < STEP && load_shared(bounds.add(k as usize + 1)) - base > at)
+            } else {
+                (u32::MAX, false)
+            };
+            if inside {
+                write_volatile(marks.add(at as usize), (k << 8) | at);
+            }
+            if shfl_idx(at, WARP_SIZE - 1) >= STEP {
+                break;
+            }
+            j += WARP_SIZE;
+        }
+        sync_warp();
+        // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
+        // Marks grow along the step, so that is the lane's own mark or the last mark of the
+        // nearest lane below with one (a ballot and one shuffle per unit of 64 items).
+        let mut carry = 0u32;
+        for unit in 0..STEP / UNIT {
+            let at = unit * UNIT + 2 * lane;
+            let [m0, m1] = load_shared::<[u32; 2]>(marks.add(at as usize) as *const [u32; 2]);
+            let last = m0.max(m1);
+            let lanes = ballot(last != 0);
+            let lower = lanes & below;
+            let from_lower = shfl_idx(last, 31u32.saturating_sub(lower.leading_zeros()));
+            let m0 = if m0 != 0 { m0 } else if lower != 0 { from_lower } else { carry };
+            let m1 = if m1 != 0 { m1 } else { m0 };
+            let unit_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
+            if lanes != 0 {
+                carry = unit_last;
+            }
+            let locate = |m: u32, at: u32| {
+                if m == 0 {
+                    (first_src + cur, (base + at).wrapping_sub(cur_start))
+                } else {
+                    (first_src + (m >> 8), at - (m & 0xff))
+                }
+            };
+            let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
+            let (in0, in1) = (lo <= at && at < hi, lo <= at + 1 && at + 1 < hi);
+            if in0 {
+                f(base + at, [s0, s1], [l0, l1], if in1 { 2 } else { 1 });
+            } else if in1 {
+                f(base + at + 1, [s1, 0], [l1, 0], 1);
+            }
+        }
+        if carry != 0 {
+            cur = carry >> 8;
+            cur_start = base + (carry & 0xff);
+            next_start = load_shared(bounds.add(cur as usize + 1));
+        }
+        // The marks are cleared for the next step only after every lane has read them.
+        sync_warp();
         s += 1;
     }
 }
 
-/// Destination items per warp step of [`for_each_fused`]: two per lane.
-const STEP: u64 = 2 * WARP_SIZE as u64;
-
-/// The source holding destination `d`: from `hint` (a source at or before it, `u32::MAX` for
-/// none) by walking forward over the bounds, or by binary search when the walk gets long.
+/// Scans this block's tile of counts into `bounds` (exclusive prefixes, then the tile's end at
+/// `bounds[sources]`) with the decoupled look-back; returns `(tile, prefix, aggregate)`.
+/// Checks the run of counts of every thread ([`check_scanned_run`]).
 #[inline(always)]
-unsafe fn locate(bounds: *const u32, sources: u32, hint: u32, d: u32) -> u32 {
-    if hint == u32::MAX {
-        return last_at_or_below(bounds, sources, d);
+unsafe fn scan_into_bounds(v: &ExpandView, scratch: *mut u32, bounds: *mut u32) -> (u32, u32, u32) {
+    let state = v.lookback_state();
+    let tid = thread_idx_x() as usize;
+    let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH);
+    if tid == 0 {
+        write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
     }
-    let mut src = hint;
-    let mut steps = 0;
-    while load_shared(bounds.add(src as usize + 1)) <= d {
-        src += 1;
-        steps += 1;
-        if steps == MAX_WALK {
-            return last_at_or_below(bounds, sources, d);
+    sync_threads();
+    let tile = read_volatile(tile_slot);
+    let first = (tile as usize * block_dim_x() as usize + tid) * FUSED_ITEMS;
+    let valid = (v.p1 as usize).saturating_sub(first).min(FUSED_ITEMS);
+    // The thread's counts, zero past the end, wait in its own bounds slots during the look-back.
+    let mut c = [0u32; FUSED_ITEMS];
+    if valid == FUSED_ITEMS {
+        for q in 0..FUSED_ITEMS / 4 {
+            let [a, b, cc, d] = load_v4_u32(v.counts.add(first + 4 * q) as *const [u32; 4]);
+            (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
+        }
+    } else {
+        // A fixed trip count (constant indices) keeps `c` in registers.
+        for (j, x) in c.iter_mut().enumerate() {
+            if j < valid {
+                *x = *v.counts.add(first + j);
+            }
         }
     }
-    src
+    let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
+    for q in 0..FUSED_ITEMS / 4 {
+        store_shared_v4(mine.add(q), [c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]]);
+    }
+    let sum = c.iter().fold(0u32, |a, &x| a.wrapping_add(x));
+    let (thread_prefix, aggregate) = block_exclusive_sum(scratch, sum);
+    let prefix_slot = scratch.add(BLOCK_SCAN_SCRATCH + 1);
+    if warp_id() == 0 {
+        let prefix = lookback::<u32, WIDE_LOOKBACK>(state, tile, aggregate);
+        if lane_id() == 0 {
+            write_volatile(prefix_slot, prefix);
+        }
+    }
+    sync_threads();
+    let prefix = read_volatile(prefix_slot);
+    // In place: counts → exclusive prefixes. Past `valid` the counts are zero, so the bounds
+    // there hold the tile's end and need no special tail.
+    let mut check = RunCheck::default();
+    let mut run = prefix.wrapping_add(thread_prefix);
+    for q in 0..FUSED_ITEMS / 4 {
+        let four = load_shared_v4(mine.add(q));
+        let mut excl = [0u32; 4];
+        for i in 0..4 {
+            excl[i] = run;
+            if 4 * q + i < valid {
+                check.add(run, four[i]);
+            }
+            run = run.wrapping_add(four[i]);
+        }
+        store_shared_v4(mine.add(q), excl);
+    }
+    check.finish(v, first, valid);
+    if tid == 0 {
+        write_volatile(bounds.add(FUSED_ITEMS * block_dim_x() as usize), prefix.wrapping_add(aggregate));
+    }
+    sync_threads();
+    (tile, prefix, aggregate)
 }
 
 /// The last `k` in `0..sources` with `bounds[k] <= x` (`bounds` is non-decreasing with
 /// `bounds[0] <= x < bounds[sources]`): the source whose range holds destination `x`.
 #[inline(always)]
 unsafe fn last_at_or_below(bounds: *const u32, sources: u32, x: u32) -> u32 {
-    let (mut lo, mut hi) = (0u32, sources);
+    let (mut lo, mut hi) = (0, sources);
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         if load_shared(bounds.add(mid as usize)) <= x {

@@ -170,19 +170,44 @@ pub unsafe fn check_scanned_run<const ITEMS: usize>(
     valid: usize,
 ) {
     // Constant indices only (a fixed, unrolled trip count): the arrays stay in registers.
-    let mut wrapped = false;
-    let mut last = 0u64;
+    let mut check = RunCheck::default();
     for j in 0..ITEMS {
         if j < valid {
-            wrapped |= excl[j].checked_add(values[j]).is_none();
-            last = excl[j] as u64 + values[j] as u64;
+            check.add(excl[j], values[j]);
         }
     }
-    if valid > 0 && first + valid == v.p1 as usize {
-        crate::arch::store_relaxed_u64(core::ptr::addr_of_mut!((*v.ctrl).total), last);
-        wrapped |= last > v.capacity as u64;
+    check.finish(v, first, valid);
+}
+
+/// [`check_scanned_run`] fed one count at a time, for runs that are not held in registers.
+#[derive(Clone, Copy, Default)]
+pub struct RunCheck {
+    wrapped: bool,
+    last: u64,
+}
+
+impl RunCheck {
+    /// One count of the run (in order) and its exclusive prefix.
+    #[inline(always)]
+    pub fn add(&mut self, excl: u32, value: u32) {
+        self.wrapped |= excl.checked_add(value).is_none();
+        self.last = excl as u64 + value as u64;
     }
-    if wrapped {
-        crate::arch::atomic_or_u32(core::ptr::addr_of_mut!((*v.ctrl).flags), FLAG_CAPACITY);
+
+    /// After the run's `valid` counts, which start at source `first`: stores the total if the
+    /// run holds the last source, and raises the flag on a wrap or a total over the capacity.
+    ///
+    /// # Safety
+    /// `v` is the view of the running pass 1.
+    #[inline(always)]
+    pub unsafe fn finish(self, v: &ExpandView, first: usize, valid: usize) {
+        let mut wrapped = self.wrapped;
+        if valid > 0 && first + valid == v.p1 as usize {
+            crate::arch::store_relaxed_u64(core::ptr::addr_of_mut!((*v.ctrl).total), self.last);
+            wrapped |= self.last > v.capacity as u64;
+        }
+        if wrapped {
+            crate::arch::atomic_or_u32(core::ptr::addr_of_mut!((*v.ctrl).flags), FLAG_CAPACITY);
+        }
     }
 }
