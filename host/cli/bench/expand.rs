@@ -139,8 +139,8 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
         let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps)?;
         let launches = match s {
             Strategy::MaxN { .. } => "memset + 1",
-            Strategy::ScanBinarySearch => "2 memsets + 2",
-            Strategy::ScanFused => "2 memsets + 1",
+            Strategy::ScanBinarySearch => "memset + 2",
+            Strategy::ScanFused => "memset + 1",
             Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
             _ => "memset + 2",
         };

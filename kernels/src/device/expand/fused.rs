@@ -93,8 +93,11 @@ pub unsafe fn for_each_fused(
     let lane = lane_id();
     let below = lanemask_lt();
     let marks = marks.add(w as usize * STEP as usize);
-    let sources = (FUSED_ITEMS * block_dim_x() as usize) as u32;
-    let first_src = tile * sources;
+    let first_src = tile * (FUSED_ITEMS * block_dim_x() as usize) as u32;
+    // The tile's real sources: past `p1` the padding bounds all equal the tile's end, so
+    // `bounds[sources]` is still the end, and the marking loop stops at the last real source
+    // instead of walking the padding (up to 128 rounds in the last tile).
+    let sources = (v.p1 - first_src).min((FUSED_ITEMS * block_dim_x() as usize) as u32);
     // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
     // item (a source starting exactly there is marked at offset 0), where it starts, and where
     // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end).
