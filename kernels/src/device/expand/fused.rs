@@ -24,8 +24,8 @@
 
 use super::{ExpandView, RunCheck};
 use crate::arch::{
-    atomic_add_u32, ballot, block_dim_x, lane_id, lanemask_lt, load_shared, load_shared_v4, load_v4_u32, shfl_idx, store_shared_v4, sync_threads,
-    sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+    atomic_add_u32, ballot, block_dim_x, lane_id, lanemask_lt, load_shared, load_shared_v4, load_v4_u32, shfl_idx,
+    store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
 use crate::device::scan::{lookback, WIDE_LOOKBACK};
@@ -159,7 +159,13 @@ pub unsafe fn for_each_fused(
             let lanes = ballot(last != 0);
             let lower = lanes & below;
             let from_lower = shfl_idx(last, 31u32.saturating_sub(lower.leading_zeros()));
-            let m0 = if m0 != 0 { m0 } else if lower != 0 { from_lower } else { carry };
+            let m0 = if m0 != 0 {
+                m0
+            } else if lower != 0 {
+                from_lower
+            } else {
+                carry
+            };
             let m1 = if m1 != 0 { m1 } else { m0 };
             let unit_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
             if lanes != 0 {
