@@ -83,12 +83,7 @@ pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize, const WINDOW: usize>(
     emit: impl FnOnce(usize, &[T; ITEMS], &[T; ITEMS], usize),
 ) -> ScanTile<T> {
     let tid = thread_idx_x() as usize;
-    let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH) as *mut u32;
-    if tid == 0 {
-        write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
-    }
-    sync_threads();
-    let tile = read_volatile(tile_slot);
+    let tile = claim_tile(state, scratch);
     let threads = crate::arch::block_dim_x() as usize;
     let first = (tile as usize * threads + tid) * ITEMS;
 
@@ -116,16 +111,7 @@ pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize, const WINDOW: usize>(
     }
     let (thread_prefix, aggregate) = block_exclusive_sum(scratch, sum);
 
-    // Look-back, by warp 0.
-    let prefix_slot = scratch.add(BLOCK_SCAN_SCRATCH + 1);
-    if warp_id() == 0 {
-        let prefix = lookback::<T, WINDOW>(state, tile, aggregate);
-        if lane_id() == 0 {
-            write_volatile(prefix_slot, prefix);
-        }
-    }
-    sync_threads();
-    let prefix = read_volatile(prefix_slot);
+    let prefix = block_lookback::<T, WINDOW>(state, scratch, tile, aggregate);
     // The slots are free for the next call once everyone has read them.
     sync_threads();
 
@@ -137,6 +123,44 @@ pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize, const WINDOW: usize>(
     }
     emit(first, &exclusive, &values, valid);
     ScanTile { tile, prefix, aggregate }
+}
+
+/// Claims the block's tile: thread 0 takes the next id from the tile counter (launch order,
+/// which is what makes the look-back hang-free) and every thread gets it.
+///
+/// # Safety
+/// `scratch` is [`SCAN_TILE_SCRATCH`] shared elements; every thread of the block calls this.
+#[inline(always)]
+pub unsafe fn claim_tile<T>(state: LookbackState<T>, scratch: *mut T) -> u32 {
+    let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH) as *mut u32;
+    if thread_idx_x() == 0 {
+        write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
+    }
+    sync_threads();
+    read_volatile(tile_slot)
+}
+
+/// [`lookback`] by warp 0 for the whole block: returns the tile's exclusive prefix on every
+/// thread. The scratch slot it uses is free again after the caller's next barrier.
+///
+/// # Safety
+/// As [`claim_tile`]; `tile` and `aggregate` are the block's (the same on every thread).
+#[inline(always)]
+pub unsafe fn block_lookback<T: ScanValue, const WINDOW: usize>(
+    state: LookbackState<T>,
+    scratch: *mut T,
+    tile: u32,
+    aggregate: T,
+) -> T {
+    let prefix_slot = scratch.add(BLOCK_SCAN_SCRATCH + 1);
+    if warp_id() == 0 {
+        let prefix = lookback::<T, WINDOW>(state, tile, aggregate);
+        if lane_id() == 0 {
+            write_volatile(prefix_slot, prefix);
+        }
+    }
+    sync_threads();
+    read_volatile(prefix_slot)
 }
 
 /// Publishes `aggregate` for `tile`, waits for and sums its predecessors, publishes the

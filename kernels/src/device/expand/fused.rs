@@ -24,12 +24,12 @@
 
 use super::{ExpandView, RunCheck};
 use crate::arch::{
-    atomic_add_u32, ballot, block_dim_x, lane_id, lanemask_lt, load_shared, load_shared_v4, load_v4_u32, shfl_idx,
-    store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+    ballot, block_dim_x, lane_id, lanemask_lt, load_shared, load_shared_v4, load_v4_u32, shfl_idx, store_shared_v4,
+    sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
-use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
-use crate::device::scan::{lookback, WIDE_LOOKBACK};
-use core::ptr::{read_volatile, write_volatile};
+use crate::block::block_exclusive_sum;
+use crate::device::scan::{block_lookback, claim_tile, WIDE_LOOKBACK};
+use core::ptr::write_volatile;
 
 /// Counts per thread in a fused tile.
 pub const FUSED_ITEMS: usize = 16;
@@ -113,13 +113,8 @@ pub unsafe fn for_each_fused(
             for unit in 0..STEP / UNIT {
                 let at = unit * UNIT + 2 * lane;
                 let local = (base + at).wrapping_sub(cur_start);
-                let (in0, in1) = (lo <= at && at < hi, lo <= at + 1 && at + 1 < hi);
                 let src = first_src + cur;
-                if in0 {
-                    f(base + at, [src, src], [local, local.wrapping_add(1)], if in1 { 2 } else { 1 });
-                } else if in1 {
-                    f(base + at + 1, [src, 0], [local.wrapping_add(1), 0], 1);
-                }
+                emit(&mut f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
             }
             s += 1;
             continue;
@@ -179,12 +174,7 @@ pub unsafe fn for_each_fused(
                 }
             };
             let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
-            let (in0, in1) = (lo <= at && at < hi, lo <= at + 1 && at + 1 < hi);
-            if in0 {
-                f(base + at, [s0, s1], [l0, l1], if in1 { 2 } else { 1 });
-            } else if in1 {
-                f(base + at + 1, [s1, 0], [l1, 0], 1);
-            }
+            emit(&mut f, base, at, lo..hi, [s0, s1], [l0, l1]);
         }
         if carry != 0 {
             cur = carry >> 8;
@@ -197,6 +187,24 @@ pub unsafe fn for_each_fused(
     }
 }
 
+/// Calls `f` for the items `base + at` and `base + at + 1` that lie in the tile (offsets
+/// `valid` from `base`), as [`for_each_fused`] promises: one call for a pair, else one per item.
+#[inline(always)]
+fn emit(
+    f: &mut impl FnMut(u32, [u32; 2], [u32; 2], u32),
+    base: u32,
+    at: u32,
+    valid: core::ops::Range<u32>,
+    src: [u32; 2],
+    local: [u32; 2],
+) {
+    match (valid.contains(&at), valid.contains(&(at + 1))) {
+        (true, both) => f(base + at, src, local, if both { 2 } else { 1 }),
+        (false, true) => f(base + at + 1, [src[1], 0], [local[1], 0], 1),
+        (false, false) => {}
+    }
+}
+
 /// Scans this block's tile of counts into `bounds` (exclusive prefixes, then the tile's end at
 /// `bounds[sources]`) with the decoupled look-back; returns `(tile, prefix, aggregate)`.
 /// Checks the run of counts of every thread ([`check_scanned_run`]).
@@ -204,12 +212,7 @@ pub unsafe fn for_each_fused(
 unsafe fn scan_into_bounds(v: &ExpandView, scratch: *mut u32, bounds: *mut u32) -> (u32, u32, u32) {
     let state = v.lookback_state();
     let tid = thread_idx_x() as usize;
-    let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH);
-    if tid == 0 {
-        write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
-    }
-    sync_threads();
-    let tile = read_volatile(tile_slot);
+    let tile = claim_tile(state, scratch);
     let first = (tile as usize * block_dim_x() as usize + tid) * FUSED_ITEMS;
     let valid = (v.p1 as usize).saturating_sub(first).min(FUSED_ITEMS);
     // The thread's counts, zero past the end, wait in its own bounds slots during the look-back.
@@ -233,15 +236,7 @@ unsafe fn scan_into_bounds(v: &ExpandView, scratch: *mut u32, bounds: *mut u32) 
     }
     let sum = c.iter().fold(0u32, |a, &x| a.wrapping_add(x));
     let (thread_prefix, aggregate) = block_exclusive_sum(scratch, sum);
-    let prefix_slot = scratch.add(BLOCK_SCAN_SCRATCH + 1);
-    if warp_id() == 0 {
-        let prefix = lookback::<u32, WIDE_LOOKBACK>(state, tile, aggregate);
-        if lane_id() == 0 {
-            write_volatile(prefix_slot, prefix);
-        }
-    }
-    sync_threads();
-    let prefix = read_volatile(prefix_slot);
+    let prefix = block_lookback::<u32, WIDE_LOOKBACK>(state, scratch, tile, aggregate);
     // In place: counts → exclusive prefixes. Past `valid` the counts are zero, so the bounds
     // there hold the tile's end and need no special tail.
     let mut check = RunCheck::default();
