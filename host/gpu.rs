@@ -35,6 +35,8 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
     info: DeviceInfo,
+    /// The host flag of [`Gpu::time_ms`]'s stream hold, allocated on first use.
+    pub(crate) hold: std::sync::OnceLock<crate::timing::HoldFlag>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -69,7 +71,7 @@ impl Gpu {
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream, module, info })
+        Ok(Gpu { ctx, stream, module, info, hold: std::sync::OnceLock::new() })
     }
 
     /// Facts about the device.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Validates the shipped PTX with ptxas for every architecture each module claims, and fails if
-# any kernel spills to local memory or needs a stack frame (all of warpwork's kernels are hot).
+# any kernel spills to local memory or needs a stack frame (all of warpwork's kernels are hot),
+# or if a block barrier was duplicated onto divergent paths (see `barriers` below).
 #   scripts/check-ptx.sh PTXAS
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,21 @@ check() { # module arch
     echo "ok: $1 assembles for $2 ($kernels kernels, no stack, no spills)"
   fi
 }
+# `bar.sync` is `.aligned`: every thread of a warp must reach the *same* barrier instruction.
+# LLVM can merge `if tid == 0 {..}` blocks on both sides of a barrier into two copies of the
+# barrier on divergent paths (one then ends with a jump past the other), which deadlocks on the
+# GPU. A barrier followed by an unconditional jump is that shape.
+barriers() { # module
+  local n
+  n=$(grep -A1 -E "^\s*bar\.sync" "kernels/ptx/$1" | grep -c -E "^\s*bra\.uni" || true)
+  if [ "$n" != 0 ]; then
+    echo "FAIL: $1 has $n barrier(s) duplicated onto divergent paths (bar.sync then bra.uni)"; fail=1
+  else
+    echo "ok: $1 has no duplicated barriers"
+  fi
+}
+barriers warpwork_sm_70.ptx
+barriers warpwork_sm_90.ptx
 check warpwork_sm_70.ptx sm_70
 check warpwork_sm_70.ptx sm_80
 check warpwork_sm_70.ptx sm_90

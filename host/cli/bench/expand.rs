@@ -47,7 +47,9 @@ pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
     }
 }
 
-/// (pass-1 ms, total ms) medians.
+/// (pass-1 ms, total ms) medians: device time ([`Gpu::median_ms`]), or with `paced` the time
+/// with the host issuing each launch as the device waits ([`Gpu::median_paced_ms`]; the only way
+/// to time [`Dispatch::ReadBack`], which waits for pass 1 on the host).
 fn time_strategy(
     gpu: &Gpu,
     e: &mut Expander,
@@ -55,9 +57,17 @@ fn time_strategy(
     out: &mut DeviceBuffer<[u32; 2]>,
     dispatch: Dispatch,
     reps: usize,
+    paced: bool,
 ) -> Result<(f64, f64)> {
-    let p1 = gpu.median_ms(3, reps, || e.pass1(gpu, d))?;
-    let total = gpu.median_ms(3, reps, || {
+    let median = |f: &mut dyn FnMut() -> Result<()>| {
+        if paced {
+            gpu.median_paced_ms(3, reps, f)
+        } else {
+            gpu.median_ms(3, reps, f)
+        }
+    };
+    let p1 = median(&mut || e.pass1(gpu, d))?;
+    let total = median(&mut || {
         e.pass1(gpu, d)?;
         e.pass2(gpu, out, dispatch)
     })?;
@@ -92,12 +102,12 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
             let mut out = gpu.zeros::<[u32; 2]>(p2.max(1))?;
             for s in strategies(p1, max_n) {
                 let mut e = gpu.expander(s, p1, p2)?;
-                let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps)?;
+                let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
                 let got = e.count(gpu)?;
                 if got != p2 {
                     return Err(Error::InvalidInput(format!("bench self-check: {} gave {got} of {p2}", s.name())));
                 }
-                let (_, rb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps.min(7))?;
+                let (_, rb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps.min(7), true)?;
                 let bytes = 4 * p1 as u64 + 8 * p2 as u64;
                 let bw = gbps(bytes, t);
                 let items = p2 as f64 / (t * 1e-3);
@@ -129,14 +139,21 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
     table.print();
 
     println!("\n### fixed overhead: P1 = 32, N = 1 (pass 1 + pass 2, ms)\n");
-    let mut t = Table::new(&["strategy", "persistent (device count) ms", "read-back then launch ms", "launches"]);
+    let mut t = Table::new(&[
+        "strategy",
+        "persistent, device ms",
+        "persistent, host-paced ms",
+        "read-back then launch, host-paced ms",
+        "launches",
+    ]);
     let c = vec![1u32; 32];
     let d = gpu.upload(&c)?;
     let mut out = gpu.zeros::<[u32; 2]>(32)?;
     for s in strategies(32, 1) {
         let mut e = gpu.expander(s, 32, 32)?;
-        let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps)?;
-        let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps)?;
+        let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
+        let (_, pp) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, true)?;
+        let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps, true)?;
         let launches = match s {
             Strategy::MaxN { .. } => "memset + 1",
             Strategy::ScanBinarySearch => "memset + 2",
@@ -144,7 +161,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
             Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
             _ => "memset + 2",
         };
-        t.row(vec![s.name().into(), format!("{p:.4}"), format!("{r:.4}"), launches.into()]);
+        t.row(vec![s.name().into(), format!("{p:.4}"), format!("{pp:.4}"), format!("{r:.4}"), launches.into()]);
     }
     t.print();
 

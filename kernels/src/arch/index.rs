@@ -62,3 +62,11 @@ pub fn grid_threads() -> u64 {
 pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
+
+/// `%globaltimer`: the device's nanosecond clock (shared by all SMs, unlike `%clock64`).
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    let t: u64;
+    unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) };
+    t
+}

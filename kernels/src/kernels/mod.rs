@@ -6,3 +6,4 @@ mod expand;
 mod life;
 mod scan;
 mod select;
+mod timing;

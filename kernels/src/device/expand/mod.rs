@@ -194,6 +194,14 @@ impl RunCheck {
         self.last = excl as u64 + value as u64;
     }
 
+    /// The check of a whole run at once: its first exclusive prefix and the exact (64-bit) sum
+    /// of its counts. The run wraps the 32-bit sum exactly when some count in it does.
+    #[inline(always)]
+    pub fn of_run(start: u32, sum: u64) -> Self {
+        let last = start as u64 + sum;
+        RunCheck { wrapped: last > u32::MAX as u64, last }
+    }
+
     /// After the run's `valid` counts, which start at source `first`: stores the total if the
     /// run holds the last source, and raises the flag on a wrap or a total over the capacity.
     ///
