@@ -14,7 +14,7 @@ const H: u32 = 1080;
 
 fn gpu_time(gpu: &Gpu, iters: u64, mut f: impl FnMut() -> warpwork::Result<()>) -> Duration {
     let ms = gpu
-        .time_ms(|| {
+        .paced_time_ms(|| {
             for _ in 0..iters {
                 f()?;
             }

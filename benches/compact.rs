@@ -29,7 +29,7 @@ fn gpu_benches(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(variant.name(), n), |b| {
                 b.iter_custom(|iters| {
                     let ms = gpu
-                        .time_ms(|| {
+                        .paced_time_ms(|| {
                             for _ in 0..iters {
                                 gpu.stream().memset_zeros(counter.raw_mut())?;
                                 gpu.select_into(
@@ -53,7 +53,7 @@ fn gpu_benches(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("copy_roof", n), |b| {
             b.iter_custom(|iters| {
                 let ms = gpu
-                    .time_ms(|| {
+                    .paced_time_ms(|| {
                         for _ in 0..iters {
                             gpu.copy(&src, &mut dst)?;
                         }

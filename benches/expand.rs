@@ -39,7 +39,7 @@ fn bench(c: &mut Criterion) {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     let ms = gpu
-                        .time_ms(|| {
+                        .paced_time_ms(|| {
                             e.pass1(&gpu, &d)?;
                             e.pass2(&gpu, &mut out, Dispatch::Persistent)
                         })
@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                total += Duration::from_secs_f64(gpu.time_ms(|| gpu.exclusive_scan(&d, &mut o)).unwrap() * 1e-3);
+                total += Duration::from_secs_f64(gpu.paced_time_ms(|| gpu.exclusive_scan(&d, &mut o)).unwrap() * 1e-3);
             }
             total
         })

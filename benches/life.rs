@@ -29,7 +29,7 @@ fn gpu_kernels(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     let mut total = 0.0;
                     for _ in 0..iters {
-                        total += gpu.time_ms(|| life.step(GENS)).expect("step");
+                        total += gpu.paced_time_ms(|| life.step(GENS)).expect("step");
                     }
                     Duration::from_secs_f64(total * 1e-3)
                 })

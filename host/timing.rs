@@ -50,7 +50,9 @@ impl Gpu {
 
     /// Milliseconds the device spends on the work `f` issues to [`Gpu::stream`], measured with
     /// a pair of CUDA events around it while the stream is held until all of it is queued (see
-    /// the module docs). `f` must not wait for the stream (use [`Gpu::paced_time_ms`] then).
+    /// the module docs). `f` must not wait for the stream, nor issue more launches than the
+    /// driver queues (about a thousand: the host would wait for room in a held queue); use
+    /// [`Gpu::paced_time_ms`] for those (criterion's batches of many iterations are the latter).
     pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
         let flag = self.hold_flag()?.0;
         // SAFETY: `flag` is the hold's two pinned words; no hold kernel is running now (every

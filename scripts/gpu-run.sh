@@ -38,7 +38,7 @@ run_criterion() {
   # ballpark numbers; the CLI tables (run.sh bench) are the reported ones.
   for b in "$here"/benches/*; do
     name=$(basename "$b")
-    "$b" --bench --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10 2>&1 | grep -E "^[a-z_0-9]+/|time:|thrpt:" | tail -n 60
+    "$b" --bench --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10 2>&1 | grep -E "^[a-z_0-9]+/|time:|thrpt:|panicked" | tail -n 60
     rc=${PIPESTATUS[0]}
     summary+=("criterion $name: rc=$rc")
     [ $rc -eq 0 ] || status=1
