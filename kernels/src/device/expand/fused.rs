@@ -251,7 +251,7 @@ unsafe fn scan_into_bounds(v: &ExpandView, scratch: *mut u32, bounds: *mut u32) 
         }
         store_shared_v4(mine.add(q), excl);
     }
-    // One check for the thread's whole run (its exact sum), not one per count: 12 registers
+    // One check for the thread's whole run (its exact sum), not one per count: 11 registers
     // fewer at the kernel's peak.
     RunCheck::of_run(start, sum).finish(v, first, valid);
     if tid == 0 {
