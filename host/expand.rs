@@ -26,7 +26,12 @@ const PUSH_ITEMS: u32 = 8;
 /// Sources per thread of the S2.5 scan (`SCAN_ITEMS_U32`).
 const SCAN_ITEMS: u32 = 16;
 /// Counts per thread of a `ScanFused` tile (`FUSED_ITEMS` in the kernels).
-const FUSED_ITEMS: u32 = 16;
+const FUSED_ITEMS: u32 = 8;
+/// Threads of a `ScanFused` pass-2 block (`FUSED_PASS2_THREADS`: eight walking warps and a
+/// scheduling one).
+const FUSED_PASS2_THREADS: u32 = THREADS + 32;
+/// Tiles each `ScanFused` pass-1 block sums (`PUSH_TILES`).
+const FUSED_PUSH_TILES: u32 = 4;
 /// Buckets of S3.
 pub const BUCKETS: usize = 32;
 const FLAG_CAPACITY: u32 = 1;
@@ -58,11 +63,12 @@ pub enum Strategy {
     Po2Buckets,
     /// S3 with one pass-2 launch per bucket (32 launches): what merging saves.
     Po2BucketsPerBucket,
-    /// S2.5f: S2.5's scan and its pass 2 fused into one launch — each block scans a tile of
-    /// counts (decoupled look-back) and produces its tile's items with a search over the tile's
-    /// bounds in shared memory. Materializing only: there is no separate pass 2 to replace, so
-    /// [`Gpu::expand_with`] refuses it (users' own kernels get the same loop from
-    /// `warpwork_kernels::device::expand::fused::for_each_fused`). **Canonical order**.
+    /// S2.5f: S2.5 with the scan fused into pass 2 — pass 1 only sums tiles of counts and plans
+    /// pass 2's units (pieces of at most 8192 destination items); pass 2 claims units, scans
+    /// the unit's tile in shared memory and produces its items without any per-item search.
+    /// No prefix array, and pass 2 is balanced over the output. Materializing only: its pass 2
+    /// needs shared memory, so [`Gpu::expand_with`] refuses it (users' own kernels get the same
+    /// loop from `warpwork_kernels::device::expand::fused::for_each_fused`). **Canonical order**.
     ScanFused,
 }
 
@@ -115,13 +121,23 @@ impl Strategy {
 
     fn push_kernel(self) -> Option<&'static str> {
         match self {
-            Strategy::MaxN { .. } | Strategy::ScanFused => None,
+            Strategy::MaxN { .. } => None,
+            Strategy::ScanFused => Some("expand_push_fused"),
             Strategy::AppendPerItem => Some("expand_push_append"),
             Strategy::LinearSearch => Some("expand_push_linear"),
             Strategy::ScanBinarySearch => Some("expand_push_scan"),
             Strategy::PackedAtomicCas => Some("expand_push_packed_cas"),
             Strategy::PackedAtomicAdd => Some("expand_push_packed_add"),
             Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => Some("expand_push_po2"),
+        }
+    }
+
+    /// Threads per block of the strategy's own pass 2.
+    fn pass2_threads(self) -> u32 {
+        if self == Strategy::ScanFused {
+            FUSED_PASS2_THREADS
+        } else {
+            THREADS
         }
     }
 
@@ -134,7 +150,7 @@ impl Strategy {
             Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => "expand_pass2_packed",
             Strategy::Po2Buckets => "expand_pass2_po2",
             Strategy::Po2BucketsPerBucket => "expand_pass2_po2_bucket",
-            Strategy::ScanFused => "expand_fused_scan",
+            Strategy::ScanFused => "expand_pass2_fused",
         }
     }
 }
@@ -162,8 +178,12 @@ pub struct Control {
     pub counter: u32,
     /// Overflow flags.
     pub flags: u32,
-    /// S2.5 scan tile counter.
+    /// S2.5 scan tile counter; S2.5f pass 1's finished tiles.
     pub tiles: u32,
+    /// S2.5f units of pass 2.
+    pub units: u32,
+    /// S2.5f pass-2 blocks finished.
+    pub exits: u32,
     /// Padding.
     pub pad: u32,
     /// S3 records per bucket.
@@ -183,7 +203,7 @@ pub struct View {
     pub offsets: u64,
     /// S2.5+ record sources.
     pub srcs: u64,
-    /// Records (S1, S2, S3).
+    /// Records (S1, S2, S3; S2.5f per tile).
     pub records: u64,
     /// S2.5 look-back status.
     pub scan_status: u64,
@@ -223,7 +243,7 @@ pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize 
         Strategy::AppendPerItem => capacity * 8,
         Strategy::LinearSearch => p1 * 8,
         Strategy::ScanBinarySearch => p1 * 4 + p1.div_ceil((THREADS * SCAN_ITEMS) as usize) * 12,
-        Strategy::ScanFused => p1.div_ceil((THREADS * FUSED_ITEMS) as usize) * 12,
+        Strategy::ScanFused => (fused_tiles(p1) + 1) * 8,
         Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => p1 * 8,
         Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => bucket_layout(p1, capacity).0 * 8,
     }
@@ -266,6 +286,8 @@ pub struct Expander {
     view_uploaded: bool,
     /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
     user_pass2: std::cell::Cell<bool>,
+    /// Whether a pass 2 ran since the last pass 1 (S0's pass 2 then recounts from zero).
+    pass2_ran: bool,
     pass2_blocks: u32,
 }
 
@@ -309,9 +331,7 @@ impl Gpu {
                 let tiles = max_p1.div_ceil((THREADS * SCAN_ITEMS) as usize);
                 (self.zeros(one(max_p1))?, self.zeros(1)?, self.zeros(1)?, tiles)
             }
-            Strategy::ScanFused => {
-                (self.zeros(1)?, self.zeros(1)?, self.zeros(1)?, max_p1.div_ceil((THREADS * FUSED_ITEMS) as usize))
-            }
+            Strategy::ScanFused => (self.zeros(1)?, self.zeros(1)?, self.zeros(fused_tiles(max_p1) + 1)?, 0),
             Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => {
                 (self.zeros(one(max_p1))?, self.zeros(one(max_p1))?, self.zeros(1)?, 0)
             }
@@ -341,7 +361,7 @@ impl Gpu {
             bucket_base,
             bucket_cap,
         };
-        let per_sm = self.occupancy(strategy.pass2_kernel(), THREADS, 0)?.max(1);
+        let per_sm = self.occupancy(strategy.pass2_kernel(), strategy.pass2_threads(), 0)?.max(1);
         Ok(Expander {
             strategy,
             max_p1,
@@ -356,6 +376,7 @@ impl Gpu {
             p1: 0,
             view_uploaded: false,
             user_pass2: std::cell::Cell::new(false),
+            pass2_ran: false,
             pass2_blocks: per_sm * self.info().sm_count,
         })
     }
@@ -440,6 +461,7 @@ impl Expander {
         // strategies; aggregates and inclusive prefixes need no clearing): one memset.
         let words = CTRL_WORDS + self.scan_tiles;
         gpu.zero_prefix(&mut self.state, words)?;
+        self.pass2_ran = false;
         Ok(())
     }
 
@@ -452,7 +474,12 @@ impl Expander {
         if p1 == 0 {
             return Ok(());
         }
-        let per_block = THREADS * if self.strategy == Strategy::ScanBinarySearch { SCAN_ITEMS } else { PUSH_ITEMS };
+        let per_block = THREADS
+            * match self.strategy {
+                Strategy::ScanBinarySearch => SCAN_ITEMS,
+                Strategy::ScanFused => FUSED_ITEMS * FUSED_PUSH_TILES,
+                _ => PUSH_ITEMS,
+            };
         let f = gpu.function(name)?;
         let cfg = LaunchConfig {
             grid_dim: ((p1 as u32).div_ceil(per_block), 1, 1),
@@ -468,29 +495,27 @@ impl Expander {
     }
 
     /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
-    /// long). Asynchronous for [`Dispatch::Persistent`].
+    /// long). Asynchronous for [`Dispatch::Persistent`]. It may run again after the same pass 1
+    /// and writes the same pairs.
     pub fn pass2(&mut self, gpu: &Gpu, out: &mut DeviceBuffer<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
         ensure_input!(out.len() >= self.capacity, "an output of {} pairs for capacity {}", out.len(), self.capacity);
         self.user_pass2.set(false);
-        let f = gpu.function(self.strategy.pass2_kernel())?;
-        if self.strategy == Strategy::ScanFused {
-            // One block per tile of counts: the grid is known on the host, whatever the dispatch.
-            if self.p1 == 0 {
-                return Ok(());
-            }
-            let tiles = (self.p1 as u32).div_ceil(THREADS * FUSED_ITEMS);
-            let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
-            let mut l = gpu.stream().launch_builder(&f);
-            l.arg(self.view.raw()).arg(out.raw_mut());
-            // SAFETY: `expand_fused_scan(view, out)`; `out` holds `capacity` pairs, the view's scan
-            // state has a slot per tile and was zeroed by pass 1.
-            unsafe { l.launch(cfg)? };
-            return Ok(());
+        if matches!(self.strategy, Strategy::MaxN { .. }) && self.pass2_ran {
+            // S0's pass 2 counts the pairs it writes in the control block: start again from zero.
+            let counter = std::mem::offset_of!(Control, counter) / 4;
+            gpu.zero_words(&mut self.state, counter..counter + 1)?;
         }
+        self.pass2_ran = true;
+        let f = gpu.function(self.strategy.pass2_kernel())?;
         let per_block = (THREADS / 32) as u64 * 64;
         let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks) };
         let (grid, bucket_items) = match dispatch {
             Dispatch::Persistent => (self.pass2_blocks, None),
+            Dispatch::ReadBack if self.strategy == Strategy::ScanFused => {
+                // One block per unit at most (each claims units until none is left).
+                let c = self.control(gpu)?;
+                (c.units.max(1).min(self.pass2_blocks), None)
+            }
             Dispatch::ReadBack => {
                 let c = self.control(gpu)?;
                 let items = match self.strategy {
@@ -509,7 +534,8 @@ impl Expander {
             }
         };
         let launch = |grid: u32, bucket: Option<u32>, out: &mut DeviceBuffer<[u32; 2]>| -> Result<()> {
-            let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let block_dim = (self.strategy.pass2_threads(), 1, 1);
+            let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim, shared_mem_bytes: 0 };
             let mut l = gpu.stream().launch_builder(&f);
             l.arg(self.view.raw()).arg(out.raw_mut());
             if let Some(b) = bucket.as_ref() {
@@ -546,8 +572,9 @@ impl Expander {
     ) -> Result<()> {
         ensure_input!(
             self.strategy != Strategy::ScanFused,
-            "ScanFused produces its items inside its own launch and has no pass 2 to replace: use \
-             ScanBinarySearch with your pass-2 kernel, or for_each_fused in your own kernel"
+            "ScanFused's pass 2 needs shared memory for its tile scans, which the for_each contract \
+             does not give: use ScanBinarySearch with your pass-2 kernel, or for_each_fused in your \
+             own kernel"
         );
         let per_sm = pass2.occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)?.max(1);
         let cfg = LaunchConfig {
@@ -605,6 +632,11 @@ impl Expander {
     fn control(&self, gpu: &Gpu) -> Result<Control> {
         Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&gpu.download_prefix(&self.state, CTRL_WORDS)?)))
     }
+}
+
+/// Tiles of `ScanFused` for `p1` sources (`THREADS · FUSED_ITEMS` counts each).
+fn fused_tiles(p1: usize) -> usize {
+    p1.div_ceil((THREADS * FUSED_ITEMS) as usize)
 }
 
 /// `u32` words of the [`Control`] block at the front of an expander's state buffer.

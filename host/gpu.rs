@@ -107,10 +107,22 @@ impl Gpu {
     /// Zeroes the first `words` elements of `buf` (asynchronous), as one 32-bit memset: the
     /// driver's byte-wise memset was measured slower for the few KiB an expander clears.
     pub(crate) fn zero_prefix(&self, buf: &mut DeviceBuffer<u32>, words: usize) -> Result<()> {
-        crate::error::ensure_input!(words <= buf.len(), "zeroing {words} words of a buffer of {}", buf.len());
+        self.zero_words(buf, 0..words)
+    }
+
+    /// Zeroes the words `range` of `buf` (asynchronous, one memset).
+    pub(crate) fn zero_words(&self, buf: &mut DeviceBuffer<u32>, range: std::ops::Range<usize>) -> Result<()> {
+        crate::error::ensure_input!(
+            range.start <= range.end && range.end <= buf.len(),
+            "zeroing words {range:?} of a buffer of {}",
+            buf.len()
+        );
         let (ptr, _sync) = buf.raw_mut().device_ptr_mut(&self.stream);
-        // SAFETY: `ptr` is `buf`'s device address and `words` 32-bit words fit in it.
-        unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, 0, words, self.stream.cu_stream()).result()? };
+        // SAFETY: `ptr` is `buf`'s device address and the words `range` lie inside it.
+        unsafe {
+            cudarc::driver::sys::cuMemsetD32Async(ptr + 4 * range.start as u64, 0, range.len(), self.stream.cu_stream())
+                .result()?
+        };
         Ok(())
     }
 

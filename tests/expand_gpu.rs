@@ -106,6 +106,34 @@ fn every_strategy_matches_cpu() {
     }
 }
 
+/// Pass 2 run again after one pass 1 gives the same answer, with either dispatch (ScanFused's
+/// pass 2 claims units from a counter that its last block clears), at sizes around ScanFused's
+/// tile (2048 sources) and pass-1 block (8192).
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn pass2_runs_again_after_one_pass1() {
+    let gpu = gpu();
+    for p1 in [2047usize, 2049, 8191, 8193, 3 * 8192 + 5] {
+        for (dist, counts) in distributions(p1) {
+            let total = cpu::total(&counts) as usize;
+            let d = gpu.upload(&counts).unwrap();
+            for s in strategies(p1, &counts) {
+                let mut e = gpu.expander(s, p1, total).unwrap();
+                e.pass1(&gpu, &d).unwrap();
+                for dispatch in [Dispatch::Persistent, Dispatch::ReadBack, Dispatch::Persistent] {
+                    let what = format!("{} P1={p1} N={dist} {dispatch:?} again", s.name());
+                    let mut out = gpu.filled::<[u32; 2]>(total + 5, 0xAB).unwrap();
+                    e.pass2(&gpu, &mut out, dispatch).unwrap();
+                    assert_eq!(e.count(&gpu).unwrap(), total, "{what}: count");
+                    let got = gpu.download(&out).unwrap();
+                    assert!(got[total..].iter().all(|&p| p == POISON), "{what}: wrote past the count");
+                    check_pairs(&counts, &got[..total], s.is_canonical(), &what);
+                }
+            }
+        }
+    }
+}
+
 /// One expander reused for several runs (as the benchmarks do), with the capacity exactly the
 /// total: every run must give the same, complete answer.
 #[test]

@@ -157,7 +157,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
         let launches = match s {
             Strategy::MaxN { .. } => "memset + 1",
             Strategy::ScanBinarySearch => "memset + 2",
-            Strategy::ScanFused => "memset + 1",
+            Strategy::ScanFused => "memset + 2",
             Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
             _ => "memset + 2",
         };

@@ -2,8 +2,10 @@
 //! `crate::device::expand`); pass-2 kernels also take `out: *mut [u32; 2]` (`capacity` pairs).
 //!
 //! Pass 1 (`expand_push_*`): `ceil(p1 / (PUSH_ITEMS · 256))` blocks of 256 threads, or for
-//! `expand_push_scan` `ceil(p1 / (SCAN_ITEMS_U32 · 256))`. Pass 2 (`expand_pass2_*`): any grid of
-//! 256-thread blocks (persistent loops; the host sizes it from the occupancy).
+//! `expand_push_scan` `ceil(p1 / (SCAN_ITEMS_U32 · 256))`, for `expand_push_fused`
+//! `ceil(p1 / (FUSED_ITEMS · 256 · PUSH_TILES))`. Pass 2 (`expand_pass2_*`): any grid of
+//! 256-thread blocks (288 for `expand_pass2_fused`; persistent loops, the host sizes the grid from
+//! the occupancy).
 
 use super::scan::{SCAN_ITEMS_U32, SCAN_THREADS};
 use crate::arch::{atomic_or_u32, store_v4_u32};
@@ -43,6 +45,14 @@ pub unsafe extern "ptx-kernel" fn expand_push_packed_add(view: *const ExpandView
         static_shared!(EXPAND_PUSH_PACKED_ADD: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
         false,
     );
+}
+
+/// S2.5f pass 1: one block of 256 threads per `PUSH_TILES` tiles of `FUSED_ITEMS · 256` counts (see
+/// [`crate::device::expand::fused`]).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_fused(view: *const ExpandView) {
+    let scratch = static_shared!(EXPAND_PUSH_FUSED: [u64; crate::device::expand::fused::FUSED_PUSH_SCRATCH_U64]);
+    crate::device::expand::fused::push_fused_tiles(&*view, scratch);
 }
 
 #[no_mangle]
@@ -89,16 +99,13 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
     );
 }
 
-/// S2.5 fused: scan and materialize in one launch of `ceil(p1 / (FUSED_ITEMS · 256))` blocks of
-/// 256 threads (see [`crate::device::expand::fused`]).
+/// S2.5f pass 2: a persistent grid of `FUSED_PASS2_THREADS`-thread blocks produces the units
+/// pass 1 planned (see [`crate::device::expand::fused`]).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn expand_fused_scan(view: *const ExpandView, out: *mut [u32; 2]) {
-    let scan_scratch = static_shared!(EXPAND_FUSED_SCAN: [u32; crate::device::scan::SCAN_TILE_SCRATCH]);
-    let bounds = static_shared!(EXPAND_FUSED_BOUNDS: [u32; crate::device::expand::fused::FUSED_BOUNDS_U32]);
-    let marks = static_shared!(EXPAND_FUSED_MARKS: [u32; crate::device::expand::fused::FUSED_MARKS_U32]);
-    crate::device::expand::fused::for_each_fused(&*view, scan_scratch, bounds, marks, |d, src, local, n| {
-        write_pairs(out, d, src, local, n)
-    });
+pub unsafe extern "ptx-kernel" fn expand_pass2_fused(view: *const ExpandView, out: *mut [u32; 2]) {
+    use crate::device::expand::fused;
+    let smem = static_shared!(EXPAND_PASS2_FUSED: [crate::device::expand::fused::FusedShared; 1]);
+    fused::for_each_fused(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
 }
 
 #[no_mangle]

@@ -1,90 +1,396 @@
-//! S2.5 fused (`ScanFused`): the scan of S2.5 and its pass 2 in **one launch**.
+//! S2.5f `ScanFused`: S2.5 without its prefix array, and pass 2 balanced over output ranges.
 //!
-//! Each block claims a tile of `FUSED_ITEMS × blockDim.x` sources, scans their counts with the
-//! decoupled look-back of [`crate::device::scan`] and keeps the tile's exclusive prefixes (its
-//! *bounds*) in shared memory. The counts wait there too, not in registers, while warp 0 looks
-//! back, and each thread checks its run of counts for a 32-bit wrap once, from its exact sum:
-//! that keeps the kernel at 48 registers, 5 blocks per SM, whose walks hide each other's
-//! look-back latency.
+//! **Pass 1** ([`push_fused_tiles`]) stores the exact sum of every *tile* of
+//! `FUSED_ITEMS × FUSED_THREADS` counts (each block sums [`PUSH_TILES`] tiles). The last block
+//! to finish (a counter of finished blocks, as in CUDA's single-pass reductions) scans the sums
+//! and cuts the output into *units*: the part of a tile's output range that falls in one aligned
+//! window of [`UNIT_ITEMS`] destination items. Per tile it stores `(first item, first unit)`
+//! over the sum, then the total, the unit count and the capacity flag. Pass 1 moves only the
+//! counts (which then sit in L2 for pass 2).
 //!
-//! Then the block produces every destination item of its own sources. The tile's output range
-//! is contiguous; each warp takes a contiguous share of it in steps of [`STEP`] items. A step
+//! **Pass 2** ([`for_each_fused`], a persistent grid) claims units with one atomic each, finds a
+//! unit's tile with a 32-way warp search over the tiles' first units, scans that tile's counts
+//! into shared-memory *bounds* (exclusive prefixes) and produces the unit's items; a scheduling
+//! warp claims and finds the next unit while the others walk. A tile with a huge source is
+//! shared by as many blocks as it has units, and the grid's tail is one unit of at most
+//! `UNIT_ITEMS` items — not the heaviest tile, as when each block owned a tile. No look-back
+//! either: the scan across tiles is done once, by pass 1's last block.
+//!
+//! The walk over a unit: each walking warp takes a contiguous share in steps of [`STEP`] items. A step
 //! *marks* every non-empty source that starts inside it (lane `l` checks source `cur + 1 + l`,
 //! 32 per round; one round for sources of ≥ 8 items, a few for tiny ones) in a per-warp array,
 //! then a warp-wide running maximum over the marks gives every item its source: no search per
 //! item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the pairs go out as
 //! coalesced 16-byte stores.
 //!
-//! What this buys over the two-launch S2.5: the counts are read once and no prefix array goes
-//! through device memory; pass 2's binary search runs over 4 K shared-memory bounds instead of
-//! `P1` global ones; and the look-back's latency is hidden behind other blocks' writes. What it
-//! costs: a tile's items are produced by its own block, so a tile holding a few huge sources is
-//! one block's work (the two-launch strategies spread those over the whole grid), and the
-//! per-item work must live in the same kernel (a closure here; there is no separate pass-2
-//! kernel to hand to `expand_with`).
+//! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile split into
+//! `k` units is scanned `k` times (once per unit, in shared memory), and the per-item work must
+//! live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has no
+//! separate pass-2 kernel to hand it).
 
-use super::{ExpandView, RunCheck};
+use super::ExpandView;
 use crate::arch::{
-    ballot, block_dim_x, lane_id, lanemask_lt, load_shared, load_shared_v4, load_v4_u32, shfl_idx, store_shared_v4,
-    sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+    atomic_add_u32, atomic_or_u32, ballot, block_idx_x, fence_gpu, grid_dim_x, lane_id, lanemask_lt, load_nc_u32,
+    load_relaxed_u64, load_shared, load_v4_u32, popc, shfl_idx, store_relaxed_u64, store_shared_v4, sync_threads,
+    sync_warp, thread_idx_x, warp_id, warp_inclusive_sum_u64, WARP_SIZE,
 };
-use crate::block::block_exclusive_sum;
-use crate::device::scan::{block_lookback, claim_tile, WIDE_LOOKBACK};
-use core::ptr::write_volatile;
+use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
+use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 
-/// Counts per thread in a fused tile.
-pub const FUSED_ITEMS: usize = 16;
-/// Most threads per block [`for_each_fused`] supports (sizes the shared arrays).
-pub const FUSED_MAX_THREADS: usize = 256;
-/// Shared `u32`s [`for_each_fused`] needs for the bounds: one per source of a tile, plus its end.
-pub const FUSED_BOUNDS_U32: usize = FUSED_MAX_THREADS * FUSED_ITEMS + 1;
-/// Shared `u32`s [`for_each_fused`] needs for the marks: one step's worth per warp.
-pub const FUSED_MARKS_U32: usize = FUSED_MAX_THREADS / WARP_SIZE as usize * STEP as usize;
+/// Counts per thread in a tile.
+pub const FUSED_ITEMS: usize = 8;
+/// Destination items per unit window (a multiple of [`STEP`]).
+pub const UNIT_ITEMS: u32 = 8192;
+/// Threads of a pass-1 block, and the walking threads of a pass-2 block: a tile is
+/// `FUSED_ITEMS × FUSED_THREADS` counts.
+pub const FUSED_THREADS: u32 = 256;
+/// Threads of a pass-2 block: the walking warps plus one scheduling warp.
+pub const FUSED_PASS2_THREADS: u32 = FUSED_THREADS + WARP_SIZE;
+/// Sources per tile.
+const TILE: usize = FUSED_ITEMS * FUSED_THREADS as usize;
+/// Walking warps of a pass-2 block.
+const WALKERS: u32 = FUSED_THREADS / WARP_SIZE;
+/// Tiles each block of [`push_fused_tiles`] sums.
+pub const PUSH_TILES: usize = 4;
+/// Shared `u64`s [`push_fused_tiles`] needs: the block scans of the plan, or the warps' partial
+/// sums, then the last-block flag.
+pub const FUSED_PUSH_SCRATCH_U64: usize = max(BLOCK_SCAN_SCRATCH, WALKERS as usize * PUSH_TILES) + 1;
+/// The shared memory of [`for_each_fused`]: one block, so that one base address (not one
+/// pointer per array) stays live across the walk.
+#[repr(C, align(16))]
+pub struct FusedShared {
+    /// One step of marks per warp.
+    marks: [u32; WALKERS as usize * STEP as usize],
+    /// The tile's exclusive prefixes, one per source, then its end.
+    bounds: [u32; TILE + 1],
+    /// The block scan's scratch, then the claimed unit and its tile.
+    scratch: [u32; BLOCK_SCAN_SCRATCH + 2],
+}
 
-/// Destination items per warp step: four units of 64, two per lane each.
-pub const STEP: u32 = 4 * UNIT;
-const UNIT: u32 = 2 * WARP_SIZE;
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
 
-/// Runs S2.5 fused over `v`'s counts and calls `f` for every destination item `dst <
-/// v.capacity` of this block's tile, where `dst` is the item's canonical index (all items of
-/// source 0, then of source 1, ...), as calls `f(dst, [src; 2], [local; 2], count)`: items `dst ..
-/// dst + count` (`count` is 1 or 2; when 2, `dst` is even, so a pair of 8-byte records is one
-/// aligned 16-byte store, and the lanes of a warp cover 64 consecutive items). Also stores the
-/// exact total in `ctrl.total` and raises [`super::FLAG_CAPACITY`] when it exceeds the capacity
-/// or the 32-bit sum wraps.
+/// Tiles per thread in each round of pass 1's unit plan.
+const PLAN_ITEMS: usize = 4;
+
+/// Destination items per warp step: four groups of 64, two per lane each.
+pub const STEP: u32 = 4 * PAIRS;
+const PAIRS: u32 = 2 * WARP_SIZE;
+
+/// Pass 1 of S2.5f: block `b` sums tiles `PUSH_TILES·b ..` of `v`'s counts into `v.records`;
+/// the last block to finish plans the units (see the module docs) and stores the exact total in
+/// `ctrl.total`, the unit count in `ctrl.units` (0 when the total exceeds the capacity, which
+/// raises [`super::FLAG_CAPACITY`]).
+///
+/// # Safety
+/// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records, whose control block
+/// was zeroed before the launch; `scratch` is [`FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the
+/// launch has `ceil(tiles / PUSH_TILES)` blocks (`p1 > 0`) of [`FUSED_THREADS`] threads, and
+/// every thread calls this.
+#[inline(always)]
+pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
+    let tiles = tile_count(v) as usize;
+    let first_tile = block_idx_x() as usize * PUSH_TILES;
+    // All loads first (`PUSH_TILES` runs in flight per thread), then the sums: a block inside
+    // `p1` loads without branches. Written out per tile (constant indices; a loop over the tiles
+    // put `sums` on the stack).
+    let tile_len = TILE;
+    let inside = (first_tile + PUSH_TILES) * tile_len <= v.p1 as usize;
+    let fast = |k: usize| {
+        let first = (first_tile + k) * tile_len + thread_idx_x() as usize * FUSED_ITEMS;
+        let mut s = 0u64;
+        for q in 0..FUSED_ITEMS / 4 {
+            let four = load_v4_u32(v.counts.add(first + 4 * q) as *const [u32; 4]);
+            s += four.iter().map(|&x| x as u64).sum::<u64>();
+        }
+        s
+    };
+    let slow = |k: usize| load_run(v.counts, v.p1, first_tile + k).iter().fold(0u64, |a, &x| a + x as u64);
+    let sums: [u64; PUSH_TILES] =
+        if inside { [fast(0), fast(1), fast(2), fast(3)] } else { [slow(0), slow(1), slow(2), slow(3)] };
+    let w = warp_id() as usize;
+    for (k, &s) in sums.iter().enumerate() {
+        let s = warp_inclusive_sum_u64(s);
+        if lane_id() == WARP_SIZE - 1 {
+            write_volatile(scratch.add(w * PUSH_TILES + k), s);
+        }
+    }
+    sync_threads();
+    let last = scratch.add(FUSED_PUSH_SCRATCH_U64 - 1);
+    if thread_idx_x() == 0 {
+        // Publish the sums, then count the block: the block that counts last sees every sum.
+        let warps = WALKERS as usize;
+        for k in 0..PUSH_TILES {
+            if first_tile + k < tiles {
+                let sum = (0..warps).fold(0u64, |a, w| a + read_volatile(scratch.add(w * PUSH_TILES + k)));
+                store_relaxed_u64(v.records.add(first_tile + k) as *mut u64, sum);
+            }
+        }
+        fence_gpu();
+        let done = atomic_add_u32(addr_of_mut!((*v.ctrl).tiles), 1);
+        write_volatile(last, (done + 1 == grid_dim_x()) as u64);
+    }
+    sync_threads();
+    if read_volatile(last) != 0 {
+        fence_gpu();
+        plan_units(v, scratch);
+    }
+}
+
+/// Tiles of `v`'s counts.
+#[inline(always)]
+fn tile_count(v: &ExpandView) -> u32 {
+    v.p1.div_ceil(TILE as u32)
+}
+
+/// This thread's run of `counts` (`p1` of them) in tile `tile`, zero past `p1` (and for the
+/// threads past [`FUSED_THREADS`]).
+#[inline(always)]
+unsafe fn load_run(counts: *const u32, p1: u32, tile: usize) -> [u32; FUSED_ITEMS] {
+    let tid = (thread_idx_x() as usize).min(FUSED_THREADS as usize);
+    let first = tile * TILE + tid * FUSED_ITEMS;
+    let valid = if tid < FUSED_THREADS as usize { (p1 as usize).saturating_sub(first).min(FUSED_ITEMS) } else { 0 };
+    let mut c = [0u32; FUSED_ITEMS];
+    if valid == FUSED_ITEMS {
+        for q in 0..FUSED_ITEMS / 4 {
+            let [a, b, cc, d] = load_v4_u32(counts.add(first + 4 * q) as *const [u32; 4]);
+            (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
+        }
+    } else {
+        // A fixed trip count (constant indices) keeps `c` in registers.
+        for (j, x) in c.iter_mut().enumerate() {
+            if j < valid {
+                *x = *counts.add(first + j);
+            }
+        }
+    }
+    c
+}
+
+/// Units of the output range `begin..end`: the aligned `UNIT_ITEMS` windows it meets.
+#[inline(always)]
+fn units_in(begin: u64, end: u64) -> u32 {
+    if end > begin {
+        ((end - 1) / UNIT_ITEMS as u64 - begin / UNIT_ITEMS as u64 + 1) as u32
+    } else {
+        0
+    }
+}
+
+/// Pass 1's last block: turns the tile sums in `records` into `(first item, first unit)` per
+/// tile, in place, plus the end record and the control block's total, units and flag.
+#[inline(always)]
+unsafe fn plan_units(v: &ExpandView, scratch: *mut u64) {
+    let tiles = tile_count(v) as usize;
+    let cap = v.capacity as u64;
+    let per_round = PLAN_ITEMS * FUSED_THREADS as usize;
+    // Totals of the rounds so far (the same on every thread).
+    let (mut items, mut units) = (0u64, 0u32);
+    let mut round = 0;
+    while round < tiles {
+        let first = round + thread_idx_x() as usize * PLAN_ITEMS;
+        let mut sums = [0u64; PLAN_ITEMS];
+        for (j, s) in sums.iter_mut().enumerate() {
+            if first + j < tiles {
+                *s = load_relaxed_u64(v.records.add(first + j) as *const u64);
+            }
+        }
+        let (excl, round_items) = block_exclusive_sum(scratch, sums.iter().sum::<u64>());
+        // Clamped to the capacity; past it the plan is unused (the flag zeroes the units).
+        let plan = |at: u64, sum: u64| (at.min(cap) as u32, units_in(at.min(cap), (at + sum).min(cap)));
+        let mut at = items + excl;
+        let mut n = 0;
+        for s in sums {
+            n += plan(at, s).1;
+            at += s;
+        }
+        let (uexcl, round_units) = block_exclusive_sum(scratch as *mut u32, n);
+        let (mut at, mut u) = (items + excl, units + uexcl);
+        for (j, s) in sums.into_iter().enumerate() {
+            let (begin, n) = plan(at, s);
+            if first + j < tiles {
+                write_volatile(v.records.add(first + j) as *mut u64, record(begin, u));
+            }
+            at += s;
+            u += n;
+        }
+        items += round_items;
+        units += round_units;
+        round += per_round;
+    }
+    if thread_idx_x() == 0 {
+        let over = items > cap;
+        write_volatile(v.records.add(tiles) as *mut u64, record(items.min(cap) as u32, units));
+        store_relaxed_u64(addr_of_mut!((*v.ctrl).total), items);
+        write_volatile(addr_of_mut!((*v.ctrl).units), if over { 0 } else { units });
+        if over {
+            atomic_or_u32(addr_of_mut!((*v.ctrl).flags), super::FLAG_CAPACITY);
+        }
+    }
+}
+
+/// A plan record `[first item, first unit]` as one 64-bit word (a `[u32; 2]` store would go
+/// through the stack).
+#[inline(always)]
+fn record(first_item: u32, first_unit: u32) -> u64 {
+    (first_unit as u64) << 32 | first_item as u64
+}
+
+/// Pass 2 of S2.5f: calls `f` for every destination item planned by pass 1, as calls `f(dst,
+/// [src; 2], [local; 2], count)`: items `dst .. dst + count` (`count` is 1 or 2; when 2, `dst` is
+/// even, so a pair of 8-byte records is one aligned 16-byte store, and the lanes of a warp cover
+/// 64 consecutive items). `dst` is the item's canonical index (all items of source 0, then of
+/// source 1, ...). Nothing is produced when pass 1 raised the capacity flag.
+///
+/// A block is eight walking warps and one scheduling warp. While the walkers produce a
+/// unit, the scheduler claims the next one and finds its tile, so that claim and search (an
+/// atomic and a few dependent L2 loads) are off the block's critical path.
 ///
 /// `f` is called by lanes independently (not warp-synchronously): no warp-wide operations in it.
 ///
 /// # Safety
-/// `v` is a valid view of strategy `SCAN_FUSED` whose scan state and control block were zeroed
-/// before the launch; `scan_scratch` is [`crate::device::scan::SCAN_TILE_SCRATCH`] shared `u32`s,
-/// `bounds` [`FUSED_BOUNDS_U32`] and `marks` [`FUSED_MARKS_U32`] shared `u32`s, both 16-byte
-/// aligned; blocks have at most [`FUSED_MAX_THREADS`] threads (a multiple of 32); the launch has
-/// `ceil(p1 / tile)` blocks; every thread calls this.
+/// `v` is the view of a finished [`push_fused_tiles`] (an earlier launch); `smem` points to a
+/// [`FusedShared`] in shared memory used by nothing else; blocks have [`FUSED_PASS2_THREADS`]
+/// threads, any grid; every thread calls this. Concurrent pass 2s of one view are not allowed
+/// (they share the claims).
 #[inline(always)]
-pub unsafe fn for_each_fused(
-    v: &ExpandView,
-    scan_scratch: *mut u32,
-    bounds: *mut u32,
-    marks: *mut u32,
-    mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
-) {
-    let (tile, prefix, aggregate) = scan_into_bounds(v, scan_scratch, bounds);
-    let begin = prefix;
-    let end = prefix.wrapping_add(aggregate);
-    // A wrapped sum has raised the flag; this tile then produces nothing.
-    let len = end.saturating_sub(begin);
-    let len = len.min(v.capacity.saturating_sub(begin));
-    if len == 0 {
-        return;
+pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
+    let ctrl = v.ctrl;
+    let units = read_volatile(addr_of_mut!((*ctrl).units));
+    let slot = addr_of_mut!((*smem).scratch[BLOCK_SCAN_SCRATCH]);
+    let scheduler = warp_id() == WALKERS;
+    if scheduler {
+        schedule(v, units, slot);
     }
-    // Items `begin..stop`; `stop <= capacity`, so 32 bits hold every index. Steps are aligned
-    // to multiples of `STEP` in the *global* index space, so every pair starts at an even
-    // index; a step shared with the neighbouring tile produces only this tile's items.
-    let stop = begin + len;
+    sync_threads();
+    loop {
+        let (u, t) = (read_volatile(slot), read_volatile(slot.add(1)));
+        if u >= units {
+            break;
+        }
+        let unit = scan_unit(v, smem, u, t);
+        // Everyone has read the slot (before the scan's barriers): the scheduler refills it.
+        if scheduler {
+            schedule(v, units, slot);
+        } else {
+            let marks = addr_of_mut!((*smem).marks) as *mut u32;
+            walk(addr_of_mut!((*smem).bounds) as *const u32, marks, unit, &mut f);
+        }
+        // The bounds, marks and slot are rewritten for the next unit only after everyone is done.
+        sync_threads();
+    }
+    // The last block out clears the claims: another pass 2 after the same pass 1 starts over.
+    if thread_idx_x() == 0 && atomic_add_u32(addr_of_mut!((*ctrl).exits), 1) + 1 == grid_dim_x() {
+        write_volatile(addr_of_mut!((*ctrl).counter), 0);
+        write_volatile(addr_of_mut!((*ctrl).exits), 0);
+    }
+}
+
+/// The scheduling warp: claims a unit and writes it and its tile to `slot`.
+#[inline(always)]
+unsafe fn schedule(v: &ExpandView, units: u32, slot: *mut u32) {
+    let mut u = 0;
+    if lane_id() == 0 {
+        u = atomic_add_u32(addr_of_mut!((*v.ctrl).counter), 1);
+    }
+    let u = shfl_idx(u, 0);
+    let t = if u < units { find_tile(v.records, tile_count(v), u) } else { 0 };
+    if lane_id() == 0 {
+        write_volatile(slot, u);
+        write_volatile(slot.add(1), t);
+    }
+}
+
+/// The tile of unit `u`: the last `t < tiles` whose first unit is at most `u` (tiles without
+/// units share their first unit with the next tile and are skipped). A warp-wide 32-way search:
+/// each round probes 32 evenly spaced first units.
+#[inline(always)]
+unsafe fn find_tile(records: *const [u32; 2], tiles: u32, u: u32) -> u32 {
+    let (mut lo, mut hi) = (0u32, tiles);
+    while hi - lo > 1 {
+        let stride = (hi - lo).div_ceil(WARP_SIZE);
+        let k = lo + lane_id() * stride;
+        let le = k < hi && load_nc_u32((records.add(k as usize) as *const u32).add(1)) <= u;
+        // `records[lo]` starts at or before `u`, so lane 0's probe holds and `n >= 1`.
+        let n = popc(ballot(le));
+        lo += (n - 1) * stride;
+        hi = hi.min(lo + stride);
+    }
+    lo
+}
+
+/// A unit ready to walk: its items `begin..stop` (`begin < stop`) of the tile whose bounds are
+/// in shared memory, the tile's first source and its real sources.
+#[derive(Clone, Copy)]
+struct Unit {
+    first_src: u32,
+    sources: u32,
+    begin: u32,
+    stop: u32,
+}
+
+/// Scans tile `t` into the bounds (every thread; ends with a barrier) and returns unit `u`
+/// (which lies in tile `t`).
+#[inline(always)]
+unsafe fn scan_unit(v: &ExpandView, smem: *mut FusedShared, u: u32, t: u32) -> Unit {
+    let [tile_begin, first_unit] = load_record(v.records, t);
+    let tile_end = load_record(v.records, t + 1)[0];
+    let first_src = t * TILE as u32;
+    // Bounds: the tile's exclusive prefixes, then its end at `bounds[TILE]`. Past `p1` the
+    // counts are zero, so the padding bounds all hold the end too.
+    let tid = thread_idx_x() as usize;
+    let c = load_run(v.counts, v.p1, t as usize);
+    let bounds = addr_of_mut!((*smem).bounds) as *mut u32;
+    let (excl, _) =
+        block_exclusive_sum(addr_of_mut!((*smem).scratch) as *mut u32, c.iter().fold(0u32, |a, &x| a.wrapping_add(x)));
+    if tid < FUSED_THREADS as usize {
+        let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
+        let mut run = tile_begin.wrapping_add(excl);
+        for q in 0..FUSED_ITEMS / 4 {
+            let mut four = [0u32; 4];
+            for i in 0..4 {
+                four[i] = run;
+                run = run.wrapping_add(c[4 * q + i]);
+            }
+            store_shared_v4(mine.add(q), four);
+        }
+    } else if tid == FUSED_THREADS as usize {
+        write_volatile(bounds.add(TILE), tile_end);
+    }
+    sync_threads();
+    // The unit: the tile's items in the `UNIT_ITEMS` window `window`.
+    let window = tile_begin / UNIT_ITEMS + (u - first_unit);
+    Unit {
+        first_src,
+        sources: (v.p1 - first_src).min(TILE as u32),
+        begin: tile_begin.max(window * UNIT_ITEMS),
+        stop: tile_end.min(window.saturating_mul(UNIT_ITEMS).saturating_add(UNIT_ITEMS)),
+    }
+}
+
+/// Record `t` of pass 1's plan (written by an earlier launch, so read through the
+/// non-coherent cache).
+#[inline(always)]
+unsafe fn load_record(records: *const [u32; 2], t: u32) -> [u32; 2] {
+    let p = records.add(t as usize) as *const u32;
+    [load_nc_u32(p), load_nc_u32(p.add(1))]
+}
+
+/// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
+/// memory: each warp takes a contiguous share in steps of [`STEP`] items (see the module docs).
+#[inline(always)]
+unsafe fn walk(bounds: *const u32, marks: *mut u32, unit: Unit, f: &mut impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
+    let Unit { first_src, sources, begin, stop } = unit;
+    // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
+    // starts at an even index; a step shared with a neighbouring unit produces only its items.
     let first_step = begin / STEP;
     let steps = (stop - 1) / STEP + 1 - first_step;
-    let per_warp = steps.div_ceil(block_dim_x() / WARP_SIZE);
+    let per_warp = steps.div_ceil(WALKERS);
     let w = warp_id();
     let mut s = first_step + w * per_warp;
     let s_end = (first_step + (w + 1) * per_warp).min(first_step + steps);
@@ -94,28 +400,25 @@ pub unsafe fn for_each_fused(
     let lane = lane_id();
     let below = lanemask_lt();
     let marks = marks.add(w as usize * STEP as usize);
-    let first_src = tile * (FUSED_ITEMS * block_dim_x() as usize) as u32;
-    // The tile's real sources: past `p1` the padding bounds all equal the tile's end, so
-    // `bounds[sources]` is still the end, and the marking loop stops at the last real source
-    // instead of walking the padding (up to 128 rounds in the last tile).
-    let sources = (v.p1 - first_src).min((FUSED_ITEMS * block_dim_x() as usize) as u32);
     // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
     // item (a source starting exactly there is marked at offset 0), where it starts, and where
-    // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end).
+    // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past
+    // `sources` the padding bounds all equal the end, so the marking loop stops at the last real
+    // source instead of walking the padding.
     let mut cur = last_at_or_below(bounds, sources, (s * STEP).max(begin));
     let mut cur_start = load_shared(bounds.add(cur as usize));
     let mut next_start = load_shared(bounds.add(cur as usize + 1));
     while s < s_end {
-        // Every step holds an item of the tile, so `base < stop`; offsets from `base` cannot wrap.
+        // Every step holds an item of the unit, so `base < stop`; offsets from `base` cannot wrap.
         let base = s * STEP;
         let (lo, hi) = (begin.saturating_sub(base), stop - base);
         if next_start - base >= STEP {
             // The whole step lies in `cur` (inside a large source): no marks needed.
-            for unit in 0..STEP / UNIT {
-                let at = unit * UNIT + 2 * lane;
+            for pair in 0..STEP / PAIRS {
+                let at = pair * PAIRS + 2 * lane;
                 let local = (base + at).wrapping_sub(cur_start);
                 let src = first_src + cur;
-                emit(&mut f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
+                emit(f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
             }
             s += 1;
             continue;
@@ -146,10 +449,10 @@ pub unsafe fn for_each_fused(
         sync_warp();
         // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
         // Marks grow along the step, so that is the lane's own mark or the last mark of the
-        // nearest lane below with one (a ballot and one shuffle per unit of 64 items).
+        // nearest lane below with one (a ballot and one shuffle per 64 items).
         let mut carry = 0u32;
-        for unit in 0..STEP / UNIT {
-            let at = unit * UNIT + 2 * lane;
+        for pair in 0..STEP / PAIRS {
+            let at = pair * PAIRS + 2 * lane;
             let [m0, m1] = load_shared::<[u32; 2]>(marks.add(at as usize) as *const [u32; 2]);
             let last = m0.max(m1);
             let lanes = ballot(last != 0);
@@ -163,9 +466,9 @@ pub unsafe fn for_each_fused(
                 carry
             };
             let m1 = if m1 != 0 { m1 } else { m0 };
-            let unit_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
+            let group_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
             if lanes != 0 {
-                carry = unit_last;
+                carry = group_last;
             }
             let locate = |m: u32, at: u32| {
                 if m == 0 {
@@ -175,7 +478,7 @@ pub unsafe fn for_each_fused(
                 }
             };
             let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
-            emit(&mut f, base, at, lo..hi, [s0, s1], [l0, l1]);
+            emit(f, base, at, lo..hi, [s0, s1], [l0, l1]);
         }
         if carry != 0 {
             cur = carry >> 8;
@@ -188,7 +491,7 @@ pub unsafe fn for_each_fused(
     }
 }
 
-/// Calls `f` for the items `base + at` and `base + at + 1` that lie in the tile (offsets
+/// Calls `f` for the items `base + at` and `base + at + 1` that lie in the unit (offsets
 /// `valid` from `base`), as [`for_each_fused`] promises: one call for a pair, else one per item.
 #[inline(always)]
 fn emit(
@@ -204,61 +507,6 @@ fn emit(
         (false, true) => f(base + at + 1, [src[1], 0], [local[1], 0], 1),
         (false, false) => {}
     }
-}
-
-/// Scans this block's tile of counts into `bounds` (exclusive prefixes, then the tile's end at
-/// `bounds[sources]`) with the decoupled look-back; returns `(tile, prefix, aggregate)`.
-/// Checks the run of counts of every thread ([`RunCheck::of_run`]).
-#[inline(always)]
-unsafe fn scan_into_bounds(v: &ExpandView, scratch: *mut u32, bounds: *mut u32) -> (u32, u32, u32) {
-    let state = v.lookback_state();
-    let tid = thread_idx_x() as usize;
-    let tile = claim_tile(state, scratch);
-    let first = (tile as usize * block_dim_x() as usize + tid) * FUSED_ITEMS;
-    let valid = (v.p1 as usize).saturating_sub(first).min(FUSED_ITEMS);
-    // The thread's counts, zero past the end, wait in its own bounds slots during the look-back.
-    let mut c = [0u32; FUSED_ITEMS];
-    if valid == FUSED_ITEMS {
-        for q in 0..FUSED_ITEMS / 4 {
-            let [a, b, cc, d] = load_v4_u32(v.counts.add(first + 4 * q) as *const [u32; 4]);
-            (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
-        }
-    } else {
-        // A fixed trip count (constant indices) keeps `c` in registers.
-        for (j, x) in c.iter_mut().enumerate() {
-            if j < valid {
-                *x = *v.counts.add(first + j);
-            }
-        }
-    }
-    let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
-    for q in 0..FUSED_ITEMS / 4 {
-        store_shared_v4(mine.add(q), [c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]]);
-    }
-    let sum = c.iter().fold(0u64, |a, &x| a + x as u64);
-    let (thread_prefix, aggregate) = block_exclusive_sum(scratch, sum as u32);
-    let prefix = block_lookback::<u32, WIDE_LOOKBACK>(state, scratch, tile, aggregate);
-    // In place: counts → exclusive prefixes. Past `valid` the counts are zero, so the bounds
-    // there hold the tile's end and need no special tail.
-    let start = prefix.wrapping_add(thread_prefix);
-    let mut run = start;
-    for q in 0..FUSED_ITEMS / 4 {
-        let four = load_shared_v4(mine.add(q));
-        let mut excl = [0u32; 4];
-        for i in 0..4 {
-            excl[i] = run;
-            run = run.wrapping_add(four[i]);
-        }
-        store_shared_v4(mine.add(q), excl);
-    }
-    // One check for the thread's whole run (its exact sum), not one per count: 11 registers
-    // fewer at the kernel's peak.
-    RunCheck::of_run(start, sum).finish(v, first, valid);
-    if tid == 0 {
-        write_volatile(bounds.add(FUSED_ITEMS * block_dim_x() as usize), prefix.wrapping_add(aggregate));
-    }
-    sync_threads();
-    (tile, prefix, aggregate)
 }
 
 /// The last `k` in `0..sources` with `bounds[k] <= x` (`bounds` is non-decreasing with

@@ -391,8 +391,9 @@ pub unsafe fn for_each(v: &ExpandView, mut f: impl FnMut(u32, u32)) {
             })
         }
         strategy::PO2_BUCKETS => po2_driver(v, each),
-        // SCAN_FUSED produces its items inside its own launch (see `super::fused`): there is no
-        // pass 2 to serve, and the host refuses a user's pass 2 for it.
+        // SCAN_FUSED's pass 2 needs shared memory for a tile's bounds (see `super::fused`), which
+        // this closure-only API cannot give it: users call `for_each_fused` in their own kernel,
+        // and the host refuses a user's pass 2 for it.
         _ => {}
     }
 }

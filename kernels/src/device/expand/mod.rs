@@ -12,7 +12,7 @@
 //! | S2.5 `ScanBinarySearch` | exclusive prefix of the counts (look-back scan) | binary search |
 //! | S2.5+ `PackedAtomic` | `(prefix, src)` per non-empty source via one packed 64-bit atomic | binary search |
 //! | S3 `Po2Buckets` | one `(src, offset)` per set bit of N, in bucket `b` | shifts |
-//! | S2.5f `ScanFused` | nothing: one launch scans a tile and produces its items | shared-memory search ([`fused`]) |
+//! | S2.5f `ScanFused` | one sum per tile of counts, then a plan of output units | a per-unit tile scan in shared memory and marks ([`fused`]) |
 //!
 //! The state shared by the passes is an [`ExpandView`] (pointers, sizes) and a [`Control`] block
 //! (counters and the overflow flags) in device memory. The host (`warpwork::expand`) builds both;
@@ -42,7 +42,7 @@ pub mod strategy {
     pub const PACKED_ADD: u32 = 5;
     /// S3: power-of-two buckets.
     pub const PO2_BUCKETS: u32 = 6;
-    /// S2.5 fused: scan and materialization in one launch ([`super::fused`]).
+    /// S2.5 fused: tile sums, then a per-unit tile scan and walk ([`super::fused`]).
     pub const SCAN_FUSED: u32 = 7;
 }
 
@@ -62,13 +62,17 @@ pub struct Control {
     pub total: u64,
     /// S2.5+: `(records << 32) | running sum`.
     pub packed: u64,
-    /// S1: item slots taken; S2: records taken; S0: pairs emitted.
+    /// S1: item slots taken; S2: records taken; S0: pairs emitted; S2.5f: units claimed.
     pub counter: u32,
     /// [`FLAG_CAPACITY`] | [`FLAG_MAX_N`].
     pub flags: u32,
-    /// S2.5: the scan's tile counter.
+    /// S2.5: the scan's tile counter; S2.5f: pass 1's finished blocks.
     pub tiles: u32,
-    /// Padding (keeps `buckets` 8-byte aligned).
+    /// S2.5f: units of pass 2 (written by pass 1).
+    pub units: u32,
+    /// S2.5f: pass-2 blocks finished (the last one clears `counter` and this).
+    pub exits: u32,
+    /// Padding (keeps the size a multiple of 8).
     pub pad: u32,
     /// S3: records per bucket.
     pub buckets: [u32; BUCKETS],
@@ -88,7 +92,8 @@ pub struct ExpandView {
     /// S2.5+: source of each record. `p1` entries.
     pub srcs: *mut u32,
     /// S1: `(src, local)` per item (`capacity`); S2: `(src, count)` per record (`p1`);
-    /// S3: `(src, first local)` per bucket record (bucket `b` at `bucket_base[b]`).
+    /// S3: `(src, first local)` per bucket record (bucket `b` at `bucket_base[b]`);
+    /// S2.5f: `(first item, first unit)` per tile, plus one end record (`tiles + 1`).
     pub records: *mut [u32; 2],
     /// S2.5 look-back state: status, aggregates, inclusive prefixes (one per scan tile).
     pub scan_status: *mut u32,
@@ -170,52 +175,18 @@ pub unsafe fn check_scanned_run<const ITEMS: usize>(
     valid: usize,
 ) {
     // Constant indices only (a fixed, unrolled trip count): the arrays stay in registers.
-    let mut check = RunCheck::default();
+    let (mut wrapped, mut last) = (false, 0u64);
     for j in 0..ITEMS {
         if j < valid {
-            check.add(excl[j], values[j]);
+            wrapped |= excl[j].checked_add(values[j]).is_none();
+            last = excl[j] as u64 + values[j] as u64;
         }
     }
-    check.finish(v, first, valid);
-}
-
-/// [`check_scanned_run`] fed one count at a time, for runs that are not held in registers.
-#[derive(Clone, Copy, Default)]
-pub struct RunCheck {
-    wrapped: bool,
-    last: u64,
-}
-
-impl RunCheck {
-    /// One count of the run (in order) and its exclusive prefix.
-    #[inline(always)]
-    pub fn add(&mut self, excl: u32, value: u32) {
-        self.wrapped |= excl.checked_add(value).is_none();
-        self.last = excl as u64 + value as u64;
+    if valid > 0 && first + valid == v.p1 as usize {
+        crate::arch::store_relaxed_u64(core::ptr::addr_of_mut!((*v.ctrl).total), last);
+        wrapped |= last > v.capacity as u64;
     }
-
-    /// The check of a whole run at once: its first exclusive prefix and the exact (64-bit) sum
-    /// of its counts. The run wraps the 32-bit sum exactly when some count in it does.
-    #[inline(always)]
-    pub fn of_run(start: u32, sum: u64) -> Self {
-        let last = start as u64 + sum;
-        RunCheck { wrapped: last > u32::MAX as u64, last }
-    }
-
-    /// After the run's `valid` counts, which start at source `first`: stores the total if the
-    /// run holds the last source, and raises the flag on a wrap or a total over the capacity.
-    ///
-    /// # Safety
-    /// `v` is the view of the running pass 1.
-    #[inline(always)]
-    pub unsafe fn finish(self, v: &ExpandView, first: usize, valid: usize) {
-        let mut wrapped = self.wrapped;
-        if valid > 0 && first + valid == v.p1 as usize {
-            crate::arch::store_relaxed_u64(core::ptr::addr_of_mut!((*v.ctrl).total), self.last);
-            wrapped |= self.last > v.capacity as u64;
-        }
-        if wrapped {
-            crate::arch::atomic_or_u32(core::ptr::addr_of_mut!((*v.ctrl).flags), FLAG_CAPACITY);
-        }
+    if wrapped {
+        crate::arch::atomic_or_u32(core::ptr::addr_of_mut!((*v.ctrl).flags), FLAG_CAPACITY);
     }
 }
