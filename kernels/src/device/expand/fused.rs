@@ -48,19 +48,19 @@ pub const FUSED_THREADS: u32 = 256;
 pub const FUSED_PASS2_THREADS: u32 = FUSED_THREADS + WARP_SIZE;
 /// Sources per tile.
 const TILE: usize = FUSED_ITEMS * FUSED_THREADS as usize;
-/// Walking warps of a pass-2 block.
-const WALKERS: u32 = FUSED_THREADS / WARP_SIZE;
+/// Warps of [`FUSED_THREADS`] threads: a pass-1 block, and the walking warps of a pass-2 block.
+const WARPS: u32 = FUSED_THREADS / WARP_SIZE;
 /// Tiles each block of [`push_fused_tiles`] sums.
 pub const PUSH_TILES: usize = 4;
 /// Shared `u64`s [`push_fused_tiles`] needs: the block scans of the plan, or the warps' partial
 /// sums, then the last-block flag.
-pub const FUSED_PUSH_SCRATCH_U64: usize = max(BLOCK_SCAN_SCRATCH, WALKERS as usize * PUSH_TILES) + 1;
-/// The shared memory of [`for_each_fused`]: one block, so that one base address (not one
-/// pointer per array) stays live across the walk.
+pub const FUSED_PUSH_SCRATCH_U64: usize = max(BLOCK_SCAN_SCRATCH, WARPS as usize * PUSH_TILES) + 1;
+/// The shared memory of [`for_each_fused`], as one struct: a user's kernel declares one shared
+/// allocation of it.
 #[repr(C, align(16))]
 pub struct FusedShared {
     /// One step of marks per warp.
-    marks: [u32; WALKERS as usize * STEP as usize],
+    marks: [u32; WARPS as usize * STEP as usize],
     /// The tile's exclusive prefixes, one per source, then its end.
     bounds: [u32; TILE + 1],
     /// The block scan's scratch, then the claimed unit and its tile.
@@ -99,18 +99,10 @@ pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
     // All loads first (`PUSH_TILES` runs in flight per thread), then the sums: a block inside
     // `p1` loads without branches. Written out per tile (constant indices; a loop over the tiles
     // put `sums` on the stack).
-    let tile_len = TILE;
-    let inside = (first_tile + PUSH_TILES) * tile_len <= v.p1 as usize;
-    let fast = |k: usize| {
-        let first = (first_tile + k) * tile_len + thread_idx_x() as usize * FUSED_ITEMS;
-        let mut s = 0u64;
-        for q in 0..FUSED_ITEMS / 4 {
-            let four = load_v4_u32(v.counts.add(first + 4 * q) as *const [u32; 4]);
-            s += four.iter().map(|&x| x as u64).sum::<u64>();
-        }
-        s
-    };
-    let slow = |k: usize| load_run(v.counts, v.p1, first_tile + k).iter().fold(0u64, |a, &x| a + x as u64);
+    let inside = (first_tile + PUSH_TILES) * TILE <= v.p1 as usize;
+    let fast =
+        |k: usize| run_sum(load_full_run(v.counts, (first_tile + k) * TILE + thread_idx_x() as usize * FUSED_ITEMS));
+    let slow = |k: usize| run_sum(load_run(v.counts, v.p1, first_tile + k));
     let sums: [u64; PUSH_TILES] =
         if inside { [fast(0), fast(1), fast(2), fast(3)] } else { [slow(0), slow(1), slow(2), slow(3)] };
     let w = warp_id() as usize;
@@ -124,10 +116,9 @@ pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
     let last = scratch.add(FUSED_PUSH_SCRATCH_U64 - 1);
     if thread_idx_x() == 0 {
         // Publish the sums, then count the block: the block that counts last sees every sum.
-        let warps = WALKERS as usize;
         for k in 0..PUSH_TILES {
             if first_tile + k < tiles {
-                let sum = (0..warps).fold(0u64, |a, w| a + read_volatile(scratch.add(w * PUSH_TILES + k)));
+                let sum = (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * PUSH_TILES + k)));
                 store_relaxed_u64(v.records.add(first_tile + k) as *mut u64, sum);
             }
         }
@@ -152,24 +143,37 @@ fn tile_count(v: &ExpandView) -> u32 {
 /// threads past [`FUSED_THREADS`]).
 #[inline(always)]
 unsafe fn load_run(counts: *const u32, p1: u32, tile: usize) -> [u32; FUSED_ITEMS] {
-    let tid = (thread_idx_x() as usize).min(FUSED_THREADS as usize);
+    let tid = thread_idx_x() as usize;
     let first = tile * TILE + tid * FUSED_ITEMS;
     let valid = if tid < FUSED_THREADS as usize { (p1 as usize).saturating_sub(first).min(FUSED_ITEMS) } else { 0 };
-    let mut c = [0u32; FUSED_ITEMS];
     if valid == FUSED_ITEMS {
-        for q in 0..FUSED_ITEMS / 4 {
-            let [a, b, cc, d] = load_v4_u32(counts.add(first + 4 * q) as *const [u32; 4]);
-            (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
-        }
-    } else {
-        // A fixed trip count (constant indices) keeps `c` in registers.
-        for (j, x) in c.iter_mut().enumerate() {
-            if j < valid {
-                *x = *counts.add(first + j);
-            }
+        return load_full_run(counts, first);
+    }
+    let mut c = [0u32; FUSED_ITEMS];
+    // A fixed trip count (constant indices) keeps `c` in registers.
+    for (j, x) in c.iter_mut().enumerate() {
+        if j < valid {
+            *x = *counts.add(first + j);
         }
     }
     c
+}
+
+/// The `FUSED_ITEMS` counts from `first` (a multiple of 4), all inside the array: 16-byte loads.
+#[inline(always)]
+unsafe fn load_full_run(counts: *const u32, first: usize) -> [u32; FUSED_ITEMS] {
+    let mut c = [0u32; FUSED_ITEMS];
+    for q in 0..FUSED_ITEMS / 4 {
+        let [a, b, cc, d] = load_v4_u32(counts.add(first + 4 * q) as *const [u32; 4]);
+        (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
+    }
+    c
+}
+
+/// The exact sum of a run of counts.
+#[inline(always)]
+fn run_sum(c: [u32; FUSED_ITEMS]) -> u64 {
+    c.iter().map(|&x| x as u64).sum()
 }
 
 /// Units of the output range `begin..end`: the aligned `UNIT_ITEMS` windows it meets.
@@ -202,6 +206,7 @@ unsafe fn plan_units(v: &ExpandView, scratch: *mut u64) {
         }
         let (excl, round_items) = block_exclusive_sum(scratch, sums.iter().sum::<u64>());
         // Clamped to the capacity; past it the plan is unused (the flag zeroes the units).
+        // Computed twice per tile (to count, then to store) rather than kept: 8 registers.
         let plan = |at: u64, sum: u64| (at.min(cap) as u32, units_in(at.min(cap), (at + sum).min(cap)));
         let mut at = items + excl;
         let mut n = 0;
@@ -263,7 +268,7 @@ pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl
     let ctrl = v.ctrl;
     let units = read_volatile(addr_of_mut!((*ctrl).units));
     let slot = addr_of_mut!((*smem).scratch[BLOCK_SCAN_SCRATCH]);
-    let scheduler = warp_id() == WALKERS;
+    let scheduler = warp_id() == WARPS;
     if scheduler {
         schedule(v, units, slot);
     }
@@ -390,7 +395,7 @@ unsafe fn walk(bounds: *const u32, marks: *mut u32, unit: Unit, f: &mut impl FnM
     // starts at an even index; a step shared with a neighbouring unit produces only its items.
     let first_step = begin / STEP;
     let steps = (stop - 1) / STEP + 1 - first_step;
-    let per_warp = steps.div_ceil(WALKERS);
+    let per_warp = steps.div_ceil(WARPS);
     let w = warp_id();
     let mut s = first_step + w * per_warp;
     let s_end = (first_step + (w + 1) * per_warp).min(first_step + steps);
