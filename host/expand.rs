@@ -17,7 +17,8 @@ use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
 use bytemuck::{Pod, Zeroable};
 /// Re-exported for [`Gpu::expand_with`]'s `args` closure: `l.arg(buffer.raw_mut())`.
 pub use cudarc::driver::{CudaFunction, LaunchArgs, PushKernelArg};
-use cudarc::driver::{DevicePtr, LaunchConfig};
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use std::ffi::c_void;
 
 /// Threads per block of every expansion kernel (and of a user's pass-2 kernel).
 pub const THREADS: u32 = 256;
@@ -445,10 +446,12 @@ impl Expander {
     /// the control block and the scan state, and points the view at `p1` sources with no counts
     /// array. Asynchronous. Not for `MaxN` (whose pass 2 reads a counts array).
     pub fn reset(&mut self, gpu: &Gpu, p1: usize) -> Result<()> {
-        self.reset_for(gpu, p1, 0)
+        self.reset_for(gpu, p1, 0, true)
     }
 
-    fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64) -> Result<()> {
+    /// Points the view at `counts_addr` and `p1` sources and, with `clear`, zeroes the control
+    /// block and the scan state.
+    fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64, clear: bool) -> Result<()> {
         ensure_input!(p1 <= self.max_p1, "{p1} sources for an expander of at most {}", self.max_p1);
         if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
             self.view_uploaded = true;
@@ -459,17 +462,24 @@ impl Expander {
         self.p1 = p1;
         // The control block and the scan tiles' status words (there are tiles only for the scan
         // strategies; aggregates and inclusive prefixes need no clearing): one memset.
-        let words = CTRL_WORDS + self.scan_tiles;
-        gpu.zero_prefix(&mut self.state, words)?;
+        if clear {
+            let words = CTRL_WORDS + self.scan_tiles;
+            gpu.zero_prefix(&mut self.state, words)?;
+        }
         self.pass2_ran = false;
         Ok(())
     }
 
-    /// Pass 1: resets the control block and runs the strategy's push over `counts`.
+    /// Pass 1: resets the control block (S2.5f: its pass 1 does that itself) and runs the
+    /// strategy's push over `counts`.
     /// Asynchronous.
     pub fn pass1(&mut self, gpu: &Gpu, counts: &DeviceBuffer<u32>) -> Result<()> {
         let p1 = counts.len();
-        self.reset_for(gpu, p1, addr(gpu, counts))?;
+        // S2.5f's pass 1 leaves the control block as it found it (zeroed at allocation; its last
+        // block clears the counter and stores every field it reads), and pass 2 clears its
+        // claims: no memset before it, one operation less on the stream.
+        let clears_itself = self.strategy == Strategy::ScanFused && p1 > 0;
+        self.reset_for(gpu, p1, addr(gpu, counts), !clears_itself)?;
         let Some(name) = self.strategy.push_kernel() else { return Ok(()) };
         if p1 == 0 {
             return Ok(());
@@ -536,6 +546,15 @@ impl Expander {
         let launch = |grid: u32, bucket: Option<u32>, out: &mut DeviceBuffer<[u32; 2]>| -> Result<()> {
             let block_dim = (self.strategy.pass2_threads(), 1, 1);
             let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim, shared_mem_bytes: 0 };
+            if self.strategy == Strategy::ScanFused {
+                // Its blocks start while pass 1's last block plans (both kernels say so).
+                let (view, _v) = self.view.raw().device_ptr(gpu.stream());
+                let (pairs, _o) = out.raw_mut().device_ptr_mut(gpu.stream());
+                let mut params = [&view as *const u64 as *mut c_void, &pairs as *const u64 as *mut c_void];
+                // SAFETY: `expand_pass2_fused(view, out)`; `out` holds `capacity` pairs; the
+                // kernel waits for pass 1 before reading the plan.
+                return unsafe { gpu.launch_dependent(&f, cfg, &mut params) };
+            }
             let mut l = gpu.stream().launch_builder(&f);
             l.arg(self.view.raw()).arg(out.raw_mut());
             if let Some(b) = bucket.as_ref() {

@@ -164,6 +164,42 @@ impl Gpu {
         Ok(self.module.load_function(name)?)
     }
 
+    /// Launches `f` as a *programmatic dependent* of the kernel before it on the stream (compute
+    /// capability 9.0 and newer; an ordinary launch before): its blocks may start while that
+    /// kernel's last blocks still run, hiding the launch gap. For kernels that wait
+    /// (`griddepcontrol.wait`) before reading what the previous kernel writes, and whose
+    /// predecessor lets them start (`griddepcontrol.launch_dependents`).
+    ///
+    /// # Safety
+    /// As for any launch: `params` point to values matching `f`'s parameters, and the memory
+    /// they name stays valid until the kernel has run; `f` waits as said above.
+    pub(crate) unsafe fn launch_dependent(
+        &self,
+        f: &CudaFunction,
+        cfg: cudarc::driver::LaunchConfig,
+        params: &mut [*mut std::ffi::c_void],
+    ) -> Result<()> {
+        use cudarc::driver::sys::{cuLaunchKernelEx, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig};
+        self.ctx.bind_to_thread()?;
+        let mut attr: CUlaunchAttribute = std::mem::zeroed();
+        attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: (self.info.compute_capability.0 >= 9) as u32,
+        };
+        cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()).result()?;
+        Ok(())
+    }
+
     /// Blocks per multiprocessor at which kernel `name` is resident with `threads` per block:
     /// for sizing persistent grids.
     pub fn occupancy(&self, name: &str, threads: u32, shared_bytes: usize) -> Result<u32> {

@@ -63,6 +63,29 @@ pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
+/// `griddepcontrol.launch_dependents` (sm_90 builds; nothing on older ones): this block lets
+/// the kernel launched after this one on the stream with programmatic dependent launch start
+/// (once every block of this grid has said so or exited). It orders nothing: the dependent
+/// still calls [`grid_dependency_wait`] before it reads what this grid writes.
+#[inline(always)]
+pub fn grid_launch_dependents() {
+    #[cfg(feature = "sm90")]
+    unsafe {
+        core::arch::asm!("griddepcontrol.launch_dependents;", options(nostack))
+    };
+}
+
+/// `griddepcontrol.wait` (sm_90 builds; nothing on older ones, whose launches never overlap):
+/// waits until the grids this one depends on have finished and their memory is visible. Without
+/// programmatic dependent launch it returns at once.
+#[inline(always)]
+pub fn grid_dependency_wait() {
+    #[cfg(feature = "sm90")]
+    unsafe {
+        core::arch::asm!("griddepcontrol.wait;", options(nostack))
+    };
+}
+
 /// `%globaltimer`: the device's nanosecond clock (shared by all SMs, unlike `%clock64`).
 #[inline(always)]
 pub fn global_timer_ns() -> u64 {

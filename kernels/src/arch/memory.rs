@@ -139,6 +139,15 @@ pub unsafe fn store_v4_u32(p: *mut [u32; 4], v: [u32; 4]) {
          options(nostack));
 }
 
+/// `st.global.cs.v4.u32`: [`store_v4_u32`] marked *streaming* (evict first from L2): for large
+/// outputs written once, so that they do not push out of L2 the inputs still being read.
+#[inline(always)]
+pub unsafe fn store_v4_u32_streaming(p: *mut [u32; 4], v: [u32; 4]) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.global.cs.v4.u32 [%g], {{{a}, {b}, {c}, {d}}}; }}",
+         p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+         options(nostack));
+}
+
 /// `ld.global.v4.u32`: a 16-byte coherent load (for data written by an earlier launch or by
 /// other blocks before a barrier/fence). `p` must be 16-byte aligned.
 #[inline(always)]

@@ -30,9 +30,9 @@
 
 use super::ExpandView;
 use crate::arch::{
-    atomic_add_u32, atomic_or_u32, ballot, block_idx_x, fence_gpu, grid_dim_x, lane_id, lanemask_lt, load_nc_u32,
-    load_relaxed_u64, load_shared, load_v4_u32, popc, shfl_idx, store_relaxed_u64, store_shared_v4, sync_threads,
-    sync_warp, thread_idx_x, warp_id, warp_inclusive_sum_u64, WARP_SIZE,
+    atomic_add_u32, ballot, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, grid_launch_dependents, lane_id,
+    lanemask_lt, load_nc_u32, load_relaxed_u64, load_shared, load_v4_u32, popc, shfl_idx, store_relaxed_u64,
+    store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, warp_inclusive_sum_u64, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
@@ -76,7 +76,7 @@ const fn max(a: usize, b: usize) -> usize {
 }
 
 /// Tiles per thread in each round of pass 1's unit plan.
-const PLAN_ITEMS: usize = 4;
+const PLAN_ITEMS: usize = 8;
 
 /// Destination items per warp step: four groups of 64, two per lane each.
 pub const STEP: u32 = 4 * PAIRS;
@@ -89,7 +89,8 @@ const PAIRS: u32 = 2 * WARP_SIZE;
 ///
 /// # Safety
 /// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records, whose control block
-/// was zeroed before the launch; `scratch` is [`FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the
+/// was zeroed before the first pass 1 (a finished pass 1 and its pass 2s leave it ready for the
+/// next); `scratch` is [`FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the
 /// launch has `ceil(tiles / PUSH_TILES)` blocks (`p1 > 0`) of [`FUSED_THREADS`] threads, and
 /// every thread calls this.
 #[inline(always)]
@@ -127,6 +128,9 @@ pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
         write_volatile(last, (done + 1 == grid_dim_x()) as u64);
     }
     sync_threads();
+    // This block's sums are out: pass 2 (when launched as a programmatic dependent) may start
+    // its blocks while the last block plans; they wait for the plan in `for_each_fused`.
+    grid_launch_dependents();
     if read_volatile(last) != 0 {
         fence_gpu();
         plan_units(v, scratch);
@@ -233,9 +237,10 @@ unsafe fn plan_units(v: &ExpandView, scratch: *mut u64) {
         write_volatile(v.records.add(tiles) as *mut u64, record(items.min(cap) as u32, units));
         store_relaxed_u64(addr_of_mut!((*v.ctrl).total), items);
         write_volatile(addr_of_mut!((*v.ctrl).units), if over { 0 } else { units });
-        if over {
-            atomic_or_u32(addr_of_mut!((*v.ctrl).flags), super::FLAG_CAPACITY);
-        }
+        // Stored, not or-ed, and the block counter cleared (every other block has counted):
+        // the next pass 1 needs no memset of the control block.
+        write_volatile(addr_of_mut!((*v.ctrl).flags), if over { super::FLAG_CAPACITY } else { 0 });
+        write_volatile(addr_of_mut!((*v.ctrl).tiles), 0);
     }
 }
 
@@ -265,12 +270,15 @@ fn record(first_item: u32, first_unit: u32) -> u64 {
 /// (they share the claims).
 #[inline(always)]
 pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
+    // Launched as pass 1's programmatic dependent, this block may be running before the plan is
+    // done.
+    grid_dependency_wait();
     let ctrl = v.ctrl;
     let units = read_volatile(addr_of_mut!((*ctrl).units));
     let slot = addr_of_mut!((*smem).scratch[BLOCK_SCAN_SCRATCH]);
     let scheduler = warp_id() == WARPS;
     if scheduler {
-        schedule(v, units, slot);
+        schedule(v, slot, true);
     }
     sync_threads();
     loop {
@@ -281,7 +289,7 @@ pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl
         let unit = scan_unit(v, smem, u, t);
         // Everyone has read the slot (before the scan's barriers): the scheduler refills it.
         if scheduler {
-            schedule(v, units, slot);
+            schedule(v, slot, false);
         } else {
             let marks = addr_of_mut!((*smem).marks) as *mut u32;
             walk(addr_of_mut!((*smem).bounds) as *const u32, marks, unit, &mut f);
@@ -296,15 +304,19 @@ pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl
     }
 }
 
-/// The scheduling warp: claims a unit and writes it and its tile to `slot`.
+/// The scheduling warp: claims a unit and writes it and its tile to `slot`. Block `b`'s first
+/// unit is unit `b` (no atomic on the way to the first stores); the claims after it count from
+/// the grid's size.
 #[inline(always)]
-unsafe fn schedule(v: &ExpandView, units: u32, slot: *mut u32) {
-    let mut u = 0;
-    if lane_id() == 0 {
-        u = atomic_add_u32(addr_of_mut!((*v.ctrl).counter), 1);
+unsafe fn schedule(v: &ExpandView, slot: *mut u32, first: bool) {
+    let mut u = block_idx_x();
+    if !first && lane_id() == 0 {
+        u = grid_dim_x() + atomic_add_u32(addr_of_mut!((*v.ctrl).counter), 1);
     }
     let u = shfl_idx(u, 0);
-    let t = if u < units { find_tile(v.records, tile_count(v), u) } else { 0 };
+    // Searched whether or not `u` is a unit (the search stays inside the records), so that its
+    // loads need not wait for `units`, which the first call has just begun to read.
+    let t = find_tile(v.records, tile_count(v), u);
     if lane_id() == 0 {
         write_volatile(slot, u);
         write_volatile(slot.add(1), t);

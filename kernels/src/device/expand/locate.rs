@@ -14,7 +14,7 @@ use super::push::warp_owner;
 use super::{dst_count, strategy, ExpandView, BUCKETS, FLAG_MAX_N};
 use crate::arch::{
     atomic_or_u32, ballot, global_thread_idx, grid_threads, lane_id, lanemask_lt, load_nc_u32, load_v4_u32, popc,
-    shfl_idx, store_v4_u32, thread_idx_x, warp_inclusive_sum, WARP_SIZE,
+    shfl_idx, store_v4_u32_streaming, thread_idx_x, warp_inclusive_sum, WARP_SIZE,
 };
 use crate::block::block_append;
 use core::ptr::addr_of_mut;
@@ -276,14 +276,17 @@ pub unsafe fn linear_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u3
 }
 
 /// Writes a lane's pair of results to `out[t]`, `out[t + 1]`: one 16-byte store when both exist
-/// and `t` is even, else 8-byte stores.
+/// and `t` is even, else 8-byte stores. The 16-byte stores are *streaming* (evict first from
+/// L2): an expansion's output is written once and is usually larger than L2, and left at normal
+/// priority it pushed out the counts that S2.5f's pass 2 rereads and the next pass 1 reads
+/// (S2.5f power-law 2^22: 4.5 µs faster, uniform 8 µs).
 ///
 /// # Safety
 /// `out[t..t + valid]` is writable.
 #[inline(always)]
 pub unsafe fn write_pairs(out: *mut [u32; 2], t: u32, src: [u32; 2], local: [u32; 2], valid: u32) {
     if valid == 2 && t.is_multiple_of(2) {
-        store_v4_u32(out.add(t as usize) as *mut [u32; 4], [src[0], local[0], src[1], local[1]]);
+        store_v4_u32_streaming(out.add(t as usize) as *mut [u32; 4], [src[0], local[0], src[1], local[1]]);
     } else {
         for k in 0..valid as usize {
             *out.add(t as usize + k) = [src[k], local[k]];
