@@ -287,6 +287,9 @@ pub struct Expander {
     view_uploaded: bool,
     /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
     user_pass2: std::cell::Cell<bool>,
+    /// S0: `expand_maxn_total` has counted since the last pass 1 (it adds to the total, so a
+    /// second user pass 2 must not count again).
+    maxn_counted: std::cell::Cell<bool>,
     /// Whether a pass 2 ran since the last pass 1 (S0's pass 2 then recounts from zero).
     pass2_ran: bool,
     pass2_blocks: u32,
@@ -377,6 +380,7 @@ impl Gpu {
             p1: 0,
             view_uploaded: false,
             user_pass2: std::cell::Cell::new(false),
+            maxn_counted: std::cell::Cell::new(false),
             pass2_ran: false,
             pass2_blocks: per_sm * self.info().sm_count,
         })
@@ -467,6 +471,7 @@ impl Expander {
             gpu.zero_prefix(&mut self.state, words)?;
         }
         self.pass2_ran = false;
+        self.maxn_counted.set(false);
         Ok(())
     }
 
@@ -602,8 +607,9 @@ impl Expander {
             shared_mem_bytes: 0,
         };
         if let Strategy::MaxN { .. } = self.strategy {
-            // S0 has no pass 1 and a user's pass 2 keeps no count: count on the device first.
-            if self.p1 > 0 {
+            // S0 has no pass 1 and a user's pass 2 keeps no count: count on the device first,
+            // once per pass 1 (the count adds to the total).
+            if self.p1 > 0 && !self.maxn_counted.replace(true) {
                 let f = gpu.function("expand_maxn_total")?;
                 let cfg = LaunchConfig {
                     grid_dim: ((self.p1 as u32).div_ceil(THREADS * PUSH_ITEMS), 1, 1),

@@ -298,6 +298,19 @@ fn user_pass2_kernel_sees_every_item_once() {
                 let want = c as u64 * (c as u64).saturating_sub(1) / 2;
                 assert!(h[i] == c && m[i] == want, "{} source {i}: {} hits, local sum {}", s.name(), h[i], m[i]);
             }
+            // The same pass 2 again after the one pass 1: every item once more, the same count
+            // (S0 counted its total on the device the first time only).
+            unsafe {
+                e.pass2_with(&gpu, &f, |l| {
+                    l.arg(hits.raw_mut()).arg(sums.raw_mut());
+                })
+            }
+            .unwrap();
+            assert_eq!(e.count(&gpu).unwrap(), total, "{} after a second pass 2", s.name());
+            let h = gpu.download(&hits).unwrap();
+            for (i, &c) in counts.iter().enumerate() {
+                assert_eq!(h[i], 2 * c, "{} source {i} after a second pass 2", s.name());
+            }
         }
     }
 }

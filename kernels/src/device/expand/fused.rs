@@ -264,7 +264,8 @@ fn record(first_item: u32, first_unit: u32) -> u64 {
 /// `f` is called by lanes independently (not warp-synchronously): no warp-wide operations in it.
 ///
 /// # Safety
-/// `v` is the view of a finished [`push_fused_tiles`] (an earlier launch); `smem` points to a
+/// `v` is the view of a [`push_fused_tiles`] launched earlier (finished, or the kernel before
+/// this one on the stream when this one is its programmatic dependent: it waits for it); `smem` points to a
 /// [`FusedShared`] in shared memory used by nothing else; blocks have [`FUSED_PASS2_THREADS`]
 /// threads, any grid; every thread calls this. Concurrent pass 2s of one view are not allowed
 /// (they share the claims).
