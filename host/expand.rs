@@ -468,7 +468,7 @@ impl Expander {
         // strategies; aggregates and inclusive prefixes need no clearing): one memset.
         if clear {
             let words = CTRL_WORDS + self.scan_tiles;
-            gpu.zero_prefix(&mut self.state, words)?;
+            gpu.zero_words(&mut self.state, 0..words)?;
         }
         self.pass2_ran = false;
         self.maxn_counted.set(false);

@@ -104,13 +104,8 @@ impl Gpu {
         DeviceBuffer::from_bytes(self.stream.alloc_zeros::<u8>(byte_len::<T>(len)?)?)
     }
 
-    /// Zeroes the first `words` elements of `buf` (asynchronous), as one 32-bit memset: the
-    /// driver's byte-wise memset was measured slower for the few KiB an expander clears.
-    pub(crate) fn zero_prefix(&self, buf: &mut DeviceBuffer<u32>, words: usize) -> Result<()> {
-        self.zero_words(buf, 0..words)
-    }
-
-    /// Zeroes the words `range` of `buf` (asynchronous, one memset).
+    /// Zeroes the words `range` of `buf` (asynchronous), as one 32-bit memset: the driver's
+    /// byte-wise memset was measured slower for the few KiB an expander clears.
     pub(crate) fn zero_words(&self, buf: &mut DeviceBuffer<u32>, range: std::ops::Range<usize>) -> Result<()> {
         crate::error::ensure_input!(
             range.start <= range.end && range.end <= buf.len(),

@@ -265,8 +265,8 @@ fn record(first_item: u32, first_unit: u32) -> u64 {
 ///
 /// # Safety
 /// `v` is the view of a [`push_fused_tiles`] launched earlier (finished, or the kernel before
-/// this one on the stream when this one is its programmatic dependent: it waits for it); `smem` points to a
-/// [`FusedShared`] in shared memory used by nothing else; blocks have [`FUSED_PASS2_THREADS`]
+/// this one on the stream when this one is its programmatic dependent: it waits for it);
+/// `smem` points to a [`FusedShared`] in shared memory used by nothing else; blocks have [`FUSED_PASS2_THREADS`]
 /// threads, any grid; every thread calls this. Concurrent pass 2s of one view are not allowed
 /// (they share the claims).
 #[inline(always)]
