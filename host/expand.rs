@@ -33,6 +33,8 @@ const FUSED_ITEMS: u32 = 8;
 const FUSED_PASS2_THREADS: u32 = THREADS + 32;
 /// Tiles each `ScanFused` pass-1 block sums (`PUSH_TILES`).
 const FUSED_PUSH_TILES: u32 = 4;
+/// Units a `ScanFused` pass-2 block claims at once at most (`CLAIM_UNITS`).
+const FUSED_CLAIM_UNITS: u32 = 4;
 /// Buckets of S3.
 pub const BUCKETS: usize = 32;
 const FLAG_CAPACITY: u32 = 1;
@@ -65,8 +67,9 @@ pub enum Strategy {
     /// S3 with one pass-2 launch per bucket (32 launches): what merging saves.
     Po2BucketsPerBucket,
     /// S2.5f: S2.5 with the scan fused into pass 2 — pass 1 only sums tiles of counts and plans
-    /// pass 2's units (pieces of at most 8192 destination items); pass 2 claims units, scans
-    /// the unit's tile in shared memory and produces its items without any per-item search.
+    /// pass 2's units (pieces of at most 2048 destination items); pass 2 claims up to four
+    /// units at a time (fewer near the end), scans each unit's tile in shared memory and
+    /// produces its items without any per-item search.
     /// No prefix array, and pass 2 is balanced over the output. Materializing only: its pass 2
     /// needs shared memory, so [`Gpu::expand_with`] refuses it (users' own kernels get the same
     /// loop from `warpwork_kernels::device::expand::fused::for_each_fused`). **Canonical order**.
@@ -527,9 +530,9 @@ impl Expander {
         let (grid, bucket_items) = match dispatch {
             Dispatch::Persistent => (self.pass2_blocks, None),
             Dispatch::ReadBack if self.strategy == Strategy::ScanFused => {
-                // One block per unit at most (each claims units until none is left).
+                // One block per first claim at most (each claims units until none is left).
                 let c = self.control(gpu)?;
-                (c.units.max(1).min(self.pass2_blocks), None)
+                (c.units.div_ceil(FUSED_CLAIM_UNITS).max(1).min(self.pass2_blocks), None)
             }
             Dispatch::ReadBack => {
                 let c = self.control(gpu)?;

@@ -6,25 +6,28 @@
 //! and cuts the output into *units*: the part of a tile's output range that falls in one aligned
 //! window of [`UNIT_ITEMS`] destination items. Per tile it stores `(first item, first unit)`
 //! over the sum, then the total, the unit count and the capacity flag. Pass 1 moves only the
-//! counts (which then sit in L2 for pass 2).
+//! counts (which then sit in L2 for pass 2). Units are numbered without a scan of their own:
+//! tile `t`'s first unit is `first item / UNIT_ITEMS + t` (see [`plan_record`]), which leaves an
+//! empty unit per tile that ends on a window boundary (or is empty), for pass 2 to skip.
 //!
-//! **Pass 2** ([`for_each_fused`], a persistent grid) claims units with one atomic each, finds a
-//! unit's tile with a 32-way warp search over the tiles' first units, scans that tile's counts
-//! into shared-memory *bounds* (exclusive prefixes) and produces the unit's items; a scheduling
-//! warp claims and finds the next unit while the others walk. A tile with a huge source is
-//! shared by as many blocks as it has units, and the grid's tail is one unit of at most
-//! `UNIT_ITEMS` items — not the heaviest tile, as when each block owned a tile. No look-back
-//! either: the scan across tiles is done once, by pass 1's last block.
+//! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
+//! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
+//! that tile's counts into shared-memory *bounds* (exclusive prefixes) and produces the items of
+//! the claim's units in that tile at once; a scheduling warp claims and finds the next part while
+//! the others walk. Claims are *guided*: [`CLAIM_UNITS`] units while many remain, down to one at
+//! the end. A tile with a huge source is shared by as many blocks as it has claims, and the grid's
+//! tail is one unit of `UNIT_ITEMS` items, not the heaviest tile, as when each block owned a
+//! tile. No look-back either: the scan across tiles is done once, by pass 1's last block.
 //!
-//! The walk over a unit: each walking warp takes a contiguous share in steps of [`STEP`] items. A step
-//! *marks* every non-empty source that starts inside it (lane `l` checks source `cur + 1 + l`,
-//! 32 per round; one round for sources of ≥ 8 items, a few for tiny ones) in a per-warp array,
-//! then a warp-wide running maximum over the marks gives every item its source: no search per
-//! item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the pairs go out as
-//! coalesced 16-byte stores.
+//! The walk over a part: each walking warp takes a contiguous share in steps of [`STEP`] items.
+//! A step *marks* every non-empty source that starts inside it (lane `l` checks source
+//! `cur + 1 + l`, 32 per round; one round for sources of ≥ 8 items, a few for tiny ones) in a
+//! per-warp array, then a warp-wide running maximum over the marks gives every item its source:
+//! no search per item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the
+//! pairs go out as coalesced 16-byte stores.
 //!
-//! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile split into
-//! `k` units is scanned `k` times (once per unit, in shared memory), and the per-item work must
+//! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile is scanned
+//! once per claim that meets it (in shared memory), and the per-item work must
 //! live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has no
 //! separate pass-2 kernel to hand it).
 
@@ -39,8 +42,11 @@ use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 
 /// Counts per thread in a tile.
 pub const FUSED_ITEMS: usize = 8;
-/// Destination items per unit window (a multiple of [`STEP`]).
-pub const UNIT_ITEMS: u32 = 8192;
+/// Destination items per unit window (a multiple of [`STEP`]): the grain of pass 2's tail.
+pub const UNIT_ITEMS: u32 = 2048;
+/// Most units per claim of pass 2: 8192 items, few enough claims (and tile scans) while much
+/// is left.
+pub const CLAIM_UNITS: u32 = 4;
 /// Threads of a pass-1 block, and the walking threads of a pass-2 block: a tile is
 /// `FUSED_ITEMS × FUSED_THREADS` counts.
 pub const FUSED_THREADS: u32 = 256;
@@ -63,8 +69,8 @@ pub struct FusedShared {
     marks: [u32; WARPS as usize * STEP as usize],
     /// The tile's exclusive prefixes, one per source, then its end.
     bounds: [u32; TILE + 1],
-    /// The block scan's scratch, then the claimed unit and its tile.
-    scratch: [u32; BLOCK_SCAN_SCRATCH + 2],
+    /// The block scan's scratch, then the next [`Part`] for the block.
+    scratch: [u32; BLOCK_SCAN_SCRATCH + 3],
 }
 
 const fn max(a: usize, b: usize) -> usize {
@@ -180,16 +186,6 @@ fn run_sum(c: [u32; FUSED_ITEMS]) -> u64 {
     c.iter().map(|&x| x as u64).sum()
 }
 
-/// Units of the output range `begin..end`: the aligned `UNIT_ITEMS` windows it meets.
-#[inline(always)]
-fn units_in(begin: u64, end: u64) -> u32 {
-    if end > begin {
-        ((end - 1) / UNIT_ITEMS as u64 - begin / UNIT_ITEMS as u64 + 1) as u32
-    } else {
-        0
-    }
-}
-
 /// Pass 1's last block: turns the tile sums in `records` into `(first item, first unit)` per
 /// tile, in place, plus the end record and the control block's total, units and flag.
 #[inline(always)]
@@ -197,8 +193,8 @@ unsafe fn plan_units(v: &ExpandView, scratch: *mut u64) {
     let tiles = tile_count(v) as usize;
     let cap = v.capacity as u64;
     let per_round = PLAN_ITEMS * FUSED_THREADS as usize;
-    // Totals of the rounds so far (the same on every thread).
-    let (mut items, mut units) = (0u64, 0u32);
+    // Items of the rounds so far (the same on every thread).
+    let mut items = 0u64;
     let mut round = 0;
     while round < tiles {
         let first = round + thread_idx_x() as usize * PLAN_ITEMS;
@@ -209,32 +205,21 @@ unsafe fn plan_units(v: &ExpandView, scratch: *mut u64) {
             }
         }
         let (excl, round_items) = block_exclusive_sum(scratch, sums.iter().sum::<u64>());
-        // Clamped to the capacity; past it the plan is unused (the flag zeroes the units).
-        // Computed twice per tile (to count, then to store) rather than kept: 8 registers.
-        let plan = |at: u64, sum: u64| (at.min(cap) as u32, units_in(at.min(cap), (at + sum).min(cap)));
         let mut at = items + excl;
-        let mut n = 0;
-        for s in sums {
-            n += plan(at, s).1;
-            at += s;
-        }
-        let (uexcl, round_units) = block_exclusive_sum(scratch as *mut u32, n);
-        let (mut at, mut u) = (items + excl, units + uexcl);
         for (j, s) in sums.into_iter().enumerate() {
-            let (begin, n) = plan(at, s);
             if first + j < tiles {
-                write_volatile(v.records.add(first + j) as *mut u64, record(begin, u));
+                write_volatile(v.records.add(first + j) as *mut u64, plan_record(at.min(cap), first + j));
             }
             at += s;
-            u += n;
         }
         items += round_items;
-        units += round_units;
         round += per_round;
     }
     if thread_idx_x() == 0 {
         let over = items > cap;
-        write_volatile(v.records.add(tiles) as *mut u64, record(items.min(cap) as u32, units));
+        let end = plan_record(items.min(cap), tiles);
+        let units = (end >> 32) as u32;
+        write_volatile(v.records.add(tiles) as *mut u64, end);
         store_relaxed_u64(addr_of_mut!((*v.ctrl).total), items);
         write_volatile(addr_of_mut!((*v.ctrl).units), if over { 0 } else { units });
         // Stored, not or-ed, and the block counter cleared (every other block has counted):
@@ -244,11 +229,16 @@ unsafe fn plan_units(v: &ExpandView, scratch: *mut u64) {
     }
 }
 
-/// A plan record `[first item, first unit]` as one 64-bit word (a `[u32; 2]` store would go
-/// through the stack).
+/// The plan record `[first item, first unit]` of tile `t` starting at item `first_item`, as one
+/// 64-bit word (a `[u32; 2]` store would go through the stack). Tile `t`'s units are the windows
+/// `first_item / UNIT_ITEMS ..= end / UNIT_ITEMS`, numbered from `first_item / UNIT_ITEMS + t`:
+/// so unit `u` of tile `t` is window `u - t`, and the numbering needs no scan of its own. The
+/// last window holds none of the tile's items when the tile ends on a window boundary (or is
+/// empty); pass 2 skips that unit.
 #[inline(always)]
-fn record(first_item: u32, first_unit: u32) -> u64 {
-    (first_unit as u64) << 32 | first_item as u64
+fn plan_record(first_item: u64, t: usize) -> u64 {
+    let first_unit = (first_item / UNIT_ITEMS as u64) as u32 + t as u32;
+    (first_unit as u64) << 32 | first_item
 }
 
 /// Pass 2 of S2.5f: calls `f` for every destination item planned by pass 1, as calls `f(dst,
@@ -257,8 +247,8 @@ fn record(first_item: u32, first_unit: u32) -> u64 {
 /// 64 consecutive items). `dst` is the item's canonical index (all items of source 0, then of
 /// source 1, ...). Nothing is produced when pass 1 raised the capacity flag.
 ///
-/// A block is eight walking warps and one scheduling warp. While the walkers produce a
-/// unit, the scheduler claims the next one and finds its tile, so that claim and search (an
+/// A block is eight walking warps and one scheduling warp. While the walkers produce a part
+/// of a claim, the scheduler claims and finds the next one, so that claim and search (an
 /// atomic and a few dependent L2 loads) are off the block's critical path.
 ///
 /// `f` is called by lanes independently (not warp-synchronously): no warp-wide operations in it.
@@ -278,24 +268,28 @@ pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl
     let units = read_volatile(addr_of_mut!((*ctrl).units));
     let slot = addr_of_mut!((*smem).scratch[BLOCK_SCAN_SCRATCH]);
     let scheduler = warp_id() == WARPS;
+    // Block `b`'s first claim is units `b·CLAIM_UNITS ..` (no atomic on the way to the first
+    // stores); the atomic claims count on from the grid's.
+    let first = block_idx_x() * CLAIM_UNITS;
+    let mut claim = first..first + CLAIM_UNITS;
     if scheduler {
-        schedule(v, slot, true);
+        schedule(v, slot, &mut claim, units);
     }
     sync_threads();
     loop {
-        let (u, t) = (read_volatile(slot), read_volatile(slot.add(1)));
-        if u >= units {
+        let part = Part::load(slot);
+        if part.start >= units {
             break;
         }
-        let unit = scan_unit(v, smem, u, t);
+        let span = scan_part(v, smem, part);
         // Everyone has read the slot (before the scan's barriers): the scheduler refills it.
         if scheduler {
-            schedule(v, slot, false);
-        } else {
+            schedule(v, slot, &mut claim, units);
+        } else if span.begin < span.stop {
             let marks = addr_of_mut!((*smem).marks) as *mut u32;
-            walk(addr_of_mut!((*smem).bounds) as *const u32, marks, unit, &mut f);
+            walk(addr_of_mut!((*smem).bounds) as *const u32, marks, span, &mut f);
         }
-        // The bounds, marks and slot are rewritten for the next unit only after everyone is done.
+        // The bounds, marks and slot are rewritten for the next part only after everyone is done.
         sync_threads();
     }
     // The last block out clears the claims: another pass 2 after the same pass 1 starts over.
@@ -305,28 +299,66 @@ pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl
     }
 }
 
-/// The scheduling warp: claims a unit and writes it and its tile to `slot`. Block `b`'s first
-/// unit is unit `b` (no atomic on the way to the first stores); the claims after it count from
-/// the grid's size.
-#[inline(always)]
-unsafe fn schedule(v: &ExpandView, slot: *mut u32, first: bool) {
-    let mut u = block_idx_x();
-    if !first && lane_id() == 0 {
-        u = grid_dim_x() + atomic_add_u32(addr_of_mut!((*v.ctrl).counter), 1);
+/// What a block produces next: the units `start..end` of a claim, all in tile `tile`.
+#[derive(Clone, Copy)]
+struct Part {
+    start: u32,
+    end: u32,
+    tile: u32,
+}
+
+impl Part {
+    /// From the three shared words at `slot` (word by word: a struct access goes through the
+    /// stack).
+    #[inline(always)]
+    unsafe fn load(slot: *const u32) -> Part {
+        Part { start: read_volatile(slot), end: read_volatile(slot.add(1)), tile: read_volatile(slot.add(2)) }
     }
-    let u = shfl_idx(u, 0);
-    // Searched whether or not `u` is a unit (the search stays inside the records), so that its
-    // loads need not wait for `units`, which the first call has just begun to read.
-    let t = find_tile(v.records, tile_count(v), u);
-    if lane_id() == 0 {
-        write_volatile(slot, u);
-        write_volatile(slot.add(1), t);
+
+    #[inline(always)]
+    unsafe fn store(self, slot: *mut u32) {
+        write_volatile(slot, self.start);
+        write_volatile(slot.add(1), self.end);
+        write_volatile(slot.add(2), self.tile);
     }
 }
 
-/// The tile of unit `u`: the last `t < tiles` whose first unit is at most `u` (tiles without
-/// units share their first unit with the next tile and are skipped). A warp-wide 32-way search:
-/// each round probes 32 evenly spaced first units.
+/// The scheduling warp: writes to `slot` the next part of `claim` (the claim's units not yet
+/// handed out), claiming units first when it is used up; a part starting at or past `units`
+/// means none is left. Claims are guided (as OpenMP's `guided` schedule): `CLAIM_UNITS` units
+/// while more than `2·CLAIM_UNITS` per block remain, down to one unit at the end, so that the
+/// blocks finish within about one unit's time of each other.
+#[inline(always)]
+unsafe fn schedule(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<u32>, units: u32) {
+    if claim.start >= claim.end {
+        let grid = grid_dim_x();
+        // What this block last saw left over: a guess at what the others have left.
+        let k = (units.saturating_sub(claim.end) / (2 * grid)).clamp(1, CLAIM_UNITS);
+        let mut u = 0;
+        if lane_id() == 0 {
+            u = atomic_add_u32(addr_of_mut!((*v.ctrl).counter), k);
+        }
+        let u = (grid * CLAIM_UNITS).saturating_add(shfl_idx(u, 0));
+        *claim = u..u.saturating_add(k);
+    }
+    // Searched whether or not the claim holds units (the search stays inside the records), so
+    // that the first part need not wait for `units`, which the first call has just begun to read.
+    let tiles = tile_count(v);
+    let t = find_tile(v.records, tiles, claim.start);
+    // The claim's units in tile `t` end where the next tile's begin (the end record holds
+    // `units`, so a part never passes it). Without tiles (`p1 = 0`) there are no units, and no
+    // record to read.
+    let end = if t < tiles { claim.end.min(load_record(v.records, t + 1)[1]) } else { claim.start };
+    let part = Part { start: claim.start, end, tile: t };
+    claim.start = end;
+    if lane_id() == 0 {
+        part.store(slot);
+    }
+}
+
+/// The tile of unit `u`: the last `t < tiles` (0 without tiles) whose first unit is at most
+/// `u` (every tile has a unit, so the first units strictly increase). A warp-wide 32-way
+/// search: each round probes 32 evenly spaced first units.
 #[inline(always)]
 unsafe fn find_tile(records: *const [u32; 2], tiles: u32, u: u32) -> u32 {
     let (mut lo, mut hi) = (0u32, tiles);
@@ -342,21 +374,22 @@ unsafe fn find_tile(records: *const [u32; 2], tiles: u32, u: u32) -> u32 {
     lo
 }
 
-/// A unit ready to walk: its items `begin..stop` (`begin < stop`) of the tile whose bounds are
-/// in shared memory, the tile's first source and its real sources.
+/// A part ready to walk: its items `begin..stop` of the tile whose bounds are in shared memory
+/// (none when `begin >= stop`), the tile's first source and its real sources.
 #[derive(Clone, Copy)]
-struct Unit {
+struct Span {
     first_src: u32,
     sources: u32,
     begin: u32,
     stop: u32,
 }
 
-/// Scans tile `t` into the bounds (every thread; ends with a barrier) and returns unit `u`
-/// (which lies in tile `t`).
+/// Scans the part's tile into the bounds (every thread; ends with a barrier) and returns the
+/// items of its units (`begin >= stop` when it has none).
 #[inline(always)]
-unsafe fn scan_unit(v: &ExpandView, smem: *mut FusedShared, u: u32, t: u32) -> Unit {
-    let [tile_begin, first_unit] = load_record(v.records, t);
+unsafe fn scan_part(v: &ExpandView, smem: *mut FusedShared, part: Part) -> Span {
+    let t = part.tile;
+    let tile_begin = load_record(v.records, t)[0];
     let tile_end = load_record(v.records, t + 1)[0];
     let first_src = t * TILE as u32;
     // Bounds: the tile's exclusive prefixes, then its end at `bounds[TILE]`. Past `p1` the
@@ -381,13 +414,14 @@ unsafe fn scan_unit(v: &ExpandView, smem: *mut FusedShared, u: u32, t: u32) -> U
         write_volatile(bounds.add(TILE), tile_end);
     }
     sync_threads();
-    // The unit: the tile's items in the `UNIT_ITEMS` window `window`.
-    let window = tile_begin / UNIT_ITEMS + (u - first_unit);
-    Unit {
+    // The tile's items in the `UNIT_ITEMS` windows of its units: unit `u` of tile `t` is
+    // window `u - t` (see `plan_record`).
+    let (first, last) = (part.start - t, part.end - 1 - t);
+    Span {
         first_src,
         sources: (v.p1 - first_src).min(TILE as u32),
-        begin: tile_begin.max(window * UNIT_ITEMS),
-        stop: tile_end.min(window.saturating_mul(UNIT_ITEMS).saturating_add(UNIT_ITEMS)),
+        begin: tile_begin.max(first.saturating_mul(UNIT_ITEMS)),
+        stop: tile_end.min(last.saturating_mul(UNIT_ITEMS).saturating_add(UNIT_ITEMS)),
     }
 }
 
@@ -402,8 +436,8 @@ unsafe fn load_record(records: *const [u32; 2], t: u32) -> [u32; 2] {
 /// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
 /// memory: each warp takes a contiguous share in steps of [`STEP`] items (see the module docs).
 #[inline(always)]
-unsafe fn walk(bounds: *const u32, marks: *mut u32, unit: Unit, f: &mut impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
-    let Unit { first_src, sources, begin, stop } = unit;
+unsafe fn walk(bounds: *const u32, marks: *mut u32, span: Span, f: &mut impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
+    let Span { first_src, sources, begin, stop } = span;
     // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
     // starts at an even index; a step shared with a neighbouring unit produces only its items.
     let first_step = begin / STEP;
