@@ -68,8 +68,8 @@ pub enum Strategy {
     Po2BucketsPerBucket,
     /// S2.5f: S2.5 with the scan fused into pass 2 — pass 1 only sums tiles of counts and plans
     /// pass 2's units (pieces of at most 2048 destination items); pass 2 claims up to four
-    /// units at a time (fewer near the end), scans each unit's tile in shared memory and
-    /// produces its items without any per-item search.
+    /// units at a time (fewer near the end), scans the tile of a claim's units in shared memory
+    /// once and produces their items without any per-item search.
     /// No prefix array, and pass 2 is balanced over the output. Materializing only: its pass 2
     /// needs shared memory, so [`Gpu::expand_with`] refuses it (users' own kernels get the same
     /// loop from `warpwork_kernels::device::expand::fused::for_each_fused`). **Canonical order**.
