@@ -209,7 +209,7 @@ pub struct View {
     pub srcs: u64,
     /// Records (S1, S2, S3; S2.5f per tile).
     pub records: u64,
-    /// S2.5 look-back status.
+    /// S2.5 look-back status; S2.5f: two `u64` look-back words per pass-1 block.
     pub scan_status: u64,
     /// S2.5 look-back aggregates.
     pub scan_aggregate: u64,
@@ -247,7 +247,7 @@ pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize 
         Strategy::AppendPerItem => capacity * 8,
         Strategy::LinearSearch => p1 * 8,
         Strategy::ScanBinarySearch => p1 * 4 + p1.div_ceil((THREADS * SCAN_ITEMS) as usize) * 12,
-        Strategy::ScanFused => (fused_tiles(p1) + 1) * 8,
+        Strategy::ScanFused => (fused_tiles(p1) + 1) * 8 + fused_blocks(p1) * 16,
         Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => p1 * 8,
         Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => bucket_layout(p1, capacity).0 * 8,
     }
@@ -285,7 +285,8 @@ pub struct Expander {
     srcs: DeviceBuffer<u32>,
     #[allow(dead_code)]
     records: DeviceBuffer<[u32; 2]>,
-    scan_tiles: usize,
+    /// Words after the control block that a reset clears.
+    reset_words: usize,
     p1: usize,
     view_uploaded: bool,
     /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
@@ -346,7 +347,14 @@ impl Gpu {
                 (self.zeros(1)?, self.zeros(1)?, self.zeros(one(bucket_layout(max_p1, capacity).0))?, 0)
             }
         };
-        let state = self.zeros::<u32>(CTRL_WORDS + 3 * scan_tiles)?;
+        // After the control block: S2.5's status, aggregate and inclusive prefix per scan tile
+        // (a reset clears the status words), or S2.5f's two 64-bit look-back words per pass-1
+        // block (a reset clears them all).
+        let (lookback_words, reset_words) = match strategy {
+            Strategy::ScanFused => (4 * fused_blocks(max_p1), 4 * fused_blocks(max_p1)),
+            _ => (3 * scan_tiles, scan_tiles),
+        };
+        let state = self.zeros::<u32>(CTRL_WORDS + lookback_words)?;
         let view = self.zeros::<View>(1)?;
         let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
         let t4 = scan_tiles as u64 * 4;
@@ -379,7 +387,7 @@ impl Gpu {
             offsets,
             srcs,
             records,
-            scan_tiles,
+            reset_words,
             p1: 0,
             view_uploaded: false,
             user_pass2: std::cell::Cell::new(false),
@@ -467,10 +475,10 @@ impl Expander {
             gpu.stream().memcpy_htod(bytemuck::bytes_of(&self.host_view), self.view.raw_mut())?;
         }
         self.p1 = p1;
-        // The control block and the scan tiles' status words (there are tiles only for the scan
-        // strategies; aggregates and inclusive prefixes need no clearing): one memset.
+        // The control block and the look-back words a reset clears (S2.5's status words: its
+        // aggregates and inclusive prefixes need no clearing; all of S2.5f's): one memset.
         if clear {
-            let words = CTRL_WORDS + self.scan_tiles;
+            let words = CTRL_WORDS + self.reset_words;
             gpu.zero_words(&mut self.state, 0..words)?;
         }
         self.pass2_ran = false;
@@ -555,7 +563,7 @@ impl Expander {
             let block_dim = (self.strategy.pass2_threads(), 1, 1);
             let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim, shared_mem_bytes: 0 };
             if self.strategy == Strategy::ScanFused {
-                // Its blocks start while pass 1's last block plans (both kernels say so).
+                // Its blocks start while pass 1's blocks look back (both kernels say so).
                 let (view, _v) = self.view.raw().device_ptr(gpu.stream());
                 let (pairs, _o) = out.raw_mut().device_ptr_mut(gpu.stream());
                 let mut params = [&view as *const u64 as *mut c_void, &pairs as *const u64 as *mut c_void];
@@ -665,6 +673,11 @@ impl Expander {
 /// Tiles of `ScanFused` for `p1` sources (`THREADS · FUSED_ITEMS` counts each).
 fn fused_tiles(p1: usize) -> usize {
     p1.div_ceil((THREADS * FUSED_ITEMS) as usize)
+}
+
+/// Pass-1 blocks of `ScanFused` for `p1` sources (`FUSED_PUSH_TILES` tiles each).
+fn fused_blocks(p1: usize) -> usize {
+    fused_tiles(p1).div_ceil(FUSED_PUSH_TILES as usize)
 }
 
 /// `u32` words of the [`Control`] block at the front of an expander's state buffer.

@@ -93,3 +93,18 @@ pub fn global_timer_ns() -> u64 {
     unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) };
     t
 }
+
+/// `nanosleep.u32`: suspends the thread for about `ns` nanoseconds (the hardware picks up to
+/// twice that). A polling loop that sleeps between polls leaves the L2 to the work it waits for.
+///
+/// Only in the `sm90` build: the sm_70 module is PTX ISA 6.0 (rustc's default for sm_70), and
+/// `nanosleep` needs 6.3, so there this returns at once and the poll does not pause.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    #[cfg(feature = "sm90")]
+    unsafe {
+        core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack))
+    };
+    #[cfg(not(feature = "sm90"))]
+    let _ = ns;
+}

@@ -1,14 +1,15 @@
 //! S2.5f `ScanFused`: S2.5 without its prefix array, and pass 2 balanced over output ranges.
 //!
-//! **Pass 1** ([`push_fused_tiles`]) stores the exact sum of every *tile* of
-//! `FUSED_ITEMS × FUSED_THREADS` counts (each block sums [`PUSH_TILES`] tiles). The last block
-//! to finish (a counter of finished blocks, as in CUDA's single-pass reductions) scans the sums
-//! and cuts the output into *units*: the part of a tile's output range that falls in one aligned
-//! window of [`UNIT_ITEMS`] destination items. Per tile it stores `(first item, first unit)`
-//! over the sum, then the total, the unit count and the capacity flag. Pass 1 moves only the
-//! counts (which then sit in L2 for pass 2). Units are numbered without a scan of their own:
-//! tile `t`'s first unit is `first item / UNIT_ITEMS + t` (see [`plan_record`]), which leaves an
-//! empty unit per tile that ends on a window boundary (or is empty), for pass 2 to skip.
+//! **Pass 1** ([`push_fused_tiles`]) sums every *tile* of `FUSED_ITEMS × FUSED_THREADS` counts
+//! (each block sums [`PUSH_TILES`] tiles), gets the sum of everything before its tiles from a
+//! decoupled look-back over the blocks' published sums (one 64-bit word per block: status and
+//! value together, so a poll is one load), and cuts the output into *units*: the part of a
+//! tile's output range that falls in one aligned window of [`UNIT_ITEMS`] destination items.
+//! Per tile it stores `(first item, first unit)`; the last block adds the end record, the
+//! total, the unit count and the capacity flag. Pass 1 moves only the counts (which then sit
+//! in L2 for pass 2). Units are numbered without a scan of their own: tile `t`'s first unit is
+//! `first item / UNIT_ITEMS + t` (see [`plan_record`]), which leaves an empty unit per tile
+//! that ends on a window boundary (or is empty), for pass 2 to skip.
 //!
 //! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
@@ -17,7 +18,7 @@
 //! the others walk. Claims are *guided*: [`CLAIM_UNITS`] units while many remain, down to one at
 //! the end. A tile with a huge source is shared by as many blocks as it has claims, and the grid's
 //! tail is one unit of `UNIT_ITEMS` items, not the heaviest tile, as when each block owned a
-//! tile. No look-back either: the scan across tiles is done once, by pass 1's last block.
+//! tile. No look-back either: the scan across tiles is done once, in pass 1.
 //!
 //! The walk over a part: each walking warp takes a contiguous share in steps of [`STEP`] items.
 //! A step *marks* every non-empty source that starts inside it (lane `l` checks source
@@ -33,9 +34,10 @@
 
 use super::ExpandView;
 use crate::arch::{
-    atomic_add_u32, ballot, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, grid_launch_dependents, lane_id,
-    lanemask_lt, load_nc_u32, load_relaxed_u64, load_shared, load_v4_u32, popc, shfl_idx, store_relaxed_u64,
-    store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, warp_inclusive_sum_u64, WARP_SIZE,
+    atomic_add_u32, ballot, block_idx_x, grid_dependency_wait, grid_dim_x, grid_launch_dependents, lane_id,
+    lanemask_lt, load_nc_u32, load_relaxed_u64, load_shared, load_v4_u32, nanosleep, popc, shfl_idx, shfl_xor,
+    store_relaxed_u64, store_shared_v4, sync_threads, sync_warp, thread_idx_x, vote_any, warp_id,
+    warp_inclusive_sum_u64, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
@@ -58,9 +60,8 @@ const TILE: usize = FUSED_ITEMS * FUSED_THREADS as usize;
 const WARPS: u32 = FUSED_THREADS / WARP_SIZE;
 /// Tiles each block of [`push_fused_tiles`] sums.
 pub const PUSH_TILES: usize = 4;
-/// Shared `u64`s [`push_fused_tiles`] needs: the block scans of the plan, or the warps' partial
-/// sums, then the last-block flag.
-pub const FUSED_PUSH_SCRATCH_U64: usize = max(BLOCK_SCAN_SCRATCH, WARPS as usize * PUSH_TILES) + 1;
+/// Shared `u64`s [`push_fused_tiles`] needs: each warp's part of each tile's sum.
+pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * PUSH_TILES;
 /// The shared memory of [`for_each_fused`], as one struct: a user's kernel declares one shared
 /// allocation of it.
 #[repr(C, align(16))]
@@ -73,39 +74,73 @@ pub struct FusedShared {
     scratch: [u32; BLOCK_SCAN_SCRATCH + 3],
 }
 
-const fn max(a: usize, b: usize) -> usize {
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-/// Tiles per thread in each round of pass 1's unit plan.
-const PLAN_ITEMS: usize = 8;
-
 /// Destination items per warp step: four groups of 64, two per lane each.
 pub const STEP: u32 = 4 * PAIRS;
 const PAIRS: u32 = 2 * WARP_SIZE;
 
-/// Pass 1 of S2.5f: block `b` sums tiles `PUSH_TILES·b ..` of `v`'s counts into `v.records`;
-/// the last block to finish plans the units (see the module docs) and stores the exact total in
-/// `ctrl.total`, the unit count in `ctrl.units` (0 when the total exceeds the capacity, which
-/// raises [`super::FLAG_CAPACITY`]).
+/// Pass 1 of S2.5f: block `b` sums tiles `PUSH_TILES·b ..` of `v`'s counts, finds the sum of
+/// everything before them with a decoupled look-back over the blocks' published sums, and
+/// writes the plan records of its tiles (see the module docs); the last block also writes the
+/// end record and stores the exact total in `ctrl.total` and the unit count in `ctrl.units` (0
+/// when the total exceeds the capacity, which raises [`super::FLAG_CAPACITY`]).
+///
+/// **Never hangs.** A block waits only on blocks before it, which the hardware starts first
+/// (as CUB's scans assume); should one of them still not have published after
+/// [`FALLBACK_POLLS`] polls, the waiting warp sums that block's counts itself (the *decoupled
+/// fallback* of Smith, Levien and Owens), so no wait depends on the start order. No atomics:
+/// the control block's `packed` word says which of each block's two look-back words this launch
+/// uses, and the last block flips it for the next launch.
 ///
 /// # Safety
-/// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records, whose control block
-/// was zeroed before the first pass 1 (a finished pass 1 and its pass 2s leave it ready for the
-/// next); `scratch` is [`FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the
-/// launch has `ceil(tiles / PUSH_TILES)` blocks (`p1 > 0`) of [`FUSED_THREADS`] threads, and
-/// every thread calls this.
+/// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records and two look-back words
+/// per block (`v.scan_status`, as `u64`s) that, like the control block, were zeroed before the
+/// first pass 1 (every pass 1 leaves them ready for the next); `scratch` is
+/// [`FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the launch has `ceil(tiles / PUSH_TILES)` blocks
+/// (`p1 > 0`) of [`FUSED_THREADS`] threads, and every thread calls this.
 #[inline(always)]
 pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
-    let tiles = tile_count(v) as usize;
-    let first_tile = block_idx_x() as usize * PUSH_TILES;
-    // All loads first (`PUSH_TILES` runs in flight per thread), then the sums: a block inside
-    // `p1` loads without branches. Written out per tile (constant indices; a loop over the tiles
-    // put `sums` on the stack).
+    // Read before the loads; needed after them.
+    let launch = if warp_id() == 0 { load_relaxed_u64(addr_of_mut!((*v.ctrl).packed)) } else { 0 };
+    sum_tiles(v, scratch, block_idx_x());
+    sync_threads();
+    // Pass 2 (when launched as a programmatic dependent) may start its blocks now; they wait
+    // for this grid in `for_each_fused`.
+    grid_launch_dependents();
+    if warp_id() == 0 {
+        publish_and_plan(v, scratch, launch);
+    }
+}
+
+/// Bit of pass 1's launch word (`ctrl.packed`): which of each block's two look-back words this
+/// launch uses. Bits 32..63 below it hold the previous launch's block count.
+const LAUNCH_PARITY: u64 = 1 << 63;
+/// A look-back word's status: the block's own sum is published.
+const LB_AGGREGATE: u64 = 1 << 62;
+/// A look-back word's status: the sum of everything up to and including the block.
+const LB_PREFIX: u64 = 2 << 62;
+/// A look-back word's flag: the sum rests on a fallback (a block summed by another), so that
+/// block may not have read the launch word yet.
+const LB_FELL_BACK: u64 = 1 << 61;
+/// A look-back word's value bits: sums saturate here (far above any capacity).
+const LB_VALUE: u64 = LB_FELL_BACK - 1;
+/// Predecessors each lane inspects per look-back round (32·4 = 128 blocks). More cost registers
+/// (pass 1 has 64 at 4: four blocks per SM, the whole grid of P1 = 2^22 in one wave; 16 made 102)
+/// and measured no faster.
+const LOOKBACK: usize = 4;
+/// How long a look-back sleeps between polls of words not yet published, in nanoseconds (polls
+/// without a pause flood the L2 lines of the words while the counts are still loading).
+const SPIN_NS: u32 = 100;
+/// Polls of an unpublished predecessor before the look-back sums its counts itself (~100 µs:
+/// a started block publishes within a few).
+pub const FALLBACK_POLLS: u32 = 512;
+
+/// Sums the `PUSH_TILES` tiles of the block at position `pos` into `scratch[w·PUSH_TILES + k]`
+/// (warp `w`'s part of tile `k`). All loads first (`PUSH_TILES` runs in flight per thread), and
+/// a block inside `p1` loads without branches. Written out per tile (constant indices; a loop
+/// over the tiles put `sums` on the stack).
+#[inline(always)]
+unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
+    let first_tile = pos as usize * PUSH_TILES;
     let inside = (first_tile + PUSH_TILES) * TILE <= v.p1 as usize;
     let fast =
         |k: usize| run_sum(load_full_run(v.counts, (first_tile + k) * TILE + thread_idx_x() as usize * FUSED_ITEMS));
@@ -119,28 +154,197 @@ pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
             write_volatile(scratch.add(w * PUSH_TILES + k), s);
         }
     }
-    sync_threads();
-    let last = scratch.add(FUSED_PUSH_SCRATCH_U64 - 1);
-    if thread_idx_x() == 0 {
-        // Publish the sums, then count the block: the block that counts last sees every sum.
-        for k in 0..PUSH_TILES {
-            if first_tile + k < tiles {
-                let sum = (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * PUSH_TILES + k)));
-                store_relaxed_u64(v.records.add(first_tile + k) as *mut u64, sum);
+}
+
+/// Warp 0 of pass 1's block: publishes the block's sum, looks back for the sum before it,
+/// publishes the sum through it and writes the plan records of its tiles; the last block writes
+/// the end record and the control block, and flips the launch word. Also clears the other
+/// look-back word of the previous launch's blocks, for the next launch.
+#[inline(always)]
+unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
+    let lane = lane_id();
+    let (pos, grid) = (block_idx_x(), grid_dim_x());
+    let tiles = tile_count(v);
+    let parity = (launch >> 63) as usize;
+    let words = v.scan_status as *mut u64;
+    // Lane `k < PUSH_TILES`: tile `k`'s sum, and the block's sums through it.
+    let k = lane as usize;
+    let tile_sum = if k < PUSH_TILES {
+        (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * PUSH_TILES + k)))
+    } else {
+        0
+    };
+    let through = warp_inclusive_sum_u64(tile_sum);
+    let aggregate = shfl_u64(through, PUSH_TILES as u32 - 1);
+    let mine = words.add(2 * pos as usize + parity);
+    let (before, fell_back) = if pos == 0 {
+        (0, 0)
+    } else {
+        if lane == 0 {
+            store_relaxed_u64(mine, LB_AGGREGATE | aggregate);
+        }
+        look_back(v, words.add(parity), pos)
+    };
+    let after = sat_add(before, aggregate);
+    if lane == 0 {
+        store_relaxed_u64(mine, LB_PREFIX | fell_back | after);
+    }
+    // The previous launch's words on the other side, cleared for the next launch (it had
+    // `previous` blocks; this one has `grid`).
+    let previous = ((launch >> 32) & 0x7fff_ffff) as u32;
+    let mut i = pos + lane * grid;
+    while i < previous {
+        store_relaxed_u64(words.add(2 * i as usize + (1 - parity)), 0);
+        i += WARP_SIZE * grid;
+    }
+    let cap = v.capacity as u64;
+    let tile = pos * PUSH_TILES as u32 + lane;
+    if k < PUSH_TILES && tile < tiles {
+        let first = sat_add(before, through - tile_sum);
+        write_volatile(v.records.add(tile as usize) as *mut u64, plan_record(first.min(cap), tile as usize));
+    }
+    if pos == grid - 1 {
+        if fell_back != 0 {
+            // A block summed by another may not have started: the launch word is flipped only
+            // after every block has read it (its word is out).
+            wait_for_all(words.add(parity), grid);
+        }
+        if lane == 0 {
+            let over = after > cap;
+            let end = plan_record(after.min(cap), tiles as usize);
+            write_volatile(v.records.add(tiles as usize) as *mut u64, end);
+            store_relaxed_u64(addr_of_mut!((*v.ctrl).total), after);
+            write_volatile(addr_of_mut!((*v.ctrl).units), if over { 0 } else { (end >> 32) as u32 });
+            // Stored, not or-ed: the next pass 1 needs no memset of the control block.
+            write_volatile(addr_of_mut!((*v.ctrl).flags), if over { super::FLAG_CAPACITY } else { 0 });
+            store_relaxed_u64(addr_of_mut!((*v.ctrl).packed), (!launch & LAUNCH_PARITY) | (grid as u64) << 32);
+        }
+    }
+}
+
+/// The sum of the blocks before `pos` (`> 0`) and [`LB_FELL_BACK`] if it rests on a fallback,
+/// by the calling warp. `words` is this launch's side (block `j`'s word at `words[2j]`). Each
+/// round loads the words of the `32·LOOKBACK` nearest predecessors not yet seen (lane `l`, slot
+/// `q`: the block `32q + l` before the window's end), waits until each has published something,
+/// and adds the aggregates up to the nearest inclusive prefix; without one in the window the
+/// next round goes further back. Block 0 publishes its prefix at once, so the walk ends.
+#[inline(always)]
+unsafe fn look_back(v: &ExpandView, words: *const u64, pos: u32) -> (u64, u64) {
+    let lane = lane_id() as i64;
+    let word = |j: i64| if j >= 0 { load_relaxed_u64(words.add(2 * j as usize)) } else { LB_PREFIX };
+    let (mut before, mut fell_back) = (0u64, false);
+    let mut end = pos as i64 - 1;
+    loop {
+        let mut w = [0u64; LOOKBACK];
+        for (q, x) in w.iter_mut().enumerate() {
+            *x = word(end - (32 * q as i64 + lane));
+        }
+        let mut polls = 0;
+        // Warp-uniform (the fallback shuffles): lanes whose words are all out wait with the rest.
+        while vote_any(w.iter().any(|&x| x < LB_AGGREGATE)) {
+            if polls == FALLBACK_POLLS {
+                // Sum each silent predecessor's counts instead (all its tiles are full: only
+                // the last block's are not).
+                for (q, x) in w.iter_mut().enumerate() {
+                    let mut silent = ballot(*x < LB_AGGREGATE);
+                    while silent != 0 {
+                        let l = silent.trailing_zeros();
+                        silent &= silent - 1;
+                        let sum = block_sum_by_warp(v.counts, (end - (32 * q as i64 + l as i64)) as usize);
+                        if lane as u32 == l {
+                            *x = LB_AGGREGATE | LB_FELL_BACK | sum;
+                        }
+                    }
+                }
+                break;
+            }
+            nanosleep(SPIN_NS);
+            for (q, x) in w.iter_mut().enumerate() {
+                if *x < LB_AGGREGATE {
+                    *x = word(end - (32 * q as i64 + lane));
+                }
+            }
+            polls += 1;
+        }
+        // The nearest inclusive prefix: the smallest distance `32q + l` whose word has one.
+        let mut stop = u32::MAX;
+        for (q, &x) in w.iter().enumerate() {
+            let prefixes = ballot(x >= LB_PREFIX);
+            if stop == u32::MAX && prefixes != 0 {
+                stop = 32 * q as u32 + prefixes.trailing_zeros();
             }
         }
-        fence_gpu();
-        let done = atomic_add_u32(addr_of_mut!((*v.ctrl).tiles), 1);
-        write_volatile(last, (done + 1 == grid_dim_x()) as u64);
+        let mut sum = 0u64;
+        for (q, &x) in w.iter().enumerate() {
+            if 32 * q as u32 + lane as u32 <= stop {
+                sum = sat_add(sum, x & LB_VALUE);
+                fell_back |= x & LB_FELL_BACK != 0;
+            }
+        }
+        let mut m = WARP_SIZE / 2;
+        while m > 0 {
+            sum = sat_add(sum, shfl_xor_u64(sum, m));
+            m /= 2;
+        }
+        before = sat_add(before, sum);
+        if stop != u32::MAX {
+            return (before, if ballot(fell_back) != 0 { LB_FELL_BACK } else { 0 });
+        }
+        end -= 32 * LOOKBACK as i64;
     }
-    sync_threads();
-    // This block's sums are out: pass 2 (when launched as a programmatic dependent) may start
-    // its blocks while the last block plans; they wait for the plan in `for_each_fused`.
-    grid_launch_dependents();
-    if read_volatile(last) != 0 {
-        fence_gpu();
-        plan_units(v, scratch);
+}
+
+/// The sum of pass-1 block `j`'s counts (four full tiles), by the calling warp: a look-back's
+/// fallback for a block that has not published.
+#[inline(never)]
+unsafe fn block_sum_by_warp(counts: *const u32, j: usize) -> u64 {
+    // A side effect, so that the compiler may not sink the call into the one lane that uses
+    // its result (it shuffles across the warp).
+    sync_warp();
+    let run = counts.add(j * PUSH_TILES * TILE) as *const [u32; 4];
+    let mut sum = 0u64;
+    for i in 0..PUSH_TILES * TILE / 4 / WARP_SIZE as usize {
+        let [a, b, c, d] = load_v4_u32(run.add(i * WARP_SIZE as usize + lane_id() as usize));
+        sum += a as u64 + b as u64 + c as u64 + d as u64;
     }
+    let mut m = WARP_SIZE / 2;
+    while m > 0 {
+        sum += shfl_xor_u64(sum, m);
+        m /= 2;
+    }
+    sum
+}
+
+/// Waits (the calling warp) until each of the `grid` blocks has published its word on this
+/// launch's side.
+#[inline(never)]
+unsafe fn wait_for_all(words: *const u64, grid: u32) {
+    let mut j = lane_id();
+    while j < grid {
+        while load_relaxed_u64(words.add(2 * j as usize)) < LB_AGGREGATE {
+            nanosleep(SPIN_NS);
+        }
+        j += WARP_SIZE;
+    }
+    sync_warp();
+}
+
+/// `a + b`, saturated at [`LB_VALUE`] (both at most that).
+#[inline(always)]
+fn sat_add(a: u64, b: u64) -> u64 {
+    (a + b).min(LB_VALUE)
+}
+
+/// [`shfl_idx`] of a `u64`.
+#[inline(always)]
+fn shfl_u64(x: u64, lane: u32) -> u64 {
+    (shfl_idx((x >> 32) as u32, lane) as u64) << 32 | shfl_idx(x as u32, lane) as u64
+}
+
+/// [`shfl_xor`] of a `u64`.
+#[inline(always)]
+fn shfl_xor_u64(x: u64, mask: u32) -> u64 {
+    (shfl_xor((x >> 32) as u32, mask) as u64) << 32 | shfl_xor(x as u32, mask) as u64
 }
 
 /// Tiles of `v`'s counts.
@@ -184,49 +388,6 @@ unsafe fn load_full_run(counts: *const u32, first: usize) -> [u32; FUSED_ITEMS] 
 #[inline(always)]
 fn run_sum(c: [u32; FUSED_ITEMS]) -> u64 {
     c.iter().map(|&x| x as u64).sum()
-}
-
-/// Pass 1's last block: turns the tile sums in `records` into `(first item, first unit)` per
-/// tile, in place, plus the end record and the control block's total, units and flag.
-#[inline(always)]
-unsafe fn plan_units(v: &ExpandView, scratch: *mut u64) {
-    let tiles = tile_count(v) as usize;
-    let cap = v.capacity as u64;
-    let per_round = PLAN_ITEMS * FUSED_THREADS as usize;
-    // Items of the rounds so far (the same on every thread).
-    let mut items = 0u64;
-    let mut round = 0;
-    while round < tiles {
-        let first = round + thread_idx_x() as usize * PLAN_ITEMS;
-        let mut sums = [0u64; PLAN_ITEMS];
-        for (j, s) in sums.iter_mut().enumerate() {
-            if first + j < tiles {
-                *s = load_relaxed_u64(v.records.add(first + j) as *const u64);
-            }
-        }
-        let (excl, round_items) = block_exclusive_sum(scratch, sums.iter().sum::<u64>());
-        let mut at = items + excl;
-        for (j, s) in sums.into_iter().enumerate() {
-            if first + j < tiles {
-                write_volatile(v.records.add(first + j) as *mut u64, plan_record(at.min(cap), first + j));
-            }
-            at += s;
-        }
-        items += round_items;
-        round += per_round;
-    }
-    if thread_idx_x() == 0 {
-        let over = items > cap;
-        let end = plan_record(items.min(cap), tiles);
-        let units = (end >> 32) as u32;
-        write_volatile(v.records.add(tiles) as *mut u64, end);
-        store_relaxed_u64(addr_of_mut!((*v.ctrl).total), items);
-        write_volatile(addr_of_mut!((*v.ctrl).units), if over { 0 } else { units });
-        // Stored, not or-ed, and the block counter cleared (every other block has counted):
-        // the next pass 1 needs no memset of the control block.
-        write_volatile(addr_of_mut!((*v.ctrl).flags), if over { super::FLAG_CAPACITY } else { 0 });
-        write_volatile(addr_of_mut!((*v.ctrl).tiles), 0);
-    }
 }
 
 /// The plan record `[first item, first unit]` of tile `t` starting at item `first_item`, as one

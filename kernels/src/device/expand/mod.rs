@@ -60,13 +60,14 @@ pub const BUCKETS: usize = 32;
 pub struct Control {
     /// Exact number of destination items (pass 1 of every strategy but S0 adds to it).
     pub total: u64,
-    /// S2.5+: `(records << 32) | running sum`.
+    /// S2.5+: `(records << 32) | running sum`. S2.5f: pass 1's launch word (which of each
+    /// block's two look-back words the next pass 1 uses, and how many blocks the last one had).
     pub packed: u64,
     /// S1: item slots taken; S2: records taken; S0: pairs emitted; S2.5f: units claimed.
     pub counter: u32,
     /// [`FLAG_CAPACITY`] | [`FLAG_MAX_N`].
     pub flags: u32,
-    /// S2.5: the scan's tile counter; S2.5f: pass 1's finished blocks.
+    /// S2.5: the scan's tile counter.
     pub tiles: u32,
     /// S2.5f: units of pass 2 (written by pass 1).
     pub units: u32,
@@ -96,6 +97,7 @@ pub struct ExpandView {
     /// S2.5f: `(first item, first unit)` per tile, plus one end record (`tiles + 1`).
     pub records: *mut [u32; 2],
     /// S2.5 look-back state: status, aggregates, inclusive prefixes (one per scan tile).
+    /// S2.5f: `scan_status` holds pass 1's look-back words instead (two `u64`s per pass-1 block).
     pub scan_status: *mut u32,
     /// See `scan_status`.
     pub scan_aggregate: *mut u32,
