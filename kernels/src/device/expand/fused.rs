@@ -723,17 +723,19 @@ fn emit(
 }
 
 /// The last `k` in `0..sources` with `bounds[k] <= x` (`bounds` is non-decreasing with
-/// `bounds[0] <= x < bounds[sources]`): the source whose range holds destination `x`.
+/// `bounds[0] <= x < bounds[sources]`): the source whose range holds destination `x`. A
+/// warp-wide 32-way search (every lane of the warp calls this): three rounds for a tile.
 #[inline(always)]
 unsafe fn last_at_or_below(bounds: *const u32, sources: u32, x: u32) -> u32 {
     let (mut lo, mut hi) = (0, sources);
     while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if load_shared(bounds.add(mid as usize)) <= x {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
+        let stride = (hi - lo).div_ceil(WARP_SIZE);
+        let k = lo + lane_id() * stride;
+        let le = k < hi && load_shared(bounds.add(k as usize)) <= x;
+        // `bounds[lo] <= x`, so lane 0's probe holds and `n >= 1`.
+        let n = popc(ballot(le));
+        lo += (n - 1) * stride;
+        hi = hi.min(lo + stride);
     }
     lo
 }
