@@ -176,13 +176,13 @@ pub enum Dispatch {
 pub struct Control {
     /// Exact destination items (all strategies but S0).
     pub total: u64,
-    /// S2.5+: `(records << 32) | sum`.
+    /// S2.5+: `(records << 32) | sum`. S2.5f: pass 1's launch word (look-back side, last grid).
     pub packed: u64,
     /// S1 item slots / S2 records / S0 emitted pairs.
     pub counter: u32,
     /// Overflow flags.
     pub flags: u32,
-    /// S2.5 scan tile counter; S2.5f pass 1's finished tiles.
+    /// S2.5 scan tile counter.
     pub tiles: u32,
     /// S2.5f units of pass 2.
     pub units: u32,
@@ -351,7 +351,10 @@ impl Gpu {
         // (a reset clears the status words), or S2.5f's two 64-bit look-back words per pass-1
         // block (a reset clears them all).
         let (lookback_words, reset_words) = match strategy {
-            Strategy::ScanFused => (4 * fused_blocks(max_p1), 4 * fused_blocks(max_p1)),
+            Strategy::ScanFused => {
+                let words = 4 * fused_blocks(max_p1);
+                (words, words)
+            }
             _ => (3 * scan_tiles, scan_tiles),
         };
         let state = self.zeros::<u32>(CTRL_WORDS + lookback_words)?;
@@ -491,9 +494,10 @@ impl Expander {
     /// Asynchronous.
     pub fn pass1(&mut self, gpu: &Gpu, counts: &DeviceBuffer<u32>) -> Result<()> {
         let p1 = counts.len();
-        // S2.5f's pass 1 leaves the control block as it found it (zeroed at allocation; its last
-        // block clears the counter and stores every field it reads), and pass 2 clears its
-        // claims: no memset before it, one operation less on the stream.
+        // S2.5f's pass 1 leaves its state ready for the next (its last block stores every control
+        // field it reads and flips the launch word; each launch clears the previous launch's
+        // look-back words), and pass 2 clears its claims: no memset before it, one operation
+        // less on the stream.
         let clears_itself = self.strategy == Strategy::ScanFused && p1 > 0;
         self.reset_for(gpu, p1, addr(gpu, counts), !clears_itself)?;
         let Some(name) = self.strategy.push_kernel() else { return Ok(()) };

@@ -3,6 +3,8 @@
 
 mod append;
 mod broadcast;
+mod search;
 
 pub use append::*;
 pub use broadcast::*;
+pub use search::*;

@@ -35,11 +35,12 @@
 use super::ExpandView;
 use crate::arch::{
     atomic_add_u32, ballot, block_idx_x, grid_dependency_wait, grid_dim_x, grid_launch_dependents, lane_id,
-    lanemask_lt, load_nc_u32, load_relaxed_u64, load_shared, load_v4_u32, nanosleep, popc, shfl_idx, shfl_xor,
+    lanemask_lt, load_nc_u32, load_relaxed_u64, load_shared, load_v4_u32, nanosleep, shfl_idx, shfl_idx_any, shfl_xor,
     store_relaxed_u64, store_shared_v4, sync_threads, sync_warp, thread_idx_x, vote_any, warp_id,
     warp_inclusive_sum_u64, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
+use crate::warp::warp_last_holding;
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 
 /// Counts per thread in a tile.
@@ -175,7 +176,7 @@ unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
         0
     };
     let through = warp_inclusive_sum_u64(tile_sum);
-    let aggregate = shfl_u64(through, PUSH_TILES as u32 - 1);
+    let aggregate = shfl_idx_any(through, PUSH_TILES as u32 - 1);
     let mine = words.add(2 * pos as usize + parity);
     let (before, fell_back) = if pos == 0 {
         (0, 0)
@@ -281,12 +282,7 @@ unsafe fn look_back(v: &ExpandView, words: *const u64, pos: u32) -> (u64, u64) {
                 fell_back |= x & LB_FELL_BACK != 0;
             }
         }
-        let mut m = WARP_SIZE / 2;
-        while m > 0 {
-            sum = sat_add(sum, shfl_xor_u64(sum, m));
-            m /= 2;
-        }
-        before = sat_add(before, sum);
+        before = sat_add(before, warp_sum_saturated(sum));
         if stop != u32::MAX {
             return (before, if ballot(fell_back) != 0 { LB_FELL_BACK } else { 0 });
         }
@@ -307,12 +303,8 @@ unsafe fn block_sum_by_warp(counts: *const u32, j: usize) -> u64 {
         let [a, b, c, d] = load_v4_u32(run.add(i * WARP_SIZE as usize + lane_id() as usize));
         sum += a as u64 + b as u64 + c as u64 + d as u64;
     }
-    let mut m = WARP_SIZE / 2;
-    while m > 0 {
-        sum += shfl_xor_u64(sum, m);
-        m /= 2;
-    }
-    sum
+    // At most 2^45: the saturation never bites.
+    warp_sum_saturated(sum)
 }
 
 /// Waits (the calling warp) until each of the `grid` blocks has published its word on this
@@ -335,16 +327,18 @@ fn sat_add(a: u64, b: u64) -> u64 {
     (a + b).min(LB_VALUE)
 }
 
-/// [`shfl_idx`] of a `u64`.
+/// The sum of `x` over the warp, to every lane, saturated at [`LB_VALUE`] (each `x` at most
+/// that): a butterfly of 64-bit shuffles.
 #[inline(always)]
-fn shfl_u64(x: u64, lane: u32) -> u64 {
-    (shfl_idx((x >> 32) as u32, lane) as u64) << 32 | shfl_idx(x as u32, lane) as u64
-}
-
-/// [`shfl_xor`] of a `u64`.
-#[inline(always)]
-fn shfl_xor_u64(x: u64, mask: u32) -> u64 {
-    (shfl_xor((x >> 32) as u32, mask) as u64) << 32 | shfl_xor(x as u32, mask) as u64
+fn warp_sum_saturated(x: u64) -> u64 {
+    let mut sum = x;
+    let mut m = WARP_SIZE / 2;
+    while m > 0 {
+        let other = (shfl_xor((sum >> 32) as u32, m) as u64) << 32 | shfl_xor(sum as u32, m) as u64;
+        sum = sat_add(sum, other);
+        m /= 2;
+    }
+    sum
 }
 
 /// Tiles of `v`'s counts.
@@ -518,21 +512,11 @@ unsafe fn schedule(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<
 }
 
 /// The tile of unit `u`: the last `t < tiles` (0 without tiles) whose first unit is at most
-/// `u` (every tile has a unit, so the first units strictly increase). A warp-wide 32-way
-/// search: each round probes 32 evenly spaced first units.
+/// `u` (every tile has a unit, so the first units strictly increase), by a 32-way warp search
+/// ([`warp_last_holding`]).
 #[inline(always)]
 unsafe fn find_tile(records: *const [u32; 2], tiles: u32, u: u32) -> u32 {
-    let (mut lo, mut hi) = (0u32, tiles);
-    while hi - lo > 1 {
-        let stride = (hi - lo).div_ceil(WARP_SIZE);
-        let k = lo + lane_id() * stride;
-        let le = k < hi && load_nc_u32((records.add(k as usize) as *const u32).add(1)) <= u;
-        // `records[lo]` starts at or before `u`, so lane 0's probe holds and `n >= 1`.
-        let n = popc(ballot(le));
-        lo += (n - 1) * stride;
-        hi = hi.min(lo + stride);
-    }
-    lo
+    warp_last_holding(tiles, |k| load_nc_u32((records.add(k as usize) as *const u32).add(1)) <= u)
 }
 
 /// A part ready to walk: its items `begin..stop` of the tile whose bounds are in shared memory
@@ -723,19 +707,9 @@ fn emit(
 }
 
 /// The last `k` in `0..sources` with `bounds[k] <= x` (`bounds` is non-decreasing with
-/// `bounds[0] <= x < bounds[sources]`): the source whose range holds destination `x`. A
-/// warp-wide 32-way search (every lane of the warp calls this): three rounds for a tile.
+/// `bounds[0] <= x < bounds[sources]`): the source whose range holds destination `x`, by a
+/// 32-way warp search ([`warp_last_holding`]: three rounds for a tile; every lane calls this).
 #[inline(always)]
 unsafe fn last_at_or_below(bounds: *const u32, sources: u32, x: u32) -> u32 {
-    let (mut lo, mut hi) = (0, sources);
-    while hi - lo > 1 {
-        let stride = (hi - lo).div_ceil(WARP_SIZE);
-        let k = lo + lane_id() * stride;
-        let le = k < hi && load_shared(bounds.add(k as usize)) <= x;
-        // `bounds[lo] <= x`, so lane 0's probe holds and `n >= 1`.
-        let n = popc(ballot(le));
-        lo += (n - 1) * stride;
-        hi = hi.min(lo + stride);
-    }
-    lo
+    warp_last_holding(sources, |k| load_shared(bounds.add(k as usize)) <= x)
 }

@@ -1,0 +1,26 @@
+//! Warp-cooperative search over a sorted sequence: 32 probes per round instead of one.
+
+use crate::arch::{ballot, lane_id, popc, WARP_SIZE};
+
+/// The last `k` in `0..n` for which `holds(k)`, where `holds` is true on a prefix of `0..n`
+/// that contains 0 (so the answer exists; `n = 0` gives 0 without a probe). Each round probes 32
+/// evenly spaced positions, one per lane, and narrows to the gap after the last that holds:
+/// `ceil(log32(n))` rounds, e.g. three for 2048 positions, where a binary search takes eleven
+/// dependent steps.
+///
+/// # Safety
+/// `holds(k)` may be called for any `k` in `0..n` (it typically loads element `k`). `n` must be
+/// the same on every lane and every lane of the warp must call this, converged.
+#[inline(always)]
+pub unsafe fn warp_last_holding(n: u32, holds: impl Fn(u32) -> bool) -> u32 {
+    let (mut lo, mut hi) = (0u32, n);
+    while hi - lo > 1 {
+        let stride = (hi - lo).div_ceil(WARP_SIZE);
+        let k = lo + lane_id() * stride;
+        // `holds(lo)`, so lane 0's probe holds and `count >= 1`.
+        let count = popc(ballot(k < hi && holds(k)));
+        lo += (count - 1) * stride;
+        hi = hi.min(lo + stride);
+    }
+    lo
+}
