@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
-use warpwork::select::{Keep, Predicate, Variant};
+use warpwork::select::{state_words, Keep, Predicate, Variant};
 use warpwork::Gpu;
 use warpwork_cpu_reference::{inputs, select};
 
@@ -24,20 +24,20 @@ fn gpu_benches(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes));
         let input = gpu.upload(&items).unwrap();
         let mut out = gpu.zeros::<u32>(n).unwrap();
-        let mut counter = gpu.zeros::<u32>(1).unwrap();
         for variant in Variant::ALL {
+            let mut state = gpu.zeros::<u32>(state_words::<u32>(variant, n)).unwrap();
             group.bench_function(BenchmarkId::new(variant.name(), n), |b| {
                 b.iter_custom(|iters| {
                     let ms = gpu
                         .paced_time_ms(|| {
                             for _ in 0..iters {
-                                gpu.stream().memset_zeros(counter.raw_mut())?;
+                                gpu.fill_bytes(&mut state.slice_mut(0..1), 0)?;
                                 gpu.select_into(
                                     &input,
                                     Keep::If(Predicate::Less(HALF)),
                                     variant,
                                     &mut out,
-                                    &mut counter,
+                                    &mut state,
                                 )?;
                             }
                             Ok(())

@@ -38,12 +38,8 @@ fn bench(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
-                    let ms = gpu
-                        .paced_time_ms(|| {
-                            e.pass1(&gpu, &d)?;
-                            e.pass2(&gpu, &mut out, Dispatch::Persistent)
-                        })
-                        .unwrap();
+                    let ms =
+                        gpu.paced_time_ms(|| e.pass1(&gpu, &d)?.pass2(&gpu, &mut out, Dispatch::Persistent)).unwrap();
                     total += Duration::from_secs_f64(ms * 1e-3);
                 }
                 total

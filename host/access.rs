@@ -14,8 +14,8 @@
 //! and a velocity of four `f32`s each: 32 bytes read and 32 written per particle), with the list
 //! split between threads in one of three [`Partition`] orders.
 
-use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
+use cudarc::driver::{CudaSlice, LaunchConfig};
 
 pub use warpwork_cpu_reference::lighting::{tile_grid, Light, Shading, TileLights, TILE};
 pub use warpwork_cpu_reference::particles::Step;
@@ -87,10 +87,10 @@ impl Gpu {
         &self,
         width: u32,
         height: u32,
-        lights: &DeviceBuffer<Light>,
-        tiles: &DeviceBuffer<TileLights>,
+        lights: &impl DeviceRead<Light>,
+        tiles: &impl DeviceRead<TileLights>,
         kernel: LightingKernel,
-    ) -> Result<DeviceBuffer<[f32; 4]>> {
+    ) -> Result<CudaSlice<[f32; 4]>> {
         let mut out = self.zeros::<[f32; 4]>(width as usize * height as usize)?;
         self.shade_tiles_into(width, height, lights, tiles, Shading::Point, kernel, &mut out)?;
         Ok(out)
@@ -104,11 +104,11 @@ impl Gpu {
         &self,
         width: u32,
         height: u32,
-        lights: &DeviceBuffer<Light>,
-        tiles: &DeviceBuffer<TileLights>,
+        lights: &impl DeviceRead<Light>,
+        tiles: &impl DeviceRead<TileLights>,
         shading: Shading,
         kernel: LightingKernel,
-        out: &mut DeviceBuffer<[f32; 4]>,
+        out: &mut impl DeviceWrite<[f32; 4]>,
     ) -> Result<()> {
         let (tiles_x, tiles_y) = tile_grid(width, height);
         let pixels = width as u64 * height as u64;
@@ -140,14 +140,13 @@ impl Gpu {
         let cfg =
             LaunchConfig { grid_dim: (tiles_x, tiles_y, 1), block_dim: (LIGHTING_THREADS, 1, 1), shared_mem_bytes: 0 };
         let n_lights = lights.len() as u32;
-        let mut l = self.stream().launch_builder(&f);
-        l.arg(lights.raw()).arg(&n_lights).arg(tiles.raw()).arg(&tiles_x).arg(&width).arg(&height);
-        l.arg(out.raw_mut());
+        let mut l = self.kernel_args();
+        l.read(lights).value(&n_lights).read(tiles).value(&tiles_x).value(&width).value(&height);
+        l.write(out);
         // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels/access.rs`: `lights`
         // holds `n_lights` lights (the kernel clamps every list to them), `tiles` one list per
         // tile, `out` `width · height` 16-byte aligned pixels.
-        unsafe { l.launch(cfg)? };
-        Ok(())
+        unsafe { l.launch(f, cfg) }
     }
 
     /// One Euler step of every particle, in place: `vel += g·dt; pos += vel·dt`, bouncing off
@@ -156,8 +155,8 @@ impl Gpu {
     /// `warpwork_cpu_reference::particles::update`.
     pub fn update_particles(
         &self,
-        pos: &mut DeviceBuffer<[f32; 4]>,
-        vel: &mut DeviceBuffer<[f32; 4]>,
+        pos: &mut impl DeviceWrite<[f32; 4]>,
+        vel: &mut impl DeviceWrite<[f32; 4]>,
         step: Step,
         partition: Partition,
         items_per_thread: u32,
@@ -181,12 +180,11 @@ impl Gpu {
             LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (PARTICLE_THREADS, 1, 1), shared_mem_bytes: 0 };
         let n = n as u64;
         let [gx, gy, gz] = step.gravity;
-        let mut l = self.stream().launch_builder(&f);
-        l.arg(pos.raw_mut()).arg(vel.raw_mut()).arg(&n).arg(&items_per_thread);
-        l.arg(&step.dt).arg(&gx).arg(&gy).arg(&gz);
+        let mut l = self.kernel_args();
+        l.write(pos).write(vel).value(&n).value(&items_per_thread);
+        l.value(&step.dt).value(&gx).value(&gy).value(&gz);
         // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/access.rs`; `pos` and
         // `vel` hold `n` 16-byte aligned elements and the grid covers `n` items.
-        unsafe { l.launch(cfg)? };
-        Ok(())
+        unsafe { l.launch(f, cfg) }
     }
 }

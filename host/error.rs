@@ -29,6 +29,16 @@ pub enum Error {
     /// A CUDA driver call failed.
     #[error("CUDA driver error: {0}")]
     Driver(#[from] DriverError),
+    /// A buffer or stream belongs to another CUDA context than the [`crate::Gpu`] handle: its
+    /// addresses would be illegal for warpwork's kernels there.
+    #[error("a buffer or stream of another CUDA context was passed to a warpwork handle")]
+    WrongContext,
+    /// Host memory for a result could not be allocated.
+    #[error("could not allocate {bytes} bytes of host memory")]
+    HostAllocation {
+        /// The size asked for.
+        bytes: usize,
+    },
     /// The arguments are inconsistent (lengths that differ, out-of-range parameters, ...).
     #[error("invalid input: {0}")]
     InvalidInput(String),

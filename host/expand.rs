@@ -13,12 +13,11 @@
 //! overflows the 32-bit sums the strategies use, is detected on the device (a flag in the control
 //! block), nothing is written out of bounds, and the call returns [`Error::CapacityExceeded`].
 
-use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
+use crate::memory::bind::{Bind, Bound};
+use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, KernelArgs, Result};
 use bytemuck::{Pod, Zeroable};
-/// Re-exported for [`Gpu::expand_with`]'s `args` closure: `l.arg(buffer.raw_mut())`.
-pub use cudarc::driver::{CudaFunction, LaunchArgs, PushKernelArg};
-use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
-use std::ffi::c_void;
+pub use cudarc::driver::CudaFunction;
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig};
 
 /// Threads per block of every expansion kernel (and of a user's pass-2 kernel).
 pub const THREADS: u32 = 256;
@@ -229,13 +228,16 @@ pub struct View {
     pub bucket_cap: [u32; BUCKETS],
 }
 
+// SAFETY: plain `#[repr(C)]` data, passed to kernels by address.
+unsafe impl DeviceRepr for View {}
+
 /// Materialized expansion: `pairs[..count]` are the `(src, local)` pairs, in the strategy's order.
 #[derive(Debug)]
 pub struct Expansion {
     /// Destination items.
     pub count: usize,
     /// `capacity` pairs; the first `count` are written.
-    pub pairs: DeviceBuffer<[u32; 2]>,
+    pub pairs: CudaSlice<[u32; 2]>,
 }
 
 /// Device memory each strategy needs besides the counts and the output, in bytes, for `p1`
@@ -267,35 +269,42 @@ fn bucket_layout(p1: usize, capacity: usize) -> (usize, [u32; BUCKETS], [u32; BU
 }
 
 /// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
-/// one [`Strategy`]: its workspace is allocated once. Call [`Expander::pass1`] then
-/// [`Expander::pass2`] (or [`Expander::pass2_with`]), then [`Expander::count`] for the result.
+/// one [`Strategy`]: its workspace is allocated once, by [`Gpu::expander`].
+///
+/// The order of calls is enforced by the types: [`Expander::pass1`] borrows the counts and
+/// returns a [`Planned`] expansion, which alone has pass 2 and the count. The counts stay
+/// borrowed as long as the `Planned` lives, so they cannot be freed (or written) while the
+/// kernels that read them may still run.
+///
+/// # Examples
+/// ```no_run
+/// use warpwork::expand::{Dispatch, Strategy};
+/// # let gpu = warpwork::Gpu::new(0)?;
+/// let counts = gpu.upload(&[2u32, 0, 3])?;
+/// let mut out = gpu.zeros::<[u32; 2]>(16)?;
+/// let mut e = gpu.expander(Strategy::ScanFused, 3, 16)?; // allocates, once
+/// let mut planned = e.pass1(&gpu, &counts)?;
+/// planned.pass2(&gpu, &mut out, Dispatch::Persistent)?;
+/// let n = planned.count(&gpu)?; // waits
+/// assert_eq!(gpu.download_prefix(&out, n)?, [[0, 0], [0, 1], [2, 0], [2, 1], [2, 2]]);
+/// # Ok::<(), warpwork::Error>(())
+/// ```
 pub struct Expander {
     strategy: Strategy,
     max_p1: usize,
     capacity: usize,
     /// The [`Control`] block followed by the scan state (status, aggregates, inclusive prefixes
     /// per tile): one allocation, so that a pass 1 clears both with one memset.
-    state: DeviceBuffer<u32>,
-    view: DeviceBuffer<View>,
+    state: CudaSlice<u32>,
+    view: CudaSlice<View>,
     host_view: View,
-    // Held for the addresses in the view.
-    #[allow(dead_code)]
-    offsets: DeviceBuffer<u32>,
-    #[allow(dead_code)]
-    srcs: DeviceBuffer<u32>,
-    #[allow(dead_code)]
-    records: DeviceBuffer<[u32; 2]>,
+    /// The strategy's other workspace (its addresses are in the view).
+    offsets: CudaSlice<u32>,
+    srcs: CudaSlice<u32>,
+    records: CudaSlice<[u32; 2]>,
     /// Words after the control block that a reset clears.
     reset_words: usize,
-    p1: usize,
     view_uploaded: bool,
-    /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
-    user_pass2: std::cell::Cell<bool>,
-    /// S0: `expand_maxn_total` has counted since the last pass 1 (it adds to the total, so a
-    /// second user pass 2 must not count again).
-    maxn_counted: std::cell::Cell<bool>,
-    /// Whether a pass 2 ran since the last pass 1 (S0's pass 2 then recounts from zero).
-    pass2_ran: bool,
     pass2_blocks: u32,
 }
 
@@ -305,13 +314,41 @@ impl std::fmt::Debug for Expander {
     }
 }
 
-fn addr<T: Pod>(gpu: &Gpu, b: &DeviceBuffer<T>) -> u64 {
-    let (p, _sync) = b.raw().device_ptr(gpu.stream());
-    p
+/// An expansion after its pass 1: the only way to run pass 2 and read the count. It borrows the
+/// [`Expander`] mutably and the counts (`'c`) immutably for as long as it lives.
+pub struct Planned<'e, 'c> {
+    e: &'e mut Expander,
+    counts: Option<&'c dyn DeviceRead<u32>>,
+    p1: usize,
+    /// Whether a pass 2 ran since pass 1 (S0's pass 2 then recounts from zero).
+    pass2_ran: bool,
+    /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
+    user_pass2: bool,
+    /// S0: `expand_maxn_total` has counted since pass 1 (it adds to the total, so a second user
+    /// pass 2 must not count again).
+    maxn_counted: bool,
+}
+
+impl std::fmt::Debug for Planned<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Planned({:?}, p1 = {})", self.e, self.p1)
+    }
+}
+
+fn addr<T>(gpu: &Gpu, b: &CudaSlice<T>) -> Result<u64> {
+    gpu.device_address(b)
 }
 
 impl Gpu {
     /// An [`Expander`] for up to `max_p1` sources and at most `capacity` destination items.
+    /// **Allocates** its workspace ([`workspace_bytes`]).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let e = gpu.expander(warpwork::expand::Strategy::ScanBinarySearch, 1 << 20, 1 << 26)?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn expander(&self, strategy: Strategy, max_p1: usize, capacity: usize) -> Result<Expander> {
         if max_p1 > u32::MAX as usize {
             return Err(Error::CapacityExceeded {
@@ -361,14 +398,14 @@ impl Gpu {
         let view = self.zeros::<View>(1)?;
         let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
         let t4 = scan_tiles as u64 * 4;
-        let ctrl = addr(self, &state);
+        let ctrl = addr(self, &state)?;
         let scan = ctrl + 4 * CTRL_WORDS as u64;
         let host_view = View {
             counts: 0,
             ctrl,
-            offsets: addr(self, &offsets),
-            srcs: addr(self, &srcs),
-            records: addr(self, &records),
+            offsets: addr(self, &offsets)?,
+            srcs: addr(self, &srcs)?,
+            records: addr(self, &records)?,
             scan_status: scan,
             scan_aggregate: scan + t4,
             scan_inclusive: scan + 2 * t4,
@@ -391,33 +428,40 @@ impl Gpu {
             srcs,
             records,
             reset_words,
-            p1: 0,
             view_uploaded: false,
-            user_pass2: std::cell::Cell::new(false),
-            maxn_counted: std::cell::Cell::new(false),
-            pass2_ran: false,
             pass2_blocks: per_sm * self.info().sm_count,
         })
     }
 
     /// Expands `counts` with `strategy` and materializes the `(src, local)` pairs (at most
-    /// `capacity` of them) on the device. Waits for the count.
-    pub fn expand(&self, counts: &DeviceBuffer<u32>, strategy: Strategy, capacity: usize) -> Result<Expansion> {
+    /// `capacity` of them) on the device. **Allocates** the expander and the output; **waits**
+    /// for the count.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[1u32, 2])?;
+    /// let x = gpu.expand(&counts, Strategy::ScanBinarySearch, 8)?;
+    /// assert_eq!(gpu.download_prefix(&x.pairs, x.count)?, [[0, 0], [1, 0], [1, 1]]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn expand(&self, counts: &impl DeviceRead<u32>, strategy: Strategy, capacity: usize) -> Result<Expansion> {
         let mut e = self.expander(strategy, counts.len(), capacity)?;
         let mut pairs = self.zeros::<[u32; 2]>(capacity.max(1))?;
-        e.pass1(self, counts)?;
-        e.pass2(self, &mut pairs, Dispatch::Persistent)?;
-        let count = e.count(self)?;
+        let mut planned = e.pass1(self, counts)?;
+        planned.pass2(self, &mut pairs, Dispatch::Persistent)?;
+        let count = planned.count(self)?;
         Ok(Expansion { count, pairs })
     }
 
     /// Expands `counts` through `expander` (pass 1) and runs **your** pass-2 kernel `pass2`
-    /// over the destination items; nothing is materialized. Waits, and returns the number of
-    /// destination items (or the overflow the device flagged).
+    /// over the destination items; nothing is materialized. **Waits**, and returns the number
+    /// of destination items (or the overflow the device flagged).
     ///
     /// # The pass-2 kernel contract
     /// * Its first parameter is `view: *const ExpandView` (`warpwork_kernels::device::expand`);
-    ///   `args` pushes the remaining parameters, in order, onto the launch.
+    ///   `args` pushes the remaining parameters, in order.
     /// * It is launched with blocks of [`THREADS`] threads and a persistent grid (occupancy ×
     ///   SMs, sized on the host without reading the count back); every thread calls
     ///   `warpwork_kernels::device::expand::locate::for_each(&*view, |src, local| …)` with whole
@@ -429,17 +473,30 @@ impl Gpu {
     /// # Safety
     /// `args` must push arguments matching the kernel's parameters after the view, and `pass2`
     /// must follow the contract.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[3u32, 0, 2])?;
+    /// let mut hits = gpu.zeros::<u32>(3)?;
+    /// let mut sums = gpu.zeros::<u64>(3)?;
+    /// let f = gpu.function("expand_for_each_histogram")?; // (view, hits, sums)
+    /// let mut e = gpu.expander(Strategy::ScanBinarySearch, 3, 5)?;
+    /// let n = unsafe { gpu.expand_with(&mut e, &counts, f, |l| { l.write(&mut hits).write(&mut sums); })? };
+    /// assert_eq!(n, 5);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub unsafe fn expand_with<'a>(
         &'a self,
         expander: &'a mut Expander,
-        counts: &DeviceBuffer<u32>,
+        counts: &'a impl DeviceRead<u32>,
         pass2: &'a CudaFunction,
-        args: impl FnOnce(&mut LaunchArgs<'a>),
+        args: impl FnOnce(&mut KernelArgs<'a>),
     ) -> Result<usize> {
-        expander.pass1(self, counts)?;
-        let e: &'a Expander = expander;
-        e.pass2_with(self, pass2, args)?;
-        e.count(self)
+        let mut planned = expander.pass1(self, counts)?;
+        planned.pass2_with(self, pass2, args)?;
+        planned.count(self)
     }
 }
 
@@ -454,17 +511,27 @@ impl Expander {
         self.pass2_blocks
     }
 
-    /// The device address of the [`View`] (what a pass-2 kernel receives first).
-    pub fn view(&self) -> &DeviceBuffer<View> {
-        &self.view
-    }
-
-    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs (it receives
-    /// [`Expander::view`] and calls a `push_*_with` building block with its own counts): zeroes
-    /// the control block and the scan state, and points the view at `p1` sources with no counts
-    /// array. Asynchronous. Not for `MaxN` (whose pass 2 reads a counts array).
-    pub fn reset(&mut self, gpu: &Gpu, p1: usize) -> Result<()> {
-        self.reset_for(gpu, p1, 0, true)
+    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs: it receives
+    /// [`Planned::view`] and calls a `push_*_with` building block with its own counts. Zeroes the
+    /// control block and the scan state and points the view at `p1` sources with no counts
+    /// array. Asynchronous. Refused for `MaxN`, whose pass 2 reads a counts array.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let mut e = gpu.expander(Strategy::Po2Buckets, 1000, 1 << 16)?;
+    /// let planned = e.pass1_by_own_kernel(&gpu, 1000)?;
+    /// // launch your pass-1 kernel with `planned.view()`, then `planned.pass2_with(…)`
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn pass1_by_own_kernel(&mut self, gpu: &Gpu, p1: usize) -> Result<Planned<'_, 'static>> {
+        ensure_input!(
+            !matches!(self.strategy, Strategy::MaxN { .. }),
+            "MaxN has no pass 1 to run: its pass 2 reads the counts array (use Expander::pass1)"
+        );
+        self.reset_for(gpu, p1, 0, true)?;
+        Ok(Planned::new(self, None, p1))
     }
 
     /// Points the view at `counts_addr` and `p1` sources and, with `clear`, zeroes the control
@@ -475,80 +542,117 @@ impl Expander {
             self.view_uploaded = true;
             self.host_view.counts = counts_addr;
             self.host_view.p1 = p1 as u32;
-            gpu.stream().memcpy_htod(bytemuck::bytes_of(&self.host_view), self.view.raw_mut())?;
+            gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
         }
-        self.p1 = p1;
         // The control block and the look-back words a reset clears (S2.5's status words: its
         // aggregates and inclusive prefixes need no clearing; all of S2.5f's): one memset.
         if clear {
             let words = CTRL_WORDS + self.reset_words;
             gpu.zero_words(&mut self.state, 0..words)?;
         }
-        self.pass2_ran = false;
-        self.maxn_counted.set(false);
         Ok(())
     }
 
     /// Pass 1: resets the control block (S2.5f: its pass 1 does that itself) and runs the
-    /// strategy's push over `counts`.
+    /// strategy's push over `counts`, which stay borrowed by the returned [`Planned`].
     /// Asynchronous.
-    pub fn pass1(&mut self, gpu: &Gpu, counts: &DeviceBuffer<u32>) -> Result<()> {
+    pub fn pass1<'e, 'c>(&'e mut self, gpu: &Gpu, counts: &'c impl DeviceRead<u32>) -> Result<Planned<'e, 'c>> {
         let p1 = counts.len();
         // S2.5f's pass 1 leaves its state ready for the next (its last block stores every control
         // field it reads and flips the launch word; each launch clears the previous launch's
         // look-back words), and pass 2 clears its claims: no memset before it, one operation
         // less on the stream.
         let clears_itself = self.strategy == Strategy::ScanFused && p1 > 0;
-        self.reset_for(gpu, p1, addr(gpu, counts), !clears_itself)?;
-        let Some(name) = self.strategy.push_kernel() else { return Ok(()) };
-        if p1 == 0 {
-            return Ok(());
-        }
-        let per_block = THREADS
-            * match self.strategy {
-                Strategy::ScanBinarySearch => SCAN_ITEMS,
-                Strategy::ScanFused => FUSED_ITEMS * FUSED_PUSH_TILES,
-                _ => PUSH_ITEMS,
+        let counts_addr = gpu.device_address(counts)?;
+        self.reset_for(gpu, p1, counts_addr, !clears_itself)?;
+        if let (Some(name), true) = (self.strategy.push_kernel(), p1 > 0) {
+            let per_block = THREADS
+                * match self.strategy {
+                    Strategy::ScanBinarySearch => SCAN_ITEMS,
+                    Strategy::ScanFused => FUSED_ITEMS * FUSED_PUSH_TILES,
+                    _ => PUSH_ITEMS,
+                };
+            let f = gpu.function(name)?;
+            let cfg = LaunchConfig {
+                grid_dim: ((p1 as u32).div_ceil(per_block), 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
             };
-        let f = gpu.function(name)?;
-        let cfg = LaunchConfig {
-            grid_dim: ((p1 as u32).div_ceil(per_block), 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut l = gpu.stream().launch_builder(&f);
-        l.arg(self.view.raw());
-        // SAFETY: every `expand_push_*` takes the view pointer, which describes buffers this
-        // expander owns (sized for `max_p1` and `capacity`) and `counts` (`p1` elements).
-        unsafe { l.launch(cfg)? };
-        Ok(())
+            let (view, _bound) = self.bind_workspace(gpu, Some(counts))?;
+            let mut l = gpu.kernel_args();
+            l.addr(view);
+            // SAFETY: every `expand_push_*` takes the view pointer, which describes buffers this
+            // expander owns (sized for `max_p1` and `capacity`, bound above) and `counts` (`p1`
+            // elements).
+            unsafe { l.launch(f, cfg)? };
+        }
+        Ok(Planned::new(self, Some(counts), p1))
+    }
+
+    /// Binds the view and the buffers it points to (and the counts) for a launch on `gpu`, so
+    /// that cudarc orders the launch after earlier writes to them and their frees after it:
+    /// returns the view's address and the bindings, to drop once the launch is issued.
+    fn bind_workspace<'s>(
+        &'s self,
+        gpu: &'s Gpu,
+        counts: Option<&'s dyn DeviceRead<u32>>,
+    ) -> Result<(u64, Vec<Bound<'s>>)> {
+        let mut bound = vec![self.view.bind(gpu)?];
+        let view = bound[0].addr;
+        bound.push(self.state.bind(gpu)?);
+        bound.push(self.offsets.bind(gpu)?);
+        bound.push(self.srcs.bind(gpu)?);
+        bound.push(self.records.bind(gpu)?);
+        if let Some(c) = counts {
+            bound.push(c.bind(gpu)?);
+        }
+        Ok((view, bound))
+    }
+
+    /// Downloads the control block (waits for the stream).
+    fn control(&self, gpu: &Gpu) -> Result<Control> {
+        Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&gpu.download_prefix(&self.state, CTRL_WORDS)?)))
+    }
+}
+
+impl<'e, 'c> Planned<'e, 'c> {
+    fn new(e: &'e mut Expander, counts: Option<&'c dyn DeviceRead<u32>>, p1: usize) -> Self {
+        Planned { e, counts, p1, pass2_ran: false, user_pass2: false, maxn_counted: false }
+    }
+
+    /// The descriptor every expansion kernel receives first (`*const ExpandView` in the
+    /// kernels): pass it to your own pass-1 kernel.
+    pub fn view(&self) -> &CudaSlice<View> {
+        &self.e.view
     }
 
     /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
-    /// long). Asynchronous for [`Dispatch::Persistent`]. It may run again after the same pass 1
-    /// and writes the same pairs.
-    pub fn pass2(&mut self, gpu: &Gpu, out: &mut DeviceBuffer<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
-        ensure_input!(out.len() >= self.capacity, "an output of {} pairs for capacity {}", out.len(), self.capacity);
-        self.user_pass2.set(false);
-        if matches!(self.strategy, Strategy::MaxN { .. }) && self.pass2_ran {
+    /// long). Asynchronous for [`Dispatch::Persistent`] ([`Dispatch::ReadBack`] **waits** for
+    /// pass 1's count). It may run again and writes the same pairs.
+    pub fn pass2(&mut self, gpu: &Gpu, out: &mut impl DeviceWrite<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
+        let e = &mut *self.e;
+        ensure_input!(out.len() >= e.capacity, "an output of {} pairs for capacity {}", out.len(), e.capacity);
+        self.user_pass2 = false;
+        if matches!(e.strategy, Strategy::MaxN { .. }) && self.pass2_ran {
             // S0's pass 2 counts the pairs it writes in the control block: start again from zero.
             let counter = std::mem::offset_of!(Control, counter) / 4;
-            gpu.zero_words(&mut self.state, counter..counter + 1)?;
+            gpu.zero_words(&mut e.state, counter..counter + 1)?;
         }
         self.pass2_ran = true;
-        let f = gpu.function(self.strategy.pass2_kernel())?;
+        let e = &*self.e;
+        let f = gpu.function(e.strategy.pass2_kernel())?;
         let per_block = (THREADS / 32) as u64 * 64;
-        let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks) };
+        let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(e.pass2_blocks) };
         let (grid, bucket_items) = match dispatch {
-            Dispatch::Persistent => (self.pass2_blocks, None),
-            Dispatch::ReadBack if self.strategy == Strategy::ScanFused => {
+            Dispatch::Persistent => (e.pass2_blocks, None),
+            Dispatch::ReadBack if e.strategy == Strategy::ScanFused => {
                 // One block per first claim at most (each claims units until none is left).
-                let c = self.control(gpu)?;
-                (c.units.div_ceil(FUSED_CLAIM_UNITS).max(1).min(self.pass2_blocks), None)
+                let c = e.control(gpu)?;
+                (c.units.div_ceil(FUSED_CLAIM_UNITS).max(1).min(e.pass2_blocks), None)
             }
             Dispatch::ReadBack => {
-                let c = self.control(gpu)?;
-                let items = match self.strategy {
+                let c = e.control(gpu)?;
+                let items = match e.strategy {
                     Strategy::MaxN { max_n } => {
                         (self.p1 as u64 * max_n as u64).div_ceil(THREADS as u64 * MAXN_ITEMS) * per_block
                     }
@@ -563,34 +667,33 @@ impl Expander {
                 (blocks(items), Some(per_bucket))
             }
         };
-        let launch = |grid: u32, bucket: Option<u32>, out: &mut DeviceBuffer<[u32; 2]>| -> Result<()> {
-            let block_dim = (self.strategy.pass2_threads(), 1, 1);
+        let counts = self.counts;
+        let launch = |grid: u32, bucket: Option<&u32>, out: &mut dyn DeviceWrite<[u32; 2]>| -> Result<()> {
+            let block_dim = (e.strategy.pass2_threads(), 1, 1);
             let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim, shared_mem_bytes: 0 };
-            if self.strategy == Strategy::ScanFused {
+            let (view, _bound) = e.bind_workspace(gpu, counts)?;
+            let mut l = gpu.kernel_args();
+            l.addr(view).write(out);
+            if let Some(b) = bucket {
+                l.value(b);
+            }
+            if e.strategy == Strategy::ScanFused {
                 // Its blocks start while pass 1's blocks look back (both kernels say so).
-                let (view, _v) = self.view.raw().device_ptr(gpu.stream());
-                let (pairs, _o) = out.raw_mut().device_ptr_mut(gpu.stream());
-                let mut params = [&view as *const u64 as *mut c_void, &pairs as *const u64 as *mut c_void];
                 // SAFETY: `expand_pass2_fused(view, out)`; `out` holds `capacity` pairs; the
                 // kernel waits for pass 1 before reading the plan.
-                return unsafe { gpu.launch_dependent(&f, cfg, &mut params) };
-            }
-            let mut l = gpu.stream().launch_builder(&f);
-            l.arg(self.view.raw()).arg(out.raw_mut());
-            if let Some(b) = bucket.as_ref() {
-                l.arg(b);
+                return unsafe { l.launch_dependent(f, cfg) };
             }
             // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs.
-            unsafe { l.launch(cfg)? };
-            Ok(())
+            unsafe { l.launch(f, cfg) }
         };
-        if self.strategy == Strategy::Po2BucketsPerBucket {
-            for b in 0..BUCKETS as u32 {
-                let g = bucket_items.map_or(grid, |items| blocks(items[b as usize]));
-                if bucket_items.is_some_and(|items| items[b as usize] == 0) {
+        if e.strategy == Strategy::Po2BucketsPerBucket {
+            let ids: [u32; BUCKETS] = std::array::from_fn(|b| b as u32);
+            for (b, id) in ids.iter().enumerate() {
+                let g = bucket_items.map_or(grid, |items| blocks(items[b]));
+                if bucket_items.is_some_and(|items| items[b] == 0) {
                     continue;
                 }
-                launch(g, Some(b), out)?;
+                launch(g, Some(id), out)?;
             }
             Ok(())
         } else {
@@ -599,18 +702,20 @@ impl Expander {
     }
 
     /// Pass 2 with the caller's kernel (see [`Gpu::expand_with`] for the contract): a persistent
-    /// grid of occupancy × SMs blocks of [`THREADS`]. Asynchronous.
+    /// grid of occupancy × SMs blocks of [`THREADS`]. Asynchronous. It may run again.
     ///
     /// # Safety
-    /// `args` must push arguments matching the kernel's parameters after the view.
+    /// `args` must push arguments matching the kernel's parameters after the view, and the
+    /// kernel must follow [`Gpu::expand_with`]'s contract.
     pub unsafe fn pass2_with<'a>(
-        &'a self,
+        &mut self,
         gpu: &'a Gpu,
         pass2: &'a CudaFunction,
-        args: impl FnOnce(&mut LaunchArgs<'a>),
+        args: impl FnOnce(&mut KernelArgs<'a>),
     ) -> Result<()> {
+        let e = &*self.e;
         ensure_input!(
-            self.strategy != Strategy::ScanFused,
+            e.strategy != Strategy::ScanFused,
             "ScanFused's pass 2 needs shared memory for its tile scans, which the for_each contract \
              does not give: use ScanBinarySearch with your pass-2 kernel, or for_each_fused in your \
              own kernel"
@@ -621,56 +726,57 @@ impl Expander {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        if let Strategy::MaxN { .. } = self.strategy {
+        if let Strategy::MaxN { .. } = e.strategy {
             // S0 has no pass 1 and a user's pass 2 keeps no count: count on the device first,
             // once per pass 1 (the count adds to the total).
-            if self.p1 > 0 && !self.maxn_counted.replace(true) {
+            if self.p1 > 0 && !self.maxn_counted {
+                self.maxn_counted = true;
                 let f = gpu.function("expand_maxn_total")?;
                 let cfg = LaunchConfig {
                     grid_dim: ((self.p1 as u32).div_ceil(THREADS * PUSH_ITEMS), 1, 1),
                     block_dim: (THREADS, 1, 1),
                     shared_mem_bytes: 0,
                 };
-                let mut l = gpu.stream().launch_builder(&f);
-                l.arg(self.view.raw());
-                l.launch(cfg)?;
+                let (view, _bound) = e.bind_workspace(gpu, self.counts)?;
+                let mut l = gpu.kernel_args();
+                l.addr(view);
+                // SAFETY: `expand_maxn_total(view)` over the `p1` counts the view points to.
+                l.launch(f, cfg)?;
             }
-            self.user_pass2.set(true);
+            self.user_pass2 = true;
         }
-        let mut l = gpu.stream().launch_builder(pass2);
-        l.arg(self.view.raw());
+        let (view, _bound) = e.bind_workspace(gpu, self.counts)?;
+        let mut l = gpu.kernel_args();
+        l.addr(view);
         args(&mut l);
-        l.launch(cfg)?;
-        Ok(())
+        l.launch(pass2, cfg)
     }
 
-    /// Waits for the passes and returns the number of destination items, or the overflow
+    /// **Waits** for the passes and returns the number of destination items, or the overflow
     /// pass 1/2 flagged on the device.
     pub fn count(&self, gpu: &Gpu) -> Result<usize> {
-        let c = self.control(gpu)?;
-        let needed = match self.strategy {
-            Strategy::MaxN { .. } if !self.user_pass2.get() => c.counter as u64,
+        let e = &*self.e;
+        ensure_input!(
+            self.pass2_ran || self.user_pass2 || !matches!(e.strategy, Strategy::MaxN { .. }),
+            "MaxN counts its items in pass 2: run a pass 2 before asking for the count"
+        );
+        let c = e.control(gpu)?;
+        let needed = match e.strategy {
+            Strategy::MaxN { .. } if !self.user_pass2 => c.counter as u64,
             _ => c.total,
         };
         if c.flags & FLAG_MAX_N != 0 {
-            let Strategy::MaxN { max_n } = self.strategy else { unreachable!("only MaxN raises it") };
+            let max_n = e.host_view.max_n;
             return Err(Error::InvalidInput(format!("a source spawns more than max_n = {max_n} items")));
         }
-        if c.flags & FLAG_CAPACITY != 0 || needed > self.capacity as u64 {
+        if c.flags & FLAG_CAPACITY != 0 || needed > e.capacity as u64 {
             return Err(Error::CapacityExceeded {
                 what: "expand destination items",
-                needed: needed.max(self.capacity as u64 + 1),
-                capacity: self.capacity as u64,
+                needed: needed.max(e.capacity as u64 + 1),
+                capacity: e.capacity as u64,
             });
         }
         Ok(needed as usize)
-    }
-}
-
-impl Expander {
-    /// Downloads the control block (waits for the stream).
-    fn control(&self, gpu: &Gpu) -> Result<Control> {
-        Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&gpu.download_prefix(&self.state, CTRL_WORDS)?)))
     }
 }
 

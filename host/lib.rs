@@ -18,18 +18,22 @@
 //! same contract, which the tests check the GPU against.
 
 pub mod access;
-mod buffer;
+mod driver;
 mod error;
 pub mod expand;
 mod gpu;
+mod launch;
 pub mod life;
+pub mod memory;
 pub mod scan;
 pub mod select;
 pub mod timing;
 
-pub use buffer::DeviceBuffer;
+pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu};
+pub use launch::KernelArgs;
+pub use memory::{DeviceRead, DeviceWrite, RawSlice, RawSliceMut};
 
 /// The README's examples, compiled as doctests so they stay true to the API.
 #[cfg(doctest)]

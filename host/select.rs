@@ -24,9 +24,9 @@
 //! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
 //! block per tile for `Block`. See `docs/compaction.md`.
 
-use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
+use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig};
 
 /// Threads per block of the select kernels.
 pub const THREADS: u32 = 256;
@@ -122,38 +122,89 @@ impl<T: SelectItem> Predicate<T> {
 }
 
 /// What decides whether an item is kept.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub enum Keep<'a, T: Pod> {
     /// Item `i` is kept where `flags[i] != 0`; `flags` has one byte per item.
-    Flagged(&'a DeviceBuffer<u8>),
+    Flagged(&'a dyn DeviceRead<u8>),
     /// Item `i` is kept where the test holds.
     If(Predicate<T>),
 }
 
-/// The result of a compaction: `items[..count]` are the kept items, in no particular order.
+impl<T: Pod + std::fmt::Debug> std::fmt::Debug for Keep<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Keep::Flagged(flags) => write!(f, "Flagged({} flags)", flags.len()),
+            Keep::If(p) => write!(f, "If({p:?})"),
+        }
+    }
+}
+
+/// The result of a compaction: `items[..count]` are the kept items, in the variant's order.
 #[derive(Debug)]
-pub struct Selection<T: Pod> {
+pub struct Selection<T> {
     /// Number of kept items.
     pub count: usize,
     /// Device buffer whose first `count` elements are the kept items (its length is the input's).
-    pub items: DeviceBuffer<T>,
+    pub items: CudaSlice<T>,
+}
+
+/// `u32` words of the `state` buffer [`Gpu::select_into`] takes for `n` items of `T`: word 0
+/// is the output counter, the rest (ordered only) the look-back state, which the call clears.
+///
+/// # Examples
+/// ```
+/// use warpwork::select::{state_words, Variant};
+/// assert_eq!(state_words::<u32>(Variant::Block, 1 << 20), 1);
+/// assert!(state_words::<u32>(Variant::Ordered, 1 << 20) > 1);
+/// ```
+pub fn state_words<T>(variant: Variant, n: usize) -> usize {
+    match variant {
+        Variant::Ordered => 1 + 3 * ordered_tiles::<T>(n) + 1,
+        _ => 1,
+    }
+}
+
+/// Tiles of the ordered kernels for `n` items.
+fn ordered_tiles<T>(n: usize) -> usize {
+    n.div_ceil((THREADS * ordered_items::<T>()) as usize)
 }
 
 impl Gpu {
-    /// Keeps `items[i]` where `flags[i] != 0`. Unordered; waits for the count.
+    /// Keeps `items[i]` where `flags[i] != 0`. **Allocates** the output; **waits** for the count.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::select::Variant;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let items = gpu.upload(&[10u32, 11, 12, 13])?;
+    /// let flags = gpu.upload(&[1u8, 0, 0, 1])?;
+    /// let kept = gpu.select_flagged(&items, &flags, Variant::Ordered)?;
+    /// assert_eq!(gpu.download_prefix(&kept.items, kept.count)?, [10, 13]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn select_flagged<T: SelectItem>(
         &self,
-        items: &DeviceBuffer<T>,
-        flags: &DeviceBuffer<u8>,
+        items: &impl DeviceRead<T>,
+        flags: &impl DeviceRead<u8>,
         variant: Variant,
     ) -> Result<Selection<T>> {
         self.select(items, Keep::Flagged(flags), variant)
     }
 
-    /// Keeps the items that pass `predicate`. Unordered; waits for the count.
+    /// Keeps the items that pass `predicate`. **Allocates** the output; **waits** for the count.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::select::{Predicate, Variant};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let items = gpu.upload(&[5i32, -17, 2, 40])?;
+    /// let kept = gpu.select_if(&items, Predicate::Less(3), Variant::Ordered)?;
+    /// assert_eq!(gpu.download_prefix(&kept.items, kept.count)?, [-17, 2]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn select_if<T: SelectItem>(
         &self,
-        items: &DeviceBuffer<T>,
+        items: &impl DeviceRead<T>,
         predicate: Predicate<T>,
         variant: Variant,
     ) -> Result<Selection<T>> {
@@ -162,34 +213,50 @@ impl Gpu {
 
     fn select<T: SelectItem>(
         &self,
-        items: &DeviceBuffer<T>,
+        items: &impl DeviceRead<T>,
         keep: Keep<'_, T>,
         variant: Variant,
     ) -> Result<Selection<T>> {
         let mut out = self.zeros::<T>(items.len())?;
-        let mut counter = self.zeros::<u32>(1)?;
-        self.select_into(items, keep, variant, &mut out, &mut counter)?;
-        let count = self.download(&counter)?[0] as usize;
+        let mut state = self.zeros::<u32>(state_words::<T>(variant, items.len()))?;
+        self.select_into(items, keep, variant, &mut out, &mut state)?;
+        let count = self.select_count(&out, &state)?;
         Ok(Selection { count, items: out })
     }
 
-    /// The asynchronous form: appends the kept items to `out` at the slots counted by
-    /// `counter[0]` (set it to 0, or to the number of items already in `out`), with no host
-    /// synchronization. Items that would land at or past `out.len()` are not written, but still
-    /// counted: read `counter` back and compare it with `out.len()` (or use [`Gpu::select_count`]).
+    /// The form that allocates nothing and never waits: appends the kept items to `out` at the
+    /// slots counted by `state[0]` (set it to 0, or to the number of items already in `out`).
+    /// `state` holds [`state_words`] words; the words after the first are scratch that the call
+    /// clears (ordered variant). Items that would land at or past `out.len()` are not written,
+    /// but still counted: read the count with [`Gpu::select_count`], which reports the overflow.
+    /// Asynchronous.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::select::{state_words, Keep, Predicate, Variant};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let items = gpu.upload(&[1.5f32, 9.0, -2.0])?;
+    /// let mut out = gpu.zeros::<f32>(3)?;
+    /// let mut state = gpu.zeros::<u32>(state_words::<f32>(Variant::Ordered, 3))?;
+    /// gpu.select_into(&items, Keep::If(Predicate::Less(2.0)), Variant::Ordered, &mut out, &mut state)?;
+    /// let n = gpu.select_count(&out, &state)?; // waits
+    /// assert_eq!(gpu.download_prefix(&out, n)?, [1.5, -2.0]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn select_into<T: SelectItem>(
         &self,
-        items: &DeviceBuffer<T>,
+        items: &impl DeviceRead<T>,
         keep: Keep<'_, T>,
         variant: Variant,
-        out: &mut DeviceBuffer<T>,
-        counter: &mut DeviceBuffer<u32>,
+        out: &mut impl DeviceWrite<T>,
+        state: &mut impl DeviceWrite<u32>,
     ) -> Result<()> {
         let flags = match keep {
             Keep::Flagged(flags) => Some(flags),
             Keep::If(_) => None,
         };
-        let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), counter.len())?;
+        let words = state_words::<T>(variant, items.len());
+        let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), state.len(), words)?;
         let (op, a, b) = match keep {
             Keep::Flagged(_) => (0, T::default(), T::default()),
             Keep::If(p) => p.abi(),
@@ -197,64 +264,51 @@ impl Gpu {
         if n == 0 {
             return Ok(());
         }
-        if variant == Variant::Ordered {
-            return self.select_ordered(items, flags, n, (op, a, b), out, capacity, counter);
+        let (a, b) = (Scalar(a), Scalar(b));
+        let ordered = variant == Variant::Ordered;
+        if ordered {
+            // The look-back's status words and tile counter start at zero (its aggregates and
+            // inclusive prefixes are written before being read).
+            let tiles = ordered_tiles::<T>(n as usize);
+            self.zero_words(state, 1..2 + tiles)?;
+        }
+        let mut l = self.kernel_args();
+        let counter = l.bind_mut(state)?;
+        l.read(items);
+        // The flags parameter is a pointer either way; the items stand in when it is not read.
+        match flags {
+            Some(f) => l.read(f),
+            None => l.read(items),
+        };
+        l.value(&n).value(&op).value(&a).value(&b).write(out).value(&capacity).addr(counter);
+        if ordered {
+            let tiles = ordered_tiles::<T>(n as usize) as u64;
+            let (f, tile) = (self.function(&format!("select_ordered_{}", T::SUFFIX))?, THREADS * ordered_items::<T>());
+            // status [tiles], tile counter, aggregate [tiles], inclusive [tiles], after the counter.
+            let status = counter + 4;
+            l.addr(status).addr(status + 4 * (tiles + 1)).addr(status + 4 * (2 * tiles + 1)).addr(status + 4 * tiles);
+            let cfg = LaunchConfig {
+                grid_dim: (tiles as u32, 1, 1),
+                block_dim: (THREADS, 1, 1),
+                // The staging buffer: the tile's kept items, in order.
+                shared_mem_bytes: tile * std::mem::size_of::<T>() as u32,
+            };
+            // SAFETY: the arguments match `select_ordered_*` in `kernels/src/kernels/select.rs`;
+            // the look-back state has a zeroed status word per tile and a zeroed tile counter,
+            // and the grid has one block per tile.
+            return unsafe { l.launch(f, cfg) };
         }
         let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
-        let (a, b) = (Scalar(a), Scalar(b));
-        // The flags parameter is a pointer either way; the items stand in when it is not read.
-        let flags = flags.map_or(items.raw(), |f| f.raw());
-        let mut l = self.stream().launch_builder(&f);
-        l.arg(items.raw()).arg(flags).arg(&n).arg(&op).arg(&a).arg(&b);
-        l.arg(out.raw_mut()).arg(&capacity).arg(counter.raw_mut());
         // SAFETY: the arguments match `select_*` in `kernels/src/kernels/select.rs`; `items` and
         // `flags` hold `n` elements and `out` holds `capacity`.
-        unsafe { l.launch(cfg)? };
-        Ok(())
+        unsafe { l.launch(f, cfg) }
     }
 
-    /// [`Variant::Ordered`]: one block per tile of 64 bytes of items per thread, with a fresh
-    /// look-back state (status, aggregate, inclusive prefix per tile, and the tile counter).
-    #[allow(clippy::too_many_arguments)]
-    fn select_ordered<T: SelectItem>(
-        &self,
-        items: &DeviceBuffer<T>,
-        flags: Option<&DeviceBuffer<u8>>,
-        n: u32,
-        (op, a, b): (u32, T, T),
-        out: &mut DeviceBuffer<T>,
-        capacity: u32,
-        counter: &mut DeviceBuffer<u32>,
-    ) -> Result<()> {
-        let tile = THREADS * ordered_items::<T>();
-        let tiles = n.div_ceil(tile) as usize;
-        let state = self.zeros::<u32>(3 * tiles + 1)?;
-        let (s, t) = (state.raw(), 4 * tiles);
-        let (status, aggregate, inclusive, tile_counter) =
-            (s.slice(..t), s.slice(t..2 * t), s.slice(2 * t..3 * t), s.slice(3 * t..));
-        let f = self.function(&format!("select_ordered_{}", T::SUFFIX))?;
-        let cfg = LaunchConfig {
-            grid_dim: (tiles as u32, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            // The staging buffer: the tile's kept items, in order.
-            shared_mem_bytes: tile * std::mem::size_of::<T>() as u32,
-        };
-        let (a, b) = (Scalar(a), Scalar(b));
-        let flags = flags.map_or(items.raw(), |f| f.raw());
-        let mut l = self.stream().launch_builder(&f);
-        l.arg(items.raw()).arg(flags).arg(&n).arg(&op).arg(&a).arg(&b);
-        l.arg(out.raw_mut()).arg(&capacity).arg(counter.raw_mut());
-        l.arg(&status).arg(&aggregate).arg(&inclusive).arg(&tile_counter);
-        // SAFETY: the arguments match `select_ordered_*` in `kernels/src/kernels/select.rs`; the
-        // look-back state has a zeroed slot per tile and the grid has one block per tile.
-        unsafe { l.launch(cfg)? };
-        Ok(())
-    }
-
-    /// Reads a select counter back and checks it against the output's capacity.
-    pub fn select_count<T: Pod>(&self, out: &DeviceBuffer<T>, counter: &DeviceBuffer<u32>) -> Result<usize> {
-        let count = self.download(counter)?[0] as usize;
+    /// Reads a select count (`state[0]`) back and checks it against the output's capacity:
+    /// [`Error::CapacityExceeded`] when items were dropped. **Waits** for the stream.
+    pub fn select_count<T>(&self, out: &impl DeviceRead<T>, state: &impl DeviceRead<u32>) -> Result<usize> {
+        let count = self.download_prefix(state, 1)?[0] as usize;
         if count > out.len() {
             return Err(Error::CapacityExceeded {
                 what: "select output",
@@ -272,7 +326,7 @@ fn ordered_items<T>() -> u32 {
 }
 
 /// Checks a select call's lengths; returns `(n, capacity)` as the kernels take them.
-fn check_args(n: usize, flags: Option<usize>, out: usize, counter: usize) -> Result<(u32, u32)> {
+fn check_args(n: usize, flags: Option<usize>, out: usize, state: usize, words: usize) -> Result<(u32, u32)> {
     if n > u32::MAX as usize {
         return Err(Error::CapacityExceeded {
             what: "select input (u32 indices)",
@@ -283,7 +337,7 @@ fn check_args(n: usize, flags: Option<usize>, out: usize, counter: usize) -> Res
     if let Some(flags) = flags {
         ensure_input!(flags == n, "{n} items but {flags} flags");
     }
-    ensure_input!(counter == 1, "the counter must be one u32, got {counter}");
+    ensure_input!(state >= words, "a select state of {state} words; {words} needed");
     Ok((n as u32, out.min(u32::MAX as usize) as u32))
 }
 
@@ -298,12 +352,12 @@ mod tests {
 
     #[test]
     fn lengths_are_checked_without_a_gpu() {
-        assert_eq!(check_args(10, Some(10), 7, 1).unwrap(), (10, 7));
-        assert_eq!(check_args(0, None, 0, 1).unwrap(), (0, 0));
-        assert!(matches!(check_args(10, Some(9), 10, 1), Err(Error::InvalidInput(m)) if m.contains("9 flags")));
-        assert!(matches!(check_args(10, None, 10, 2), Err(Error::InvalidInput(m)) if m.contains("counter")));
+        assert_eq!(check_args(10, Some(10), 7, 1, 1).unwrap(), (10, 7));
+        assert_eq!(check_args(0, None, 0, 1, 1).unwrap(), (0, 0));
+        assert!(matches!(check_args(10, Some(9), 10, 1, 1), Err(Error::InvalidInput(m)) if m.contains("9 flags")));
+        assert!(matches!(check_args(10, None, 10, 2, 3), Err(Error::InvalidInput(m)) if m.contains("state")));
         assert!(matches!(
-            check_args(u32::MAX as usize + 1, None, 0, 1),
+            check_args(u32::MAX as usize + 1, None, 0, 1, 1),
             Err(Error::CapacityExceeded { needed, .. }) if needed == u32::MAX as u64 + 1
         ));
     }

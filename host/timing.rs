@@ -9,8 +9,8 @@
 //! call sees (and the only way to time work that itself waits on the host, such as a read-back).
 
 use crate::{Error, Gpu, Result};
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::sys::{self, CUevent_flags};
+use cudarc::driver::{CudaEvent, LaunchConfig};
 use std::ptr::{read_volatile, write_volatile};
 
 /// How long the hold waits for the host before giving up (the timing then fails).
@@ -36,7 +36,8 @@ impl Drop for HoldFlag {
 
 impl Gpu {
     fn hold_flag(&self) -> Result<&HoldFlag> {
-        if let Some(h) = self.hold.get() {
+        let hold = &self.loaded().hold;
+        if let Some(h) = hold.get() {
             return Ok(h);
         }
         self.context().bind_to_thread()?;
@@ -44,8 +45,8 @@ impl Gpu {
         // platform) its host pointer is also its device address.
         let p = unsafe { cudarc::driver::result::malloc_host(8, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)? }
             as *mut u32;
-        let _ = self.hold.set(HoldFlag(p));
-        Ok(self.hold.get().expect("set above"))
+        let _ = hold.set(HoldFlag(p));
+        Ok(hold.get().expect("set above"))
     }
 
     /// Milliseconds the device spends on the work `f` issues to [`Gpu::stream`], measured with
@@ -62,12 +63,12 @@ impl Gpu {
             write_volatile(flag.add(1), 0);
         }
         let hold = self.function("hold_stream")?;
-        let mut l = self.stream().launch_builder(&hold);
+        let mut l = self.kernel_args();
         let flag_addr = flag as u64;
-        l.arg(&flag_addr).arg(&HOLD_TIMEOUT_NS);
+        l.value(&flag_addr).value(&HOLD_TIMEOUT_NS);
         // SAFETY: `hold_stream(flag, timeout_ns)` reads `flag[0]` and writes `flag[1]`, both
         // valid mapped host memory for as long as this `Gpu` lives.
-        unsafe { l.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 })? };
+        unsafe { l.launch(hold, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 })? };
         let timed = self.paced_time_ms(|| {
             let queued = f();
             // SAFETY: as above; the hold only reads this word.
@@ -90,11 +91,18 @@ impl Gpu {
     pub fn paced_time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
         let start = self.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         let end = self.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        start.record(self.stream())?;
+        self.record(&start)?;
         f()?;
-        end.record(self.stream())?;
+        self.record(&end)?;
         end.synchronize()?;
         Ok(start.elapsed_ms(&end)? as f64)
+    }
+
+    /// Records `event` on the stream calls on this handle go to (raw ones included).
+    fn record(&self, event: &CudaEvent) -> Result<()> {
+        // SAFETY: an event and a stream of this handle's context.
+        unsafe { sys::cuEventRecord(event.cu_event(), self.cu_stream()).result()? };
+        Ok(())
     }
 
     /// Median of `reps` [`Gpu::time_ms`] timings of `f` after `warmup` untimed runs.

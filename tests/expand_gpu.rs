@@ -4,7 +4,7 @@
 //! Canonical strategies are compared element by element, the others after sorting.
 //! `WARPWORK_SMALL=1` (under compute-sanitizer) skips P1 = 2^22 and N = 2^24.
 
-use warpwork::expand::{Dispatch, PushKernelArg, Strategy};
+use warpwork::expand::{Dispatch, Strategy};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
@@ -76,9 +76,9 @@ fn run_and_check(gpu: &Gpu, counts: &[u32], strategy: Strategy, dispatch: Dispat
     let d = gpu.upload(counts).unwrap();
     let mut e = gpu.expander(strategy, counts.len(), total + slack).unwrap();
     let mut out = gpu.filled::<[u32; 2]>(total + slack, 0xAB).unwrap();
-    e.pass1(gpu, &d).unwrap();
-    e.pass2(gpu, &mut out, dispatch).unwrap();
-    let count = e.count(gpu).unwrap_or_else(|err| panic!("{what}: {err}"));
+    let mut planned = e.pass1(gpu, &d).unwrap();
+    planned.pass2(gpu, &mut out, dispatch).unwrap();
+    let count = planned.count(gpu).unwrap_or_else(|err| panic!("{what}: {err}"));
     assert_eq!(count, total, "{what}: count");
     let got = gpu.download(&out).unwrap();
     assert!(got[total..].iter().all(|&p| p == POISON), "{what}: wrote past the count");
@@ -119,12 +119,12 @@ fn pass2_runs_again_after_one_pass1() {
             let d = gpu.upload(&counts).unwrap();
             for s in strategies(p1, &counts) {
                 let mut e = gpu.expander(s, p1, total).unwrap();
-                e.pass1(&gpu, &d).unwrap();
+                let mut planned = e.pass1(&gpu, &d).unwrap();
                 for dispatch in [Dispatch::Persistent, Dispatch::ReadBack, Dispatch::Persistent] {
                     let what = format!("{} P1={p1} N={dist} {dispatch:?} again", s.name());
                     let mut out = gpu.filled::<[u32; 2]>(total + 5, 0xAB).unwrap();
-                    e.pass2(&gpu, &mut out, dispatch).unwrap();
-                    assert_eq!(e.count(&gpu).unwrap(), total, "{what}: count");
+                    planned.pass2(&gpu, &mut out, dispatch).unwrap();
+                    assert_eq!(planned.count(&gpu).unwrap(), total, "{what}: count");
                     let got = gpu.download(&out).unwrap();
                     assert!(got[total..].iter().all(|&p| p == POISON), "{what}: wrote past the count");
                     check_pairs(&counts, &got[..total], s.is_canonical(), &what);
@@ -153,9 +153,13 @@ fn a_reused_expander_with_exact_capacity_matches_cpu() {
                 let mut out = gpu.filled::<[u32; 2]>(total.max(1), 0xAB).unwrap();
                 for run in 0..3 {
                     let what = format!("{} P1={p1} N={dist} run {run}", s.name());
-                    e.pass1(&gpu, &d).unwrap();
-                    e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
-                    assert_eq!(e.count(&gpu).unwrap_or_else(|err| panic!("{what}: {err}")), total, "{what}: count");
+                    let mut planned = e.pass1(&gpu, &d).unwrap();
+                    planned.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+                    assert_eq!(
+                        planned.count(&gpu).unwrap_or_else(|err| panic!("{what}: {err}")),
+                        total,
+                        "{what}: count"
+                    );
                     check_pairs(&counts, &gpu.download_prefix(&out, total).unwrap(), s.is_canonical(), &what);
                 }
             }
@@ -216,9 +220,9 @@ fn capacity_overflow_is_an_error_and_writes_nothing_out_of_bounds() {
             let mut e = gpu.expander(s, counts.len(), capacity).unwrap();
             // The buffer is longer than the capacity: the rest must stay poisoned.
             let mut out = gpu.filled::<[u32; 2]>(capacity + 4096, 0xAB).unwrap();
-            e.pass1(&gpu, &d).unwrap();
-            e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
-            let r = e.count(&gpu);
+            let mut planned = e.pass1(&gpu, &d).unwrap();
+            planned.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+            let r = planned.count(&gpu);
             assert!(
                 matches!(r, Err(Error::CapacityExceeded { capacity: c, .. }) if c == capacity as u64),
                 "{} capacity {capacity}: {r:?}",
@@ -229,9 +233,9 @@ fn capacity_overflow_is_an_error_and_writes_nothing_out_of_bounds() {
             // The expander is reusable after an overflow: pass 1 resets the control block.
             let fits = vec![1u32; capacity.min(1000)];
             let df = gpu.upload(&fits).unwrap();
-            e.pass1(&gpu, &df).unwrap();
-            e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
-            assert_eq!(e.count(&gpu).unwrap(), fits.len(), "{} reuse after overflow", s.name());
+            let mut planned = e.pass1(&gpu, &df).unwrap();
+            planned.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+            assert_eq!(planned.count(&gpu).unwrap(), fits.len(), "{} reuse after overflow", s.name());
         }
         // Exactly at capacity is fine.
         run_and_check(&gpu, &counts, s, Dispatch::Persistent, &format!("{} at capacity", s.name()));
@@ -252,9 +256,9 @@ fn sum_overflowing_32_bits_is_an_error() {
     for s in Strategy::UNBOUNDED {
         let mut e = gpu.expander(s, counts.len(), 2000).unwrap();
         let mut out = gpu.filled::<[u32; 2]>(2000 + 64, 0xAB).unwrap();
-        e.pass1(&gpu, &d).unwrap();
-        e.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
-        let r = e.count(&gpu);
+        let mut planned = e.pass1(&gpu, &d).unwrap();
+        planned.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+        let r = planned.count(&gpu);
         assert!(matches!(r, Err(Error::CapacityExceeded { .. })), "{}: {r:?}", s.name());
         let got = gpu.download(&out).unwrap();
         assert!(got[2000..].iter().all(|&p| p == POISON), "{} wrote out of bounds", s.name());
@@ -286,30 +290,28 @@ fn user_pass2_kernel_sees_every_item_once() {
             let mut hits = gpu.zeros::<u32>(counts.len()).unwrap();
             let mut sums = gpu.zeros::<u64>(counts.len()).unwrap();
             let mut e = gpu.expander(s, counts.len(), total).unwrap();
-            let n = unsafe {
-                gpu.expand_with(&mut e, &d, &f, |l| {
-                    l.arg(hits.raw_mut()).arg(sums.raw_mut());
-                })
-            }
-            .unwrap();
-            assert_eq!(n, total, "{}", s.name());
-            let (h, m) = (gpu.download(&hits).unwrap(), gpu.download(&sums).unwrap());
-            for (i, &c) in counts.iter().enumerate() {
-                let want = c as u64 * (c as u64).saturating_sub(1) / 2;
-                assert!(h[i] == c && m[i] == want, "{} source {i}: {} hits, local sum {}", s.name(), h[i], m[i]);
-            }
-            // The same pass 2 again after the one pass 1: every item once more, the same count
-            // (S0 counted its total on the device the first time only).
-            unsafe {
-                e.pass2_with(&gpu, &f, |l| {
-                    l.arg(hits.raw_mut()).arg(sums.raw_mut());
-                })
-            }
-            .unwrap();
-            assert_eq!(e.count(&gpu).unwrap(), total, "{} after a second pass 2", s.name());
-            let h = gpu.download(&hits).unwrap();
-            for (i, &c) in counts.iter().enumerate() {
-                assert_eq!(h[i], 2 * c, "{} source {i} after a second pass 2", s.name());
+            let mut planned = e.pass1(&gpu, &d).unwrap();
+            // Pass 2 twice after the one pass 1: every item once more each time, the same count
+            // (S0 counts its total on the device the first time only).
+            for round in 1..=2u64 {
+                unsafe {
+                    planned.pass2_with(&gpu, f, |l| {
+                        l.write(&mut hits).write(&mut sums);
+                    })
+                }
+                .unwrap();
+                assert_eq!(planned.count(&gpu).unwrap(), total, "{} after pass 2 #{round}", s.name());
+                let (h, m) = (gpu.download(&hits).unwrap(), gpu.download(&sums).unwrap());
+                for (i, &c) in counts.iter().enumerate() {
+                    let want = c as u64 * (c as u64).saturating_sub(1) / 2;
+                    assert!(
+                        h[i] as u64 == round * c as u64 && m[i] == round * want,
+                        "{} source {i} after pass 2 #{round}: {} hits, local sum {}",
+                        s.name(),
+                        h[i],
+                        m[i]
+                    );
+                }
             }
         }
     }
@@ -325,8 +327,8 @@ fn scan_fused_refuses_a_user_pass2_kernel() {
     let mut sums = gpu.zeros::<u64>(3).unwrap();
     let mut e = gpu.expander(Strategy::ScanFused, 3, 8).unwrap();
     let r = unsafe {
-        gpu.expand_with(&mut e, &d, &f, |l| {
-            l.arg(hits.raw_mut()).arg(sums.raw_mut());
+        gpu.expand_with(&mut e, &d, f, |l| {
+            l.write(&mut hits).write(&mut sums);
         })
     };
     assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");

@@ -5,8 +5,10 @@
 //! 2^18 items instead of 2^26.
 
 use bytemuck::Pod;
+use warpwork::cudarc::driver::CudaSlice;
+use warpwork::select::state_words;
 use warpwork::select::{Keep, Predicate, SelectItem, Variant};
-use warpwork::{DeviceBuffer, Error, Gpu};
+use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{inputs, select as cpu};
 
 const POISON: u8 = 0xAB;
@@ -40,14 +42,14 @@ fn random_bits<T: Pod>(n: usize, seed: u64) -> Vec<T> {
 /// and that nothing past the count was written.
 fn check<T: SelectItem + Send + Sync>(
     gpu: &Gpu,
-    input: &DeviceBuffer<T>,
+    input: &CudaSlice<T>,
     keep: Keep<'_, T>,
     variant: Variant,
     expected: &[T],
     what: &str,
 ) {
     let mut out = gpu.filled::<T>(input.len(), POISON).unwrap();
-    let mut counter = gpu.zeros::<u32>(1).unwrap();
+    let mut counter = gpu.zeros::<u32>(state_words::<T>(variant, input.len())).unwrap();
     gpu.select_into(input, keep, variant, &mut out, &mut counter).unwrap();
     let count = gpu.select_count(&out, &counter).unwrap();
     assert_eq!(count, expected.len(), "{what} {}: count", variant.name());
@@ -209,7 +211,7 @@ fn appends_after_existing_items() {
     let d_items = gpu.upload(&items).unwrap();
     for variant in Variant::ALL {
         let mut out = gpu.filled::<u32>(2 * items.len(), POISON).unwrap();
-        let mut counter = gpu.zeros::<u32>(1).unwrap();
+        let mut counter = gpu.zeros::<u32>(state_words::<u32>(variant, d_items.len())).unwrap();
         gpu.select_into(&d_items, Keep::If(Predicate::Less(1 << 30)), variant, &mut out, &mut counter).unwrap();
         gpu.select_into(&d_items, Keep::If(Predicate::GreaterEqual(3 << 30)), variant, &mut out, &mut counter).unwrap();
         let count = gpu.select_count(&out, &counter).unwrap();
@@ -235,7 +237,7 @@ fn capacity_overflow_is_an_error() {
     let expected = cpu::sorted_bits(&cpu::select_if(&items, |v| v < 1 << 31));
     for variant in Variant::ALL {
         let mut out = gpu.filled::<u32>(1000, POISON).unwrap();
-        let mut counter = gpu.zeros::<u32>(1).unwrap();
+        let mut counter = gpu.zeros::<u32>(state_words::<u32>(variant, d_items.len())).unwrap();
         gpu.select_into(&d_items, Keep::If(Predicate::Less(1 << 31)), variant, &mut out, &mut counter).unwrap();
         match gpu.select_count(&out, &counter) {
             Err(Error::CapacityExceeded { needed, capacity, .. }) => {

@@ -29,8 +29,9 @@ pub mod pattern;
 
 pub use warpwork_cpu_reference::life::BitGrid;
 
-use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::{error::ensure_input, Error, Gpu, Result};
+use cudarc::driver::CudaSlice;
+use cudarc::driver::LaunchConfig;
 
 /// A Life kernel; see the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -224,10 +225,10 @@ impl std::fmt::Display for Kernel {
 
 /// The two device boards (current and next generation) in a kernel's layout.
 enum Boards {
-    U32([DeviceBuffer<u32>; 2]),
-    U8([DeviceBuffer<u8>; 2]),
-    Bits32([DeviceBuffer<u32>; 2]),
-    Bits64([DeviceBuffer<u64>; 2]),
+    U32([CudaSlice<u32>; 2]),
+    U8([CudaSlice<u8>; 2]),
+    Bits32([CudaSlice<u32>; 2]),
+    Bits64([CudaSlice<u64>; 2]),
 }
 
 /// A Life board on the GPU, advanced by one chosen [`Kernel`].
@@ -388,7 +389,7 @@ impl<'g> Life<'g> {
             }
         };
         let f = self.gpu.function(name)?;
-        let mut l = self.gpu.stream().launch_builder(&f);
+        let mut l = self.gpu.kernel_args();
         let cur = self.cur;
         macro_rules! pair {
             ($bufs:expr) => {{
@@ -403,21 +404,21 @@ impl<'g> Life<'g> {
         match &mut self.boards {
             Boards::U32(bufs) | Boards::Bits32(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.arg(src.raw()).arg(dst.raw_mut()).arg(&args.0).arg(&args.1);
+                l.read(src).write(dst).value(&args.0).value(&args.1);
                 // SAFETY: `life_*(src, dst, width|words_per_row, height)` over boards of that size.
-                unsafe { l.launch(cfg)? };
+                unsafe { l.launch(f, cfg)? };
             }
             Boards::U8(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.arg(src.raw()).arg(dst.raw_mut()).arg(&args.0).arg(&args.1);
+                l.read(src).write(dst).value(&args.0).value(&args.1);
                 // SAFETY: as above, one byte per cell.
-                unsafe { l.launch(cfg)? };
+                unsafe { l.launch(f, cfg)? };
             }
             Boards::Bits64(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.arg(src.raw()).arg(dst.raw_mut()).arg(&args.0).arg(&args.1).arg(&strip_rows);
+                l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows);
                 // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows)`, strip_rows ≥ 1.
-                unsafe { l.launch(cfg)? };
+                unsafe { l.launch(f, cfg)? };
             }
         }
         Ok(())
@@ -470,23 +471,27 @@ impl<'g> Life<'g> {
     /// count comes back). Waits for the GPU.
     pub fn population(&self) -> Result<u64> {
         // Which bits of each 32-bit word are cells: see `count_live` in the kernels.
-        let (board, mask) = match &self.boards {
-            Boards::U32(b) => (b[self.cur].raw(), 1u32),
-            Boards::U8(b) => (b[self.cur].raw(), 0x0101_0101),
-            Boards::Bits32(b) => (b[self.cur].raw(), u32::MAX),
-            Boards::Bits64(b) => (b[self.cur].raw(), u32::MAX),
-        };
         let mut total = self.gpu.zeros::<u64>(1)?;
-        let n_bytes = board.len() as u64;
+        let (n_bytes, mask): (u64, u32) = match &self.boards {
+            Boards::U32(b) => (b[self.cur].len() as u64 * 4, 1),
+            Boards::U8(b) => (b[self.cur].len() as u64, 0x0101_0101),
+            Boards::Bits32(b) => (b[self.cur].len() as u64 * 4, u32::MAX),
+            Boards::Bits64(b) => (b[self.cur].len() as u64 * 8, u32::MAX),
+        };
         let threads = 256u32;
         let blocks = (n_bytes.div_ceil(4 * threads as u64) as u32).clamp(1, 8 * self.gpu.info().sm_count);
         let f = self.gpu.function("life_population")?;
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
-        let mut l = self.gpu.stream().launch_builder(&f);
-        l.arg(board).arg(&n_bytes).arg(&mask).arg(total.raw_mut());
+        let mut l = self.gpu.kernel_args();
+        match &self.boards {
+            Boards::U32(b) | Boards::Bits32(b) => l.read(&b[self.cur]),
+            Boards::U8(b) => l.read(&b[self.cur]),
+            Boards::Bits64(b) => l.read(&b[self.cur]),
+        };
+        l.value(&n_bytes).value(&mask).write(&mut total);
         // SAFETY: `life_population(data, n_bytes, mask, total)`; the board holds `n_bytes` bytes
         // (a fresh allocation, so 4-byte aligned) and `total` one u64.
-        unsafe { l.launch(cfg)? };
+        unsafe { l.launch(f, cfg)? };
         Ok(self.gpu.download(&total)?[0])
     }
 }

@@ -7,7 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::LaunchConfig;
 use cudarc::nvrtc::Ptx;
-use warpwork::expand::{PushKernelArg, Strategy, THREADS};
+use warpwork::expand::{Strategy, THREADS};
 use warpwork::Gpu;
 
 /// Built by `kernels/` (see README.md) and checked in, like warpwork's own PTX.
@@ -76,28 +76,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     for strategy in [Strategy::Po2Buckets] {
         let mut e = gpu.expander(strategy, n, meshlets.len())?;
-        gpu.stream().memset_zeros(out_count.raw_mut())?;
+        gpu.fill_bytes(&mut out_count, 0)?;
         // Pass 1: our own kernel, pushing into the expander's buckets.
-        e.reset(&gpu, n)?;
+        let mut planned = e.pass1_by_own_kernel(&gpu, n)?;
         let n32 = n as u32;
         let cfg = LaunchConfig {
             grid_dim: (n32.div_ceil(PUSH_ITEMS * THREADS), 1, 1),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut l = gpu.stream().launch_builder(&cull_meshes);
-        l.arg(e.view().raw()).arg(d_meshes.raw()).arg(&n32).arg(d_plane.raw());
+        let mut l = gpu.kernel_args();
+        l.read(planned.view()).read(&d_meshes).value(&n32).read(&d_plane);
         // SAFETY: matches `cull_meshes(view, meshes, n, plane)`.
-        unsafe { l.launch(cfg)? };
+        unsafe { l.launch(&cull_meshes, cfg)? };
         // Pass 2: our own kernel through the expander (persistent grid, count read on the device).
         // SAFETY: matches `cull_meshlets(view, meshes, meshlets, plane, out, out_count)`.
         unsafe {
-            e.pass2_with(&gpu, &cull_meshlets, |l| {
-                l.arg(d_meshes.raw()).arg(d_meshlets.raw()).arg(d_plane.raw());
-                l.arg(out.raw_mut()).arg(out_count.raw_mut());
+            planned.pass2_with(&gpu, &cull_meshlets, |l| {
+                l.read(&d_meshes).read(&d_meshlets).read(&d_plane);
+                l.write(&mut out).write(&mut out_count);
             })?
         };
-        let items = e.count(&gpu)?;
+        let items = planned.count(&gpu)?;
         let kept = gpu.download(&out_count)?[0] as usize;
         let mut got = gpu.download_prefix(&out, kept)?;
         got.sort_unstable();

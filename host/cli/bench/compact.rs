@@ -3,7 +3,7 @@
 
 use super::{cpu_median_ms, device_line, sizes, BenchArgs};
 use crate::table::{giga, size, Table};
-use warpwork::select::{Keep, Predicate, Variant};
+use warpwork::select::{state_words, Keep, Predicate, Variant};
 use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
 use warpwork_cpu_reference::{inputs, select};
@@ -38,12 +38,12 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, sizes: &[usize], items: &[u32]) -> Resul
             let t = threshold(rate);
             let expected = items[..n].iter().filter(|&&v| v < t).count();
             for variant in Variant::ALL {
-                let mut counter = gpu.zeros::<u32>(1)?;
+                let mut state = gpu.zeros::<u32>(state_words::<u32>(variant, n))?;
                 let ms = gpu.median_ms(3, args.reps, || {
-                    gpu.stream().memset_zeros(counter.raw_mut())?;
-                    gpu.select_into(&input, Keep::If(Predicate::Less(t)), variant, &mut out, &mut counter)
+                    gpu.fill_bytes(&mut state.slice_mut(0..1), 0)?;
+                    gpu.select_into(&input, Keep::If(Predicate::Less(t)), variant, &mut out, &mut state)
                 })?;
-                let got = gpu.select_count(&out, &counter)?;
+                let got = gpu.select_count(&out, &state)?;
                 if got != expected {
                     return Err(Error::InvalidInput(format!(
                         "bench self-check failed: {} kept {got} of {n}, the CPU {expected}",

@@ -6,10 +6,11 @@
 
 use super::{cpu_median_ms, device_line, BenchArgs};
 use crate::table::{giga, size, Table};
+use warpwork::cudarc::driver::CudaSlice;
 use warpwork::expand::{workspace_bytes, Dispatch, Expander, Strategy};
 use warpwork::scan::ScanItem;
 use warpwork::timing::gbps;
-use warpwork::{DeviceBuffer, Error, Gpu, Result};
+use warpwork::{Error, Gpu, Result};
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
 const DISTS: [&str; 4] = ["uniform[0,64)", "power-law", "small N<=4", "few huge"];
@@ -53,8 +54,8 @@ pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
 fn time_strategy(
     gpu: &Gpu,
     e: &mut Expander,
-    d: &DeviceBuffer<u32>,
-    out: &mut DeviceBuffer<[u32; 2]>,
+    d: &CudaSlice<u32>,
+    out: &mut CudaSlice<[u32; 2]>,
     dispatch: Dispatch,
     reps: usize,
     paced: bool,
@@ -66,11 +67,8 @@ fn time_strategy(
             gpu.median_ms(3, reps, f)
         }
     };
-    let p1 = median(&mut || e.pass1(gpu, d))?;
-    let total = median(&mut || {
-        e.pass1(gpu, d)?;
-        e.pass2(gpu, out, dispatch)
-    })?;
+    let p1 = median(&mut || e.pass1(gpu, d).map(drop))?;
+    let total = median(&mut || e.pass1(gpu, d)?.pass2(gpu, out, dispatch))?;
     Ok((p1, total))
 }
 
@@ -103,7 +101,11 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
             for s in strategies(p1, max_n) {
                 let mut e = gpu.expander(s, p1, p2)?;
                 let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
-                let got = e.count(gpu)?;
+                let got = {
+                    let mut planned = e.pass1(gpu, &d)?;
+                    planned.pass2(gpu, &mut out, Dispatch::Persistent)?;
+                    planned.count(gpu)?
+                };
                 if got != p2 {
                     return Err(Error::InvalidInput(format!("bench self-check: {} gave {got} of {p2}", s.name())));
                 }

@@ -1,0 +1,183 @@
+//! Kernel launches on a handle's stream: one argument list per launch, the buffers bound
+//! through [`DeviceRead`] / [`DeviceWrite`] (context check, cudarc stream events), scalars by
+//! value.
+//!
+//! warpwork launches through the driver (`cuLaunchKernel`, or `cuLaunchKernelEx` for
+//! programmatic dependent launches) rather than cudarc's launch builder, so that the same code
+//! serves cudarc streams and raw `CUstream`s (see [`Gpu::on_raw_stream`]).
+
+use crate::memory::bind::Bound;
+use crate::{DeviceRead, DeviceWrite, Gpu, Result};
+use cudarc::driver::{sys, CudaFunction, DeviceRepr, LaunchConfig};
+use std::ffi::c_void;
+
+/// Most parameters of one kernel (warpwork's take at most 13).
+const MAX_ARGS: usize = 24;
+
+/// One parameter: a bound device address (kept in the list) or a scalar the caller lends.
+#[derive(Clone, Copy)]
+enum Param {
+    Addr(usize),
+    Value(*const c_void),
+}
+
+/// The arguments of one launch of a kernel on a [`Gpu`]'s stream, in the kernel's parameter
+/// order. Your own pass-2 kernels receive theirs through this type (see
+/// [`crate::expand::Planned::pass2_with`]).
+pub struct KernelArgs<'a> {
+    gpu: &'a Gpu,
+    params: [Param; MAX_ARGS],
+    addrs: [u64; MAX_ARGS],
+    count: usize,
+    bound: Vec<Bound<'a>>,
+    error: Option<crate::Error>,
+}
+
+impl<'a> KernelArgs<'a> {
+    pub(crate) fn new(gpu: &'a Gpu) -> Self {
+        KernelArgs {
+            gpu,
+            params: [Param::Value(std::ptr::null()); MAX_ARGS],
+            addrs: [0; MAX_ARGS],
+            count: 0,
+            bound: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn push(&mut self, p: Param) -> &mut Self {
+        if self.count == MAX_ARGS {
+            self.error.get_or_insert(crate::Error::InvalidInput(format!("more than {MAX_ARGS} kernel arguments")));
+        } else {
+            self.params[self.count] = p;
+            self.count += 1;
+        }
+        self
+    }
+
+    fn push_bound(&mut self, b: Result<Bound<'a>>) -> &mut Self {
+        match b {
+            Ok(b) => {
+                self.addrs[self.count.min(MAX_ARGS - 1)] = b.addr;
+                self.bound.push(b);
+                let slot = self.count;
+                self.push(Param::Addr(slot))
+            }
+            Err(e) => {
+                self.error.get_or_insert(e);
+                self
+            }
+        }
+    }
+
+    /// A buffer the kernel reads: passed as its device address.
+    pub fn read<T, B: DeviceRead<T> + ?Sized>(&mut self, buf: &'a B) -> &mut Self {
+        let b = buf.bind(self.gpu);
+        self.push_bound(b)
+    }
+
+    /// A buffer the kernel writes: passed as its device address.
+    pub fn write<T, B: DeviceWrite<T> + ?Sized>(&mut self, buf: &'a mut B) -> &mut Self {
+        let b = buf.bind_mut(self.gpu);
+        self.push_bound(b)
+    }
+
+    /// Binds `buf` for writing without passing it: its address, for parameters that point
+    /// inside it ([`KernelArgs::addr`]); the binding lasts until the launch is issued.
+    pub(crate) fn bind_mut<T, B: DeviceWrite<T> + ?Sized>(&mut self, buf: &'a mut B) -> Result<u64> {
+        let b = buf.bind_mut(self.gpu)?;
+        let addr = b.addr;
+        self.bound.push(b);
+        Ok(addr)
+    }
+
+    /// A device address the caller vouches for (an offset into a bound buffer, say).
+    pub(crate) fn addr(&mut self, addr: u64) -> &mut Self {
+        self.addrs[self.count.min(MAX_ARGS - 1)] = addr;
+        let slot = self.count;
+        self.push(Param::Addr(slot))
+    }
+
+    /// A scalar parameter, passed by value (`DeviceRepr`: a type the kernel reads as is).
+    pub fn value<V: DeviceRepr>(&mut self, v: &'a V) -> &mut Self {
+        self.push(Param::Value(v as *const V as *const c_void))
+    }
+
+    fn param_ptrs(&mut self) -> Result<[*mut c_void; MAX_ARGS]> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let mut ptrs = [std::ptr::null_mut(); MAX_ARGS];
+        for (i, p) in self.params[..self.count].iter().enumerate() {
+            ptrs[i] = match *p {
+                Param::Addr(slot) => &self.addrs[slot] as *const u64 as *mut c_void,
+                Param::Value(v) => v as *mut c_void,
+            };
+        }
+        Ok(ptrs)
+    }
+
+    /// Launches `f` with these arguments.
+    ///
+    /// # Safety
+    /// The arguments match `f`'s parameters in number, order and type, the grid covers what the
+    /// kernel's contract asks, and every buffer the kernel touches through them is as long as
+    /// the kernel will index.
+    pub unsafe fn launch(self, f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
+        self.launch_inner(f, cfg, false)
+    }
+
+    /// Launches `f` as a *programmatic dependent* of the kernel before it on the stream
+    /// (compute capability 9.0 and newer, where the driver has `cuLaunchKernelEx`; an ordinary
+    /// launch otherwise): its blocks may start while that kernel's last blocks still run.
+    ///
+    /// # Safety
+    /// As [`KernelArgs::launch`], and `f` waits (`griddepcontrol.wait`) before reading what the
+    /// previous kernel writes.
+    pub(crate) unsafe fn launch_dependent(self, f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
+        self.launch_inner(f, cfg, true)
+    }
+
+    unsafe fn launch_inner(mut self, f: &CudaFunction, cfg: LaunchConfig, dependent: bool) -> Result<()> {
+        let mut ptrs = self.param_ptrs()?;
+        let gpu = self.gpu;
+        gpu.context().bind_to_thread()?;
+        let stream = gpu.cu_stream();
+        if dependent && gpu.programmatic_launch() {
+            let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
+            attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let config = sys::CUlaunchConfig {
+                gridDimX: cfg.grid_dim.0,
+                gridDimY: cfg.grid_dim.1,
+                gridDimZ: cfg.grid_dim.2,
+                blockDimX: cfg.block_dim.0,
+                blockDimY: cfg.block_dim.1,
+                blockDimZ: cfg.block_dim.2,
+                sharedMemBytes: cfg.shared_mem_bytes,
+                hStream: stream,
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            sys::cuLaunchKernelEx(&config, f.cu_function(), ptrs.as_mut_ptr(), std::ptr::null_mut()).result()?;
+        } else {
+            sys::cuLaunchKernel(
+                f.cu_function(),
+                cfg.grid_dim.0,
+                cfg.grid_dim.1,
+                cfg.grid_dim.2,
+                cfg.block_dim.0,
+                cfg.block_dim.1,
+                cfg.block_dim.2,
+                cfg.shared_mem_bytes,
+                stream,
+                ptrs.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+            .result()?;
+        }
+        // `self.bound` drops here, after the launch is issued: cudarc records its events then.
+        drop(self.bound);
+        Ok(())
+    }
+}
