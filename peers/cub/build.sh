@@ -14,5 +14,5 @@ if [ -z "$arch" ]; then
 fi
 arch="${arch:-90}"
 mkdir -p "$(dirname "$out")"
-nvcc -O3 -std=c++17 -arch="sm_$arch" -shared -Xcompiler -fPIC -o "$out" "$here/cub_peer.cu"
-echo "built $out (sm_$arch, $(nvcc --version | tail -n 1))"
+"${NVCC:-nvcc}" -O3 -std=c++17 -arch="sm_$arch" -shared -Xcompiler -fPIC -o "$out" "$here/cub_peer.cu"
+echo "built $out (sm_$arch, $("${NVCC:-nvcc}" --version | tail -n 1))"
