@@ -454,7 +454,7 @@ impl Gpu {
 
     /// The device address of `buf`, for handing it to another framework or FFI (see
     /// [`crate::RawSlice`] for the way back).
-    pub fn device_address<T>(&self, buf: &impl DeviceRead<T>) -> Result<u64> {
+    pub fn device_address<T, B: DeviceRead<T> + ?Sized>(&self, buf: &B) -> Result<u64> {
         Ok(buf.bind(self)?.addr)
     }
 }

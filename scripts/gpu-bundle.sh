@@ -33,6 +33,9 @@ for line in sys.stdin:
         print(m["executable"])' |
   while read -r exe; do cp "$exe" "$dest/benches/"; done
 cp scripts/gpu-run.sh "$dest/run.sh"
+# The CUB peer's source and build script: run.sh builds it with nvcc there (no nvcc here).
+mkdir -p "$dest/peers/cub"
+cp peers/cub/*.cu peers/cub/build.sh "$dest/peers/cub/"
 # Symbols are not needed there, and the folder must stay small enough to travel.
 strip "$dest/warpwork" "$dest/meshlet-cull" "$dest"/tests/* "$dest"/benches/*
 ls -la "$dest" "$dest/tests"

@@ -3,7 +3,9 @@
 #   run.sh tests     every test, GPU ones included (--include-ignored), and examples/meshlet-cull
 #   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
 #                    with small inputs (WARPWORK_SMALL=1) to keep it short
-#   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some)
+#   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some; BENCH_ARGS
+#                    are passed on, e.g. "--max-log2 20 --reps 5" for a quick look), with CUB's
+#                    times beside warpwork's where nvcc can build the CUB peer (peers/cub)
 #   run.sh criterion the criterion benches, with short measurement times
 #   run.sh all       tests, sanitize and bench (default)
 set -uo pipefail
@@ -62,19 +64,41 @@ run_sanitize() {
   done
 }
 
+# The CUB peer (peers/cub/cub_peer.cu) for the benchmarks' CUB columns, built here with nvcc
+# into libwarpwork_cub_peer.so next to the CLI (where it looks) and named in WARPWORK_CUB_PEER.
+# Without nvcc the CUB columns read "—". A WARPWORK_CUB_PEER already set is used as it is.
+build_peer() {
+  if [ -n "${WARPWORK_CUB_PEER:-}" ]; then
+    summary+=("peer      CUB: $WARPWORK_CUB_PEER (given)")
+    return
+  fi
+  command -v nvcc >/dev/null || [ ! -x /usr/local/cuda/bin/nvcc ] || PATH="$PATH:/usr/local/cuda/bin"
+  if ! command -v nvcc >/dev/null; then
+    summary+=("peer      CUB: no nvcc, not built (the CUB columns read —)")
+    return
+  fi
+  if "$here/peers/cub/build.sh" "$here/libwarpwork_cub_peer.so"; then
+    export WARPWORK_CUB_PEER="$here/libwarpwork_cub_peer.so"
+    summary+=("peer      CUB: built with $(nvcc --version | tail -n 1)")
+  else
+    summary+=("peer      CUB: nvcc failed (the CUB columns read —)")
+    status=1
+  fi
+}
+
 run_bench() {
-  for what in ${BENCHES:-compact access life expand}; do
-    "$here/warpwork" bench "$what" || status=1
+  for what in ${BENCHES:-compact access life expand scan}; do
+    "$here/warpwork" bench "$what" ${BENCH_ARGS:-} || status=1
   done
 }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
 case "$what" in
-  tests) run_tests; run_example ;;
+  tests) build_peer; run_tests; run_example ;;
   sanitize) run_sanitize ;;
-  bench) run_bench ;;
+  bench) build_peer; run_bench ;;
   criterion) run_criterion ;;
-  all) run_tests; run_example; run_sanitize; run_bench ;;
+  all) build_peer; run_tests; run_example; run_sanitize; run_bench ;;
   *) echo "usage: run.sh [tests|sanitize|bench|criterion|all] [test filter]"; exit 2 ;;
 esac
 echo

@@ -19,7 +19,7 @@ impl Table {
 
     pub fn print(&self) {
         let widths: Vec<usize> = (0..self.header.len())
-            .map(|c| self.rows.iter().map(|r| r[c].len()).chain([self.header[c].len()]).max().unwrap_or(0))
+            .map(|c| self.rows.iter().map(|r| width(&r[c])).chain([width(&self.header[c])]).max().unwrap_or(0))
             .collect();
         let line = |cells: &[String]| {
             let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect();
@@ -31,6 +31,11 @@ impl Table {
             line(r);
         }
     }
+}
+
+/// Characters a cell takes in a terminal ("—" and "×" are one each, three and two bytes).
+fn width(cell: &str) -> usize {
+    cell.chars().count()
 }
 
 /// `2^k` when `n` is a power of two, else the number.

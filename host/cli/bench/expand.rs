@@ -2,13 +2,19 @@
 //! `(src, local)` pairs. Bytes counted: the counts read (4·P1) plus the pairs written (8·P2) —
 //! the least any strategy must move. Pass 1 is timed alone; pass 2 is the rest of the total.
 //! A second table gives the fixed overhead (P1 = 32, N = 1) with the persistent pass 2
-//! (dispatch-indirect emulation) and with read-back-then-launch; a third the scan alone.
+//! (dispatch-indirect emulation) and with read-back-then-launch; a third the best strategy per
+//! case. (The scan alone: `warpwork bench scan`.)
+//!
+//! CUB's twin is the expansion the issue names: `cub::DeviceScan::ExclusiveSum` of the counts and
+//! a binary search per destination item, writing the same pairs in the same canonical order as
+//! the canonical strategies (S2.5, S2.5f), on whose rows its time and the ratio appear, and in
+//! the best-per-case table. Its pairs are checked against the counts like warpwork's.
 
-use super::{cpu_median_ms, device_line, BenchArgs};
+use super::cub::{pairs_are_canonical, CubPeer};
+use super::{cpu_median_ms, cub_cells, device_line, peer_line, BenchArgs};
 use crate::table::{giga, size, Table};
 use warpwork::cudarc::driver::CudaSlice;
 use warpwork::expand::{workspace_bytes, Dispatch, Expander, Strategy};
-use warpwork::scan::ScanItem;
 use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
 use warpwork_cpu_reference::{expand as cpu, inputs};
@@ -38,12 +44,12 @@ fn strategies(p1: usize, max_n: u32) -> Vec<Strategy> {
     v
 }
 
-pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
+pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
     println!("## expand: (src, local) pairs materialized on the device\n");
     let p1s: Vec<usize> =
         [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2 as usize).map(|k| 1 << k).collect();
     match gpu {
-        Some(gpu) => run_gpu(gpu, args, &p1s),
+        Some(gpu) => run_gpu(gpu, peer, args, &p1s),
         None => run_cpu(args, &p1s),
     }
 }
@@ -72,10 +78,11 @@ fn time_strategy(
     Ok((p1, total))
 }
 
-fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
+fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
     let roof_bytes = 1 << 30;
     let roof = gpu.copy_roof_gbps(roof_bytes)?;
     device_line(gpu, roof, roof_bytes);
+    peer_line(peer);
     let mut table = Table::new(&[
         "strategy",
         "N",
@@ -89,8 +96,11 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
         "% roof",
         "read-back ms",
         "workspace MiB",
+        "CUB ms",
+        "vs CUB",
     ]);
-    let mut best: Vec<(String, f64)> = Vec::new();
+    // (case, a strategy's destination items/s, CUB's for the case)
+    let mut best: Vec<(String, f64, Option<f64>)> = Vec::new();
     for &p1 in p1s {
         for dist in DISTS {
             let c = counts(dist, p1);
@@ -98,6 +108,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
             let max_n = c.iter().copied().max().unwrap_or(0);
             let d = gpu.upload(&c)?;
             let mut out = gpu.zeros::<[u32; 2]>(p2.max(1))?;
+            let cub = time_cub(gpu, peer, args, &c, &d, p2)?;
             for s in strategies(p1, max_n) {
                 let mut e = gpu.expander(s, p1, p2)?;
                 let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
@@ -113,7 +124,8 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
                 let bytes = 4 * p1 as u64 + 8 * p2 as u64;
                 let bw = gbps(bytes, t);
                 let items = p2 as f64 / (t * 1e-3);
-                best.push((format!("{dist} P1={}", size(p1)), items));
+                best.push((format!("{dist} P1={}", size(p1)), items, cub.map(|ms| p2 as f64 / (ms * 1e-3))));
+                let [cub_ms, vs] = if s.is_canonical() { cub_cells(t, cub) } else { Default::default() };
                 // Progress on stderr, so a run cut short still reports what it measured.
                 eprintln!(
                     "progress: {} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms",
@@ -134,6 +146,8 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
                     format!("{:.1}", 100.0 * bw / roof),
                     format!("{rb:.4}"),
                     format!("{:.1}", workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64),
+                    cub_ms,
+                    vs,
                 ]);
             }
         }
@@ -166,29 +180,43 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
         };
         t.row(vec![s.name().into(), format!("{p:.4}"), format!("{pp:.4}"), format!("{r:.4}"), launches.into()]);
     }
-    t.print();
-
-    println!("\n### device-wide exclusive scan (decoupled look-back)\n");
-    let mut t = Table::new(&["type", "n", "time ms", "G items/s", "GB/s", "% roof"]);
-    for log in [20u32, 24, 26] {
-        let v = inputs::uniform_range(1 << log, 3, 0, 64);
-        scan_row(gpu, args, roof, &mut t, "u32", &v, cpu::exclusive_scan_u32)?;
-        let v64: Vec<u64> = v.iter().map(|&x| x as u64).collect();
-        scan_row(gpu, args, roof, &mut t, "u64", &v64, cpu::exclusive_scan_u64)?;
+    if let Some(peer) = peer {
+        let mut temp = peer.expand_temp(gpu, 32)?;
+        let mut total = gpu.zeros::<u32>(1)?;
+        let mut run = || peer.expand(gpu, &mut temp, &d, &mut out, &mut total);
+        let p = gpu.median_ms(3, args.reps, &mut run)?;
+        let pp = gpu.median_paced_ms(3, args.reps, &mut run)?;
+        if gpu.download(&total)?[0] != 32 || !pairs_are_canonical(&c, &gpu.download(&out)?) {
+            return Err(Error::InvalidInput("bench self-check: the CUB expansion of 32 ones differs".into()));
+        }
+        t.row(vec![
+            "CUB scan + binary search".into(),
+            format!("{p:.4}"),
+            format!("{pp:.4}"),
+            "—".into(),
+            "CUB scan + 1".into(),
+        ]);
     }
     t.print();
 
     println!("\n### best strategy per case (G destination items/s)\n");
-    let mut t = Table::new(&["case", "best G items/s"]);
+    let mut t = Table::new(&["case", "best G items/s", "CUB G items/s", "best vs CUB"]);
     let mut seen: Vec<String> = Vec::new();
-    for (case, _) in &best {
+    for (case, _, _) in &best {
         if !seen.contains(case) {
             seen.push(case.clone());
         }
     }
     for case in seen {
-        let b = best.iter().filter(|(c, _)| *c == case).map(|(_, v)| *v).fold(0.0, f64::max);
-        t.row(vec![case, giga(b)]);
+        let of_case = || best.iter().filter(|(c, _, _)| *c == case);
+        let b = of_case().map(|(_, v, _)| *v).fold(0.0, f64::max);
+        let cub = of_case().find_map(|(_, _, cub)| *cub);
+        // Rates: the ratio is best / CUB, above 1 where warpwork's best is faster.
+        let (cub_rate, vs) = match cub {
+            Some(r) => (giga(r), format!("{:.2}×", b / r)),
+            None => ("—".into(), "—".into()),
+        };
+        t.row(vec![case, giga(b), cub_rate, vs]);
     }
     t.print();
     Ok(())
@@ -215,32 +243,27 @@ fn run_cpu(args: &BenchArgs, p1s: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// Times `exclusive_scan` of `v`, checks it against the CPU scan, and adds a row to `t`.
-/// Bytes counted: the input read plus the output written.
-fn scan_row<T: ScanItem + PartialEq>(
+/// Median device time of the CUB peer's expansion of `counts` (`None` without the peer), with
+/// its temporary storage allocated first, into a fresh poisoned output; its pairs and total are
+/// checked against the counts.
+fn time_cub(
     gpu: &Gpu,
+    peer: Option<&CubPeer>,
     args: &BenchArgs,
-    roof: f64,
-    t: &mut Table,
-    name: &str,
-    v: &[T],
-    cpu_scan: fn(&[T]) -> Vec<T>,
-) -> Result<()> {
-    let n = v.len();
-    let d = gpu.upload(v)?;
-    let mut o = gpu.zeros::<T>(n)?;
-    let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
-    if gpu.download(&o)? != cpu_scan(v) {
-        return Err(Error::InvalidInput(format!("bench self-check: the {name} scan differs from the CPU")));
+    counts: &[u32],
+    d: &CudaSlice<u32>,
+    p2: usize,
+) -> Result<Option<f64>> {
+    let Some(peer) = peer else { return Ok(None) };
+    let mut temp = peer.expand_temp(gpu, counts.len())?;
+    let mut pairs = gpu.filled::<[u32; 2]>(p2.max(1), 0xAB)?;
+    let mut total = gpu.zeros::<u32>(1)?;
+    let ms = gpu.median_ms(3, args.reps, || peer.expand(gpu, &mut temp, d, &mut pairs, &mut total))?;
+    let got = gpu.download(&total)?[0] as usize;
+    if got != p2 || !pairs_are_canonical(counts, &gpu.download_prefix(&pairs, p2)?) {
+        return Err(Error::InvalidInput(format!(
+            "bench self-check: the CUB expansion gave {got} of {p2} pairs, or not the canonical ones"
+        )));
     }
-    let bw = gbps(2 * std::mem::size_of::<T>() as u64 * n as u64, ms);
-    t.row(vec![
-        name.into(),
-        size(n),
-        format!("{ms:.4}"),
-        giga(n as f64 / (ms * 1e-3)),
-        format!("{bw:.0}"),
-        format!("{:.1}", 100.0 * bw / roof),
-    ]);
-    Ok(())
+    Ok(Some(ms))
 }

@@ -3,21 +3,29 @@
 //! GPU times are CUDA-event medians after warm-up; each table states the device and the
 //! device-to-device copy roof measured in the same run. Without a GPU the command says so and
 //! times the CPU reference instead, so it works on any machine.
+//!
+//! `compact`, `expand` and `scan` also run CUB on the same inputs when the CUB peer library is
+//! present ([`cub`]): their rows with a CUB twin get CUB's time and warpwork's speed relative to
+//! it; without the peer those cells read "—".
 
 mod access;
 mod compact;
+mod cub;
 mod expand;
 mod life;
+mod scan;
 
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Gpu};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum What {
-    /// Stream compaction: lane vs warp vs block atomics.
+    /// Stream compaction: lane vs warp vs block atomics, and the ordered variant beside CUB's.
     Compact,
-    /// Work expansion: every strategy of the seed, two-pass breakdown, fixed overhead, scan.
+    /// Work expansion: every strategy of the seed, two-pass breakdown, fixed overhead.
     Expand,
+    /// Device-wide exclusive scan, u32 and u64, 2^16 to 2^30.
+    Scan,
     /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
     Access,
     /// Game of Life: every kernel, cell updates per second.
@@ -28,15 +36,21 @@ pub enum What {
 pub struct BenchArgs {
     /// Which primitive to measure.
     what: What,
-    /// Largest input as a power of two (inputs run from 2^16 up to this).
-    #[arg(long, default_value_t = 28, value_parser = clap::value_parser!(u32).range(16..=30))]
+    /// Largest input as a power of two (inputs run from 2^16 up to this; default 30 for scan, 28
+    /// for the others).
+    #[arg(long = "max-log2", value_name = "MAX_LOG2", value_parser = clap::value_parser!(u32).range(16..=30))]
+    max_log2_arg: Option<u32>,
+    /// `--max-log2`, or the bench's default.
+    #[arg(skip)]
     max_log2: u32,
     /// Timed repetitions per measurement (the median is reported).
     #[arg(long, default_value_t = 15)]
     reps: usize,
 }
 
-pub fn run(args: BenchArgs) -> warpwork::Result<()> {
+pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
+    let default_max_log2 = if matches!(args.what, What::Scan) { 30 } else { 28 };
+    args.max_log2 = args.max_log2_arg.unwrap_or(default_max_log2);
     let gpu = match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
         Err(e @ (Error::NoDriver | Error::NoDevice { .. } | Error::UnsupportedDevice { .. })) => {
@@ -45,9 +59,16 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
         }
         Err(e) => return Err(e),
     };
+    // The CUB peer, for the benches with CUB twins (and only with a GPU to run it on).
+    let peer = match (&gpu, args.what) {
+        (Some(_), What::Compact | What::Expand | What::Scan) => cub::CubPeer::find()?,
+        _ => None,
+    };
+    let peer = peer.as_ref();
     match args.what {
-        What::Compact => compact::run(gpu.as_ref(), &args),
-        What::Expand => expand::run(gpu.as_ref(), &args),
+        What::Compact => compact::run(gpu.as_ref(), peer, &args),
+        What::Expand => expand::run(gpu.as_ref(), peer, &args),
+        What::Scan => scan::run(gpu.as_ref(), peer, &args),
         What::Access => access::run(gpu.as_ref(), &args),
         What::Life => life::run(gpu.as_ref(), &args),
     }
@@ -75,6 +96,26 @@ pub fn device_line(gpu: &Gpu, roof_gbps: f64, roof_bytes: usize) {
         roof_gbps,
         roof_bytes >> 20
     );
+}
+
+/// The line naming the CUB peer the CUB columns come from, or saying they are empty.
+pub fn peer_line(peer: Option<&cub::CubPeer>) {
+    match peer {
+        Some(p) => println!("CUB peer: {}\n", p.describe()),
+        None => println!(
+            "CUB peer: absent (build it with peers/cub/build.sh, or set {}): the CUB columns read —\n",
+            cub::ENV
+        ),
+    }
+}
+
+/// The CUB columns of a row with a CUB twin: CUB's time, and warpwork's speed relative to CUB's
+/// (CUB's time / warpwork's; above 1 warpwork is faster), or "—" twice without the peer.
+pub fn cub_cells(warpwork_ms: f64, cub_ms: Option<f64>) -> [String; 2] {
+    match cub_ms {
+        Some(c) => [format!("{c:.4}"), format!("{:.2}×", c / warpwork_ms)],
+        None => ["—".into(), "—".into()],
+    }
 }
 
 /// Median wall time of `f` on the CPU, in milliseconds.
