@@ -1,4 +1,4 @@
-//! Stream compaction: keep the items whose flag is set or that pass a value test.
+//! Select: keep the items whose flag is set or that pass a value test.
 //!
 //! Three kernels share one body (`kernels/src/device/select.rs`) and differ only in how output
 //! slots are reserved, which is the point of the seed article:
@@ -22,7 +22,7 @@
 //! a warp-aggregated one: `VOTEU.ANY` → `FLO` (leader) → `POPC` → one `ATOMG.ADD` per warp and
 //! per loop step, then a shuffle of the base. So on these GPUs "per lane" really costs one atomic
 //! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
-//! block per tile for `Block`. See `docs/compaction.md`.
+//! block per tile for `Block`. See `docs/select.md`.
 
 use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
 use bytemuck::Pod;
@@ -32,7 +32,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 pub const THREADS: u32 = 256;
 /// Items per thread (`SELECT_ITEMS` in the kernels).
 pub const ITEMS_PER_THREAD: u32 = 16;
-/// Items one block compacts.
+/// Items one block selects from.
 pub const TILE: u32 = THREADS * ITEMS_PER_THREAD;
 
 /// How output slots are reserved; see the [module docs](self).
@@ -130,7 +130,7 @@ pub enum Keep<'a, T: Pod> {
     If(Predicate<T>),
 }
 
-/// The result of a compaction: `items[..count]` are the kept items, in no particular order.
+/// The result of a select: `items[..count]` are the kept items, in no particular order.
 #[derive(Debug)]
 pub struct Selection<T: Pod> {
     /// Number of kept items.

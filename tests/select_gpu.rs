@@ -1,4 +1,4 @@
-//! Stream compaction on the GPU against the CPU reference. Needs a GPU: every test is ignored
+//! Select on the GPU against the CPU reference. Needs a GPU: every test is ignored
 //! unless the GPU suite is run (`--include-ignored`, see README).
 //!
 //! With `WARPWORK_SMALL` set (as the GPU suite does under compute-sanitizer) inputs stop at
@@ -36,7 +36,7 @@ fn random_bits<T: Pod>(n: usize, seed: u64) -> Vec<T> {
     words.iter().map(|w| bytemuck::pod_read_unaligned(&w.to_le_bytes()[..std::mem::size_of::<T>()])).collect()
 }
 
-/// Runs one compaction into a poisoned output and checks it against `expected` as a multiset,
+/// Runs one select into a poisoned output and checks it against `expected` as a multiset,
 /// and that nothing past the count was written.
 fn check<T: SelectItem + Send + Sync>(
     gpu: &Gpu,

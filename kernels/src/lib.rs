@@ -3,9 +3,12 @@
 //! A `#![no_std]` crate for rustc's `nvptx64-nvidia-cuda` target. It is two things:
 //!
 //! * a **device library** that your own Rust kernels can depend on, layered like CUB:
-//!   [`arch`] (thread-level intrinsics written as inline PTX), [`warp`] (warp-wide algorithms),
-//!   [`block`] (block-wide algorithms over shared memory) and [`device`] (pieces of device-wide
-//!   algorithms that coordinate blocks through global memory);
+//!   [`arch`] (thread-level intrinsics written as inline PTX, nothing else), [`warp`] (warp-wide
+//!   scans, reductions, searches and appends), [`block`] (block-wide algorithms over shared
+//!   memory) and [`device`] (pieces of the general device-wide algorithms — scan, select,
+//!   expand, partition — that coordinate blocks through global memory); each layer uses only
+//!   the layers before it. [`demo`] holds the demonstration workloads (Game of Life, tiled
+//!   lighting, particles) built on them;
 //! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature), which the
 //!   host crate's `build.rs` compiles to PTX.
 //!
@@ -20,6 +23,7 @@
 
 pub mod arch;
 pub mod block;
+pub mod demo;
 pub mod device;
 pub mod warp;
 

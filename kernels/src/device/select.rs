@@ -1,4 +1,4 @@
-//! Unordered stream compaction (select) over one tile of `ITEMS × blockDim.x` items.
+//! Select (keep the items that pass a test), unordered, over one tile of `ITEMS × blockDim.x` items.
 //!
 //! Items are read group-wise as 16-byte vectors: vector `v` of thread `t` starts at item
 //! `tile_base + (v·blockDim.x + t)·(16 / size_of::<T>())`, so each warp load is 512 coalesced
@@ -155,7 +155,7 @@ fn keep_mask<T: PartialOrd + Default + Copy, const ITEMS: usize>(
     keep
 }
 
-/// Compacts one tile: keeps item `i` where `flags[i] != 0` (op [`op::FLAGGED`]) or where
+/// Selects from one tile: keeps item `i` where `flags[i] != 0` (op [`op::FLAGGED`]) or where
 /// [`test`] holds, appending kept items to `out` at slots reserved on `counter`. Slots at or
 /// past `capacity` are counted but not written, so the caller can detect the overflow.
 ///
@@ -241,7 +241,7 @@ pub unsafe fn select_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
 /// scratch, the tile id, the tile's prefix and the counter's starting value.
 pub const ORDERED_SCRATCH_U32: usize = crate::block::BLOCK_SCAN_SCRATCH + 3;
 
-/// Order-preserving compaction of one tile, in a single pass over the input.
+/// Order-preserving select over one tile, in a single pass over the input.
 ///
 /// The block claims a tile from `state.tile_counter` (so it only ever waits on tiles of blocks
 /// already running: it cannot hang), counts its kept items, scans the counts across the block

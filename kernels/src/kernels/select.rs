@@ -1,4 +1,4 @@
-//! Stream compaction kernels: `select_{lane,warp,block}_{u32,i32,u64,f32}`.
+//! Select kernels: `select_{lane,warp,block}_{u32,i32,u64,f32}`.
 //!
 //! Parameters: `(items, flags, n, op, a, b, out, capacity, counter)`; `flags` is read only for
 //! `op::FLAGGED`. Launch with `ceil(n / (SELECT_ITEMS · blockDim.x))` blocks.

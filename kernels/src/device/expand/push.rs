@@ -12,11 +12,10 @@
 use super::{Control, ExpandView, BUCKETS, FLAG_CAPACITY};
 use crate::arch::{
     atomic_add_u32, atomic_add_u64, atomic_cas_u64, atomic_or_u32, block_dim_x, block_idx_x, lane_id, load_nc_v4_u32,
-    load_relaxed_u64, shared_atomic_add_u32, shfl_idx, sync_threads, thread_idx_x, warp_id, warp_inclusive_sum,
-    WARP_SIZE,
+    load_relaxed_u64, shared_atomic_add_u32, shfl_idx, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::block_exclusive_sum;
-use crate::warp::warp_append;
+use crate::warp::{warp_append, warp_inclusive_sum, warp_inclusive_sum_u64, warp_or, warp_owner};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 
 /// Sources per thread in pass 1.
@@ -67,21 +66,6 @@ fn sum64(c: &[u32; PUSH_ITEMS]) -> u64 {
     c.iter().map(|&x| x as u64).sum()
 }
 
-/// Index of the lane whose inclusive sum `incl` (non-decreasing over lanes) first exceeds `i`:
-/// five shuffles. `i` must be below lane 31's value.
-#[inline(always)]
-pub fn warp_owner(incl: u32, i: u32) -> u32 {
-    let mut c = 0;
-    let mut s = 16;
-    while s > 0 {
-        if shfl_idx(incl, c + s - 1) <= i {
-            c += s;
-        }
-        s >>= 1;
-    }
-    c
-}
-
 /// S1 `AppendPerItem`: one `(src, local)` record per destination item in `v.records`, at slots
 /// from one `warp_append` per warp. The warp then fills its whole run cooperatively (lane `l`
 /// writes items `l, l+32, …`), so stores stay coalesced however uneven the counts are.
@@ -106,7 +90,7 @@ pub unsafe fn push_append_per_item_with(v: &ExpandView, first: u32, c: [u32; PUS
     add_total(scratch, v.ctrl, v.capacity, exact);
     // A warp whose items alone exceed the capacity has overflowed (add_total flags it): it
     // writes nothing, instead of looping over up to 2^32 items per row.
-    let warp_items = crate::arch::warp_inclusive_sum_u64(exact);
+    let warp_items = warp_inclusive_sum_u64(exact);
     let warp_items = ((shfl_idx((warp_items >> 32) as u32, WARP_SIZE - 1) as u64) << 32)
         | shfl_idx(warp_items as u32, WARP_SIZE - 1) as u64;
     if warp_items > v.capacity as u64 {
@@ -295,12 +279,7 @@ pub unsafe fn push_po2_buckets_with(
     }
     // (add_total's barriers also publish the zeroing.)
     add_total(scratch, v.ctrl, v.capacity, sum64(&c));
-    let mut mask = c.iter().fold(0, |a, &n| a | n);
-    let mut m = 16;
-    while m > 0 {
-        mask |= crate::arch::shfl_xor(mask, m);
-        m >>= 1;
-    }
+    let mask = warp_or(c.iter().fold(0, |a, &n| a | n));
     let ones = |b: u32| c.iter().filter(|&&n| n >> b & 1 != 0).count() as u32;
     let mut bits = mask;
     while bits != 0 {

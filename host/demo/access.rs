@@ -143,7 +143,7 @@ impl Gpu {
         let mut l = self.stream().launch_builder(&f);
         l.arg(lights.raw()).arg(&n_lights).arg(tiles.raw()).arg(&tiles_x).arg(&width).arg(&height);
         l.arg(out.raw_mut());
-        // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels/access.rs`: `lights`
+        // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels/demo/lighting.rs`: `lights`
         // holds `n_lights` lights (the kernel clamps every list to them), `tiles` one list per
         // tile, `out` `width · height` 16-byte aligned pixels.
         unsafe { l.launch(cfg)? };
@@ -184,7 +184,7 @@ impl Gpu {
         let mut l = self.stream().launch_builder(&f);
         l.arg(pos.raw_mut()).arg(vel.raw_mut()).arg(&n).arg(&items_per_thread);
         l.arg(&step.dt).arg(&gx).arg(&gy).arg(&gz);
-        // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/access.rs`; `pos` and
+        // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/demo/particles.rs`; `pos` and
         // `vel` hold `n` 16-byte aligned elements and the grid covers `n` items.
         unsafe { l.launch(cfg)? };
         Ok(())

@@ -1,9 +1,9 @@
 //! A memory-bound particle update, the workload of the list-partitioning comparison
-//! ([`super::partition`]): per particle it reads a position and a velocity (two 16-byte vector
+//! ([`crate::device::partition`]): per particle it reads a position and a velocity (two 16-byte vector
 //! loads) and writes both back (two 16-byte stores), with a few flops in between.
 
-use super::partition::Indices;
 use crate::arch::{load_v4_f32, store_v4_f32};
+use crate::device::partition::Indices;
 
 /// Four `f32`s, 16-byte aligned so that loads and stores of one are single vector instructions
 /// (`ld.global.v4.f32`). `w` is carried along unchanged.
