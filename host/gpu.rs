@@ -2,9 +2,11 @@
 
 use crate::{DeviceBuffer, Error, Result};
 use bytemuck::Pod;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtrMut};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DevicePtrMut};
 use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
 use std::sync::Arc;
+use warpwork_abi::kernels::ALL_KERNELS;
 
 /// warpwork's kernels for every GPU of compute capability 7.0 or newer.
 const PTX_SM70: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_70.ptx"));
@@ -26,14 +28,16 @@ pub struct DeviceInfo {
     pub ptx_arch: &'static str,
 }
 
-/// One GPU: a CUDA context, the stream every warpwork call on this handle is ordered on, and the
-/// module holding warpwork's kernels (the sm_90 build where the device supports it).
+/// One GPU: a CUDA context, the stream every warpwork call on this handle is ordered on, and
+/// warpwork's kernels (the sm_90 build where the device supports it), each looked up once when
+/// the handle is opened so that a launch never asks the driver for its function.
 ///
 /// All operations are asynchronous on [`Gpu::stream`] unless they return host data.
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
+    /// Every kernel of [`ALL_KERNELS`], by name, loaded once in [`Gpu::new`].
+    functions: HashMap<&'static str, CudaFunction>,
     info: DeviceInfo,
     /// The host flag of [`Gpu::time_ms`]'s stream hold, allocated on first use.
     pub(crate) hold: std::sync::OnceLock<crate::timing::HoldFlag>,
@@ -66,12 +70,16 @@ impl Gpu {
         }
         let (ptx, ptx_arch) = if major >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
         let module = ctx.load_module(Ptx::from_src(ptx))?;
+        let functions = ALL_KERNELS
+            .iter()
+            .map(|&name| Ok((name, module.load_function(name)?)))
+            .collect::<Result<HashMap<_, _>>>()?;
         let sm_count =
             ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream, module, info, hold: std::sync::OnceLock::new() })
+        Ok(Gpu { ctx, stream, functions, info, hold: std::sync::OnceLock::new() })
     }
 
     /// Facts about the device.
@@ -153,10 +161,23 @@ impl Gpu {
         Ok(())
     }
 
-    /// A kernel of warpwork's module, by its exported name. Launch it with
-    /// `gpu.stream().launch_builder(&f)`, pushing buffers as `buf.raw()`.
+    /// A kernel of warpwork's module, by its exported name (one of
+    /// [`crate::abi::kernels::ALL_KERNELS`]), from the table loaded when the handle was opened:
+    /// no driver call. Launch it with `gpu.stream().launch_builder(&f)`, pushing buffers as
+    /// `buf.raw()`. An unknown name is [`Error::InvalidInput`].
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::PushKernelArg, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let hold = gpu.function(warpwork::abi::kernels::HOLD_STREAM)?;
+    /// let _launch = gpu.stream().launch_builder(&hold);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
-        Ok(self.module.load_function(name)?)
+        self.functions
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::InvalidInput(format!("warpwork has no kernel named {name:?}")))
     }
 
     /// Launches `f` as a *programmatic dependent* of the kernel before it on the stream (compute
@@ -215,5 +236,43 @@ fn driver_present() -> Result<()> {
         Ok(())
     } else {
         Err(Error::NoDriver)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The kernels a PTX module defines: the names after `.entry`.
+    fn entries(ptx: &str) -> BTreeSet<&str> {
+        ptx.lines()
+            .filter_map(|l| {
+                l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry "))
+            })
+            .map(|rest| rest.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or(""))
+            .collect()
+    }
+
+    #[test]
+    fn both_modules_export_exactly_the_abi_kernel_list() {
+        let listed: BTreeSet<&str> = ALL_KERNELS.iter().copied().collect();
+        assert_eq!(listed.len(), ALL_KERNELS.len(), "a name is listed twice in warpwork_abi::kernels");
+        for (arch, ptx) in [("sm_70", PTX_SM70), ("sm_90", PTX_SM90)] {
+            let exported = entries(ptx);
+            let unlisted: Vec<_> = exported.difference(&listed).collect();
+            let missing: Vec<_> = listed.difference(&exported).collect();
+            assert!(
+                unlisted.is_empty(),
+                "{arch}: kernels missing from warpwork_abi::kernels::ALL_KERNELS: {unlisted:?}"
+            );
+            assert!(missing.is_empty(), "{arch}: listed in warpwork_abi::kernels but not in the PTX: {missing:?}");
+        }
+    }
+
+    #[test]
+    fn entry_names_are_read_from_ptx() {
+        let ptx = ".version 6.0\n.visible .entry scan_x(\n\t.param .u64 a\n)\n.entry other (\n.func helper(";
+        assert_eq!(entries(ptx), BTreeSet::from(["scan_x", "other"]));
     }
 }

@@ -30,6 +30,10 @@ pub use buffer::DeviceBuffer;
 pub use demo::{access, life};
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu};
+/// The layouts, codes, tuning constants and kernel names the kernels share with this library
+/// (the `warpwork-abi` crate), for your own launches of warpwork's kernels and your own kernels
+/// built on `warpwork-kernels`.
+pub use warpwork_abi as abi;
 
 /// The README's examples, compiled as doctests so they stay true to the API.
 #[cfg(doctest)]

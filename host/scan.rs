@@ -5,15 +5,15 @@
 use crate::{error::ensure_input, DeviceBuffer, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use warpwork_abi::{kernels, scan};
 
-/// Threads per block of the scan kernels.
-pub const THREADS: u32 = 256;
+pub use warpwork_abi::scan::THREADS;
 
 /// Element types the scan is built for.
 pub trait ScanItem: Pod + sealed::Sealed {
-    /// Kernel-name suffix.
-    const SUFFIX: &'static str;
-    /// Elements per thread (`SCAN_ITEMS_*` in the kernels).
+    /// The scan kernel for this type.
+    const KERNEL: &'static str;
+    /// Elements per thread (`warpwork_abi::scan::ITEMS_*`).
     const ITEMS: u32;
 }
 mod sealed {
@@ -22,12 +22,12 @@ mod sealed {
 impl sealed::Sealed for u32 {}
 impl sealed::Sealed for u64 {}
 impl ScanItem for u32 {
-    const SUFFIX: &'static str = "u32";
-    const ITEMS: u32 = 16;
+    const KERNEL: &'static str = kernels::SCAN_EXCLUSIVE_U32;
+    const ITEMS: u32 = scan::ITEMS_U32 as u32;
 }
 impl ScanItem for u64 {
-    const SUFFIX: &'static str = "u64";
-    const ITEMS: u32 = 8;
+    const KERNEL: &'static str = kernels::SCAN_EXCLUSIVE_U64;
+    const ITEMS: u32 = scan::ITEMS_U64 as u32;
 }
 
 impl Gpu {
@@ -46,7 +46,7 @@ impl Gpu {
         let mut counter = self.zeros::<u32>(1)?;
         let mut aggregate = self.zeros::<T>(tiles)?;
         let mut inclusive = self.zeros::<T>(tiles)?;
-        let f = self.function(&format!("scan_exclusive_{}", T::SUFFIX))?;
+        let f = self.function(T::KERNEL)?;
         let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         let mut l = self.stream().launch_builder(&f);
         l.arg(input.raw()).arg(output.raw_mut()).arg(&n);

@@ -27,12 +27,13 @@
 use crate::{error::ensure_input, DeviceBuffer, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use warpwork_abi::kernels;
+use warpwork_abi::select::{op, ordered_items};
 
-/// Threads per block of the select kernels.
-pub const THREADS: u32 = 256;
-/// Items per thread (`SELECT_ITEMS` in the kernels).
-pub const ITEMS_PER_THREAD: u32 = 16;
-/// Items one block selects from.
+pub use warpwork_abi::select::THREADS;
+/// Items per thread of the unordered variants (`warpwork_abi::select::ITEMS_PER_THREAD`).
+pub const ITEMS_PER_THREAD: u32 = warpwork_abi::select::ITEMS_PER_THREAD as u32;
+/// Items one block of the unordered variants selects from.
 pub const TILE: u32 = THREADS * ITEMS_PER_THREAD;
 
 /// How output slots are reserved; see the [module docs](self).
@@ -62,23 +63,35 @@ impl Variant {
             Variant::Ordered => "ordered",
         }
     }
+
+    /// Position in [`Variant::ALL`] and in [`SelectItem::KERNELS`].
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// Element types the select kernels are built for.
 pub trait SelectItem: Pod + PartialOrd + Default + std::fmt::Debug + sealed::Sealed {
-    /// Kernel-name suffix.
-    const SUFFIX: &'static str;
+    /// The kernel of each [`Variant`] for this type, in the order of [`Variant::ALL`].
+    const KERNELS: [&'static str; 4];
 }
 mod sealed {
     pub trait Sealed {}
 }
 macro_rules! select_item {
-    ($($t:ty),*) => {$(
+    ($($t:ty: $lane:ident, $warp:ident, $block:ident, $ordered:ident;)*) => {$(
         impl sealed::Sealed for $t {}
-        impl SelectItem for $t { const SUFFIX: &'static str = stringify!($t); }
+        impl SelectItem for $t {
+            const KERNELS: [&'static str; 4] = [kernels::$lane, kernels::$warp, kernels::$block, kernels::$ordered];
+        }
     )*};
 }
-select_item!(u32, i32, u64, f32);
+select_item! {
+    u32: SELECT_LANE_U32, SELECT_WARP_U32, SELECT_BLOCK_U32, SELECT_ORDERED_U32;
+    i32: SELECT_LANE_I32, SELECT_WARP_I32, SELECT_BLOCK_I32, SELECT_ORDERED_I32;
+    u64: SELECT_LANE_U64, SELECT_WARP_U64, SELECT_BLOCK_U64, SELECT_ORDERED_U64;
+    f32: SELECT_LANE_F32, SELECT_WARP_F32, SELECT_BLOCK_F32, SELECT_ORDERED_F32;
+}
 
 /// A value test for [`Gpu::select_if`]. Comparisons are Rust's `PartialOrd` on both the GPU and
 /// the CPU reference: a NaN fails every test except `NonZero`, and `-0.0` counts as zero.
@@ -97,26 +110,22 @@ pub enum Predicate<T> {
 }
 
 impl<T: SelectItem> Predicate<T> {
-    /// Whether `v` passes: the CPU definition the kernels match.
+    /// Whether `v` passes: the very function the kernels evaluate
+    /// (`warpwork_abi::select::test`).
     pub fn test(&self, v: T) -> bool {
-        match *self {
-            Predicate::Less(a) => v < a,
-            Predicate::GreaterEqual(a) => v >= a,
-            Predicate::InRange(lo, hi) => lo <= v && v < hi,
-            Predicate::Equal(a) => v == a,
-            Predicate::NonZero => v != T::default(),
-        }
+        let (code, a, b) = self.abi();
+        warpwork_abi::select::test(code, v, a, b)
     }
 
-    /// (op code, a, b) as the kernels take them: see `kernels/src/device/select.rs`, `op`.
+    /// (op code, a, b) as the kernels take them (`warpwork_abi::select::op`).
     fn abi(&self) -> (u32, T, T) {
         let z = T::default();
         match *self {
-            Predicate::Less(a) => (1, a, z),
-            Predicate::GreaterEqual(a) => (2, a, z),
-            Predicate::InRange(lo, hi) => (3, lo, hi),
-            Predicate::Equal(a) => (4, a, z),
-            Predicate::NonZero => (5, z, z),
+            Predicate::Less(a) => (op::LESS, a, z),
+            Predicate::GreaterEqual(a) => (op::GREATER_EQUAL, a, z),
+            Predicate::InRange(lo, hi) => (op::IN_RANGE, lo, hi),
+            Predicate::Equal(a) => (op::EQUAL, a, z),
+            Predicate::NonZero => (op::NON_ZERO, z, z),
         }
     }
 }
@@ -191,7 +200,7 @@ impl Gpu {
         };
         let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), counter.len())?;
         let (op, a, b) = match keep {
-            Keep::Flagged(_) => (0, T::default(), T::default()),
+            Keep::Flagged(_) => (op::FLAGGED, T::default(), T::default()),
             Keep::If(p) => p.abi(),
         };
         if n == 0 {
@@ -200,7 +209,7 @@ impl Gpu {
         if variant == Variant::Ordered {
             return self.select_ordered(items, flags, n, (op, a, b), out, capacity, counter);
         }
-        let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
+        let f = self.function(T::KERNELS[variant.index()])?;
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         let (a, b) = (Scalar(a), Scalar(b));
         // The flags parameter is a pointer either way; the items stand in when it is not read.
@@ -227,13 +236,13 @@ impl Gpu {
         capacity: u32,
         counter: &mut DeviceBuffer<u32>,
     ) -> Result<()> {
-        let tile = THREADS * ordered_items::<T>();
+        let tile = THREADS * ordered_items(std::mem::size_of::<T>()) as u32;
         let tiles = n.div_ceil(tile) as usize;
         let state = self.zeros::<u32>(3 * tiles + 1)?;
         let (s, t) = (state.raw(), 4 * tiles);
         let (status, aggregate, inclusive, tile_counter) =
             (s.slice(..t), s.slice(t..2 * t), s.slice(2 * t..3 * t), s.slice(3 * t..));
-        let f = self.function(&format!("select_ordered_{}", T::SUFFIX))?;
+        let f = self.function(T::KERNELS[Variant::Ordered.index()])?;
         let cfg = LaunchConfig {
             grid_dim: (tiles as u32, 1, 1),
             block_dim: (THREADS, 1, 1),
@@ -264,11 +273,6 @@ impl Gpu {
         }
         Ok(count)
     }
-}
-
-/// Items per thread of the ordered kernels (`ORDERED_ITEMS_*` there): 64 bytes of items.
-fn ordered_items<T>() -> u32 {
-    (64 / std::mem::size_of::<T>()) as u32
 }
 
 /// Checks a select call's lengths; returns `(n, capacity)` as the kernels take them.
@@ -319,12 +323,21 @@ mod tests {
     }
 
     #[test]
-    fn abi_codes_match_the_kernels() {
-        // kernels/src/device/select.rs, `op`: FLAGGED 0, LESS 1, GREATER_EQUAL 2, IN_RANGE 3, EQUAL 4, NON_ZERO 5.
-        assert_eq!(Predicate::Less(1u32).abi().0, 1);
-        assert_eq!(Predicate::GreaterEqual(1u32).abi().0, 2);
-        assert_eq!(Predicate::InRange(1u32, 2).abi(), (3, 1, 2));
-        assert_eq!(Predicate::Equal(1u32).abi().0, 4);
-        assert_eq!(Predicate::<u32>::NonZero.abi().0, 5);
+    fn predicates_pass_their_operands_to_the_kernels() {
+        assert_eq!(Predicate::Less(1u32).abi(), (op::LESS, 1, 0));
+        assert_eq!(Predicate::GreaterEqual(-1i32).abi(), (op::GREATER_EQUAL, -1, 0));
+        assert_eq!(Predicate::InRange(1u64, 2).abi(), (op::IN_RANGE, 1, 2));
+        assert_eq!(Predicate::Equal(1.5f32).abi(), (op::EQUAL, 1.5, 0.0));
+        assert_eq!(Predicate::<u32>::NonZero.abi().0, op::NON_ZERO);
+    }
+
+    #[test]
+    fn each_variant_has_its_kernel() {
+        for v in Variant::ALL {
+            assert_eq!(Variant::ALL[v.index()], v);
+            for name in [<u32 as SelectItem>::KERNELS[v.index()], <f32 as SelectItem>::KERNELS[v.index()]] {
+                assert!(name.starts_with(&format!("select_{}_", v.name())), "{v:?}: {name}");
+            }
+        }
     }
 }

@@ -61,7 +61,7 @@ impl Gpu {
             write_volatile(flag, 0);
             write_volatile(flag.add(1), 0);
         }
-        let hold = self.function("hold_stream")?;
+        let hold = self.function(warpwork_abi::kernels::HOLD_STREAM)?;
         let mut l = self.stream().launch_builder(&hold);
         let flag_addr = flag as u64;
         l.arg(&flag_addr).arg(&HOLD_TIMEOUT_NS);

@@ -12,6 +12,10 @@
 //! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature), which the
 //!   host crate's `build.rs` compiles to PTX.
 //!
+//! What the kernels share with the host — the `#[repr(C)]` types, the codes they switch on, their
+//! block shapes and names, and the pure functions both sides compute — is defined once in the
+//! `warpwork-abi` crate ([`abi`]) and re-exported where the device API uses it.
+//!
 //! Build with nightly features enabled (`RUSTC_BOOTSTRAP=1` on the pinned stable toolchain), for
 //! `-C target-cpu=sm_70` or newer: `vote.sync` and `shfl.sync` need sm_70.
 #![no_std]
@@ -20,6 +24,9 @@
 // Kernels index small per-thread arrays with loop counters on purpose: with constant trip counts
 // the loops unroll and the arrays live in registers.
 #![allow(clippy::needless_range_loop)]
+
+/// The definitions shared with the host (`warpwork-abi`).
+pub use warpwork_abi as abi;
 
 pub mod arch;
 pub mod block;

@@ -2,8 +2,7 @@
 
 use core::arch::asm;
 
-/// Threads per warp on every NVIDIA GPU warpwork supports.
-pub const WARP_SIZE: u32 = 32;
+pub use warpwork_abi::WARP_SIZE;
 
 /// Lane of this thread within its warp (`%laneid`, 0..32).
 #[inline(always)]

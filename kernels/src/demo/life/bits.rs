@@ -1,7 +1,7 @@
 //! One bit per cell: 32 cells per thread ([`bit32_word`]), and 64 cells per lane with a pipeline
 //! of generations in registers ([`bit64_strip`]).
 
-use super::{row_sum, rule_sliced, wrap};
+use super::{row_sum, rule_sliced, wrap, BIT64_OUT_LANES};
 use crate::arch::{lane_id, shfl_down, shfl_up};
 
 /// One bit per cell, one 32-bit word (32 cells) per thread, one generation: the nine words of
@@ -27,10 +27,6 @@ pub unsafe fn bit32_word(src: *const u32, dst: *mut u32, words_per_row: u32, hei
     }
     *dst.add(y as usize * wpr + wx as usize) = rule_sliced(alive, sums[0], sums[1], sums[2]);
 }
-
-/// Words of output per warp in [`bit64_strip`]: lanes 1..=30. Lanes 0 and 31 hold the halo
-/// words, whose outer bits go stale by one cell per generation (fine for up to 64 generations).
-pub const BIT64_OUT_LANES: u32 = 30;
 
 /// One stage of the register pipeline of [`bit64_strip`]: the row sums of the two rows above
 /// the one being fed, and the cells of the previous row.

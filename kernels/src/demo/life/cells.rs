@@ -1,6 +1,6 @@
 //! One cell per element (`u32` or `u8`, 0 dead / non-zero alive): the seed article's kernels.
 
-use super::{rule, wrap};
+use super::{rule, wrap, MULTI_CELLS, TILE};
 use crate::arch::lane_id;
 
 /// Brute force, as in the seed: counts the eight neighbours of `(x, y)` with the seed's modulo
@@ -67,9 +67,6 @@ pub unsafe fn sparse_cell(src: *const u32, dst: *mut u32, width: u32, height: u3
     }
 }
 
-/// Cells per thread of [`multi_cells`].
-pub const MULTI_CELLS: usize = 8;
-
 /// Several cells per thread: the [`MULTI_CELLS`] cells `x0 ..` of row `y`, with the
 /// `3 × (MULTI_CELLS + 2)` neighbourhood loaded once into registers (each load serves up to
 /// three cells instead of one).
@@ -107,8 +104,6 @@ pub unsafe fn multi_cells(src: *const u32, dst: *mut u32, width: u32, height: u3
     }
 }
 
-/// Side of the square thread block of [`tiled_cells`].
-pub const TILE: u32 = 16;
 /// Shared-memory words of [`tiled_cells`]: the tile plus a one-cell halo.
 pub const TILE_SHARED: usize = ((TILE + 2) * (TILE + 2)) as usize;
 

@@ -10,14 +10,14 @@
 //!   `x % 32` of word `x / 32`). [`rule_sliced`] applies the rule to 32 cells at once with a
 //!   bit-sliced adder: ptxas fuses its and/or/xor trees into `LOP3` instructions.
 //!
-//! Every neighbour index wraps around the board (a torus), for any width and height ≥ 1.
+//! Every neighbour index wraps around the board (a torus), for any width and height ≥ 1. The rule
+//! functions and the launch shapes are `warpwork_abi::life`'s (unit-tested on the CPU there).
 
 mod bits;
 mod cells;
 mod population;
-mod rule;
 
 pub use bits::*;
 pub use cells::*;
 pub use population::*;
-pub use rule::*;
+pub use warpwork_abi::life::{add3, row_sum, rule, rule_sliced, wrap, BIT64_OUT_LANES, MULTI_CELLS, TILE};

@@ -3,7 +3,7 @@
 //! launch a `(tiles_x, tiles_y)` grid of 64-thread blocks. `lighting_raw_*`: the same walks with
 //! the seed's body (sum the light records), where the walk is all the cost.
 
-use crate::demo::lighting::{shade_tile, Light, Shading, Walk};
+use crate::demo::lighting::{shade_tile, Light, Shading, TileLights, Walk};
 use crate::static_shared;
 
 macro_rules! lighting_kernel {
@@ -12,14 +12,14 @@ macro_rules! lighting_kernel {
         pub unsafe extern "ptx-kernel" fn $name(
             lights: *const Light,
             n_lights: u32,
-            tiles: *const [u32; 2],
+            tiles: *const TileLights,
             tiles_x: u32,
             width: u32,
             height: u32,
             out: *mut [f32; 4],
         ) {
             let slots = if $walk == Walk::Staged {
-                static_shared!($name: [crate::demo::lighting::Light; 64])
+                static_shared!($name: [warpwork_abi::lighting::Light; warpwork_abi::lighting::THREADS as usize])
             } else {
                 core::ptr::null_mut()
             };

@@ -2,7 +2,7 @@
 //! `particles_{thread_wise,group_wise,grid_stride}(pos, vel, n, items_per_thread, dt, gx, gy, gz)`:
 //! launch `ceil(n / (items_per_thread · blockDim))` blocks (any grid for `grid_stride`).
 
-use crate::demo::particles::{update, Vec4};
+use crate::demo::particles::{update, Step, Vec4};
 use crate::device::partition::{grid_stride, group_wise, thread_wise};
 
 macro_rules! particles_kernel {
@@ -20,7 +20,7 @@ macro_rules! particles_kernel {
             gz: f32,
         ) {
             let ($n, $k) = ($n as usize, $k as usize);
-            update($indices, pos, vel, dt, [gx, gy, gz]);
+            update($indices, pos, vel, &Step { dt, gravity: [gx, gy, gz] });
         }
     };
 }

@@ -2,7 +2,7 @@
 //! its sum, so a poll is one load; a predecessor silent for [`FALLBACK_POLLS`] polls is summed by
 //! the waiting warp itself (the *decoupled fallback*).
 
-use super::{PUSH_TILES, TILE};
+use super::{FUSED_PUSH_TILES, FUSED_TILE};
 use crate::arch::{ballot, lane_id, load_relaxed_u64, load_v4_u32, nanosleep, sync_warp, vote_any, WARP_SIZE};
 use crate::device::expand::ExpandView;
 use crate::warp::warp_sum_saturated;
@@ -58,7 +58,7 @@ pub(super) unsafe fn look_back(v: &ExpandView, words: *const u64, pos: u32) -> (
                     while silent != 0 {
                         let l = silent.trailing_zeros();
                         silent &= silent - 1;
-                        let sum = block_sum_by_warp(v.counts, (end - (32 * q as i64 + l as i64)) as usize);
+                        let sum = block_sum_by_warp(v.counts(), (end - (32 * q as i64 + l as i64)) as usize);
                         if lane as u32 == l {
                             *x = LB_AGGREGATE | LB_FELL_BACK | sum;
                         }
@@ -104,9 +104,9 @@ unsafe fn block_sum_by_warp(counts: *const u32, j: usize) -> u64 {
     // A side effect, so that the compiler may not sink the call into the one lane that uses
     // its result (it shuffles across the warp).
     sync_warp();
-    let run = counts.add(j * PUSH_TILES * TILE) as *const [u32; 4];
+    let run = counts.add(j * FUSED_PUSH_TILES * FUSED_TILE as usize) as *const [u32; 4];
     let mut sum = 0u64;
-    for i in 0..PUSH_TILES * TILE / 4 / WARP_SIZE as usize {
+    for i in 0..FUSED_PUSH_TILES * FUSED_TILE as usize / 4 / WARP_SIZE as usize {
         let [a, b, c, d] = load_v4_u32(run.add(i * WARP_SIZE as usize + lane_id() as usize));
         sum += a as u64 + b as u64 + c as u64 + d as u64;
     }

@@ -1,23 +1,23 @@
 //! S2.5f `ScanFused`: S2.5 without its prefix array, and pass 2 balanced over output ranges.
 //!
 //! **Pass 1** ([`push_fused_tiles`]) sums every *tile* of `FUSED_ITEMS × FUSED_THREADS` counts
-//! (each block sums [`PUSH_TILES`] tiles), gets the sum of everything before its tiles from a
+//! (each block sums [`FUSED_PUSH_TILES`] tiles), gets the sum of everything before its tiles from a
 //! decoupled look-back over the blocks' published sums (one 64-bit word per block: status and
 //! value together, so a poll is one load), and cuts the output into *units*: the part of a
-//! tile's output range that falls in one aligned window of [`UNIT_ITEMS`] destination items.
+//! tile's output range that falls in one aligned window of [`FUSED_UNIT_ITEMS`] destination items.
 //! Per tile it stores `(first item, first unit)`; the last block adds the end record, the
 //! total, the unit count and the capacity flag. Pass 1 moves only the counts (which then sit
 //! in L2 for pass 2). Units are numbered without a scan of their own: tile `t`'s first unit is
-//! `first item / UNIT_ITEMS + t` (see [`plan::plan_record`]), which leaves an empty unit per tile
+//! `first item / FUSED_UNIT_ITEMS + t` (see [`warpwork_abi::expand::fused::fused_plan_record`]), which leaves an empty unit per tile
 //! that ends on a window boundary (or is empty), for pass 2 to skip.
 //!
 //! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
 //! that tile's counts into shared-memory *bounds* (exclusive prefixes) and produces the items of
 //! the claim's units in that tile at once; a scheduling warp claims and finds the next part while
-//! the others walk. Claims are *guided*: [`CLAIM_UNITS`] units while many remain, down to one at
+//! the others walk. Claims are *guided*: [`FUSED_CLAIM_UNITS`] units while many remain, down to one at
 //! the end. A tile with a huge source is shared by as many blocks as it has claims, and the grid's
-//! tail is one unit of `UNIT_ITEMS` items, not the heaviest tile, as when each block owned a
+//! tail is one unit of `FUSED_UNIT_ITEMS` items, not the heaviest tile, as when each block owned a
 //! tile. No look-back either: the scan across tiles is done once, in pass 1.
 //!
 //! The walk over a part: each walking warp takes a contiguous share in steps of [`STEP`] items.
@@ -41,30 +41,17 @@ pub use lookback::FALLBACK_POLLS;
 pub use plan::push_fused_tiles;
 pub use schedule::for_each_fused;
 
-use super::ExpandView;
 use crate::arch::{load_v4_u32, thread_idx_x, WARP_SIZE};
 use crate::block::BLOCK_SCAN_SCRATCH;
 
-/// Counts per thread in a tile.
-pub const FUSED_ITEMS: usize = 8;
-/// Destination items per unit window (a multiple of [`STEP`]): the grain of pass 2's tail.
-pub const UNIT_ITEMS: u32 = 2048;
-/// Most units per claim of pass 2: 8192 items, few enough claims (and tile scans) while much
-/// is left.
-pub const CLAIM_UNITS: u32 = 4;
-/// Threads of a pass-1 block, and the walking threads of a pass-2 block: a tile is
-/// `FUSED_ITEMS × FUSED_THREADS` counts.
-pub const FUSED_THREADS: u32 = 256;
-/// Threads of a pass-2 block: the walking warps plus one scheduling warp.
-pub const FUSED_PASS2_THREADS: u32 = FUSED_THREADS + WARP_SIZE;
-/// Sources per tile.
-const TILE: usize = FUSED_ITEMS * FUSED_THREADS as usize;
+pub use warpwork_abi::expand::fused::{
+    FUSED_CLAIM_UNITS, FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_THREADS, FUSED_TILE, FUSED_UNIT_ITEMS,
+};
+
 /// Warps of [`FUSED_THREADS`] threads: a pass-1 block, and the walking warps of a pass-2 block.
 const WARPS: u32 = FUSED_THREADS / WARP_SIZE;
-/// Tiles each block of [`push_fused_tiles`] sums.
-pub const PUSH_TILES: usize = 4;
 /// Shared `u64`s [`push_fused_tiles`] needs: each warp's part of each tile's sum.
-pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * PUSH_TILES;
+pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * FUSED_PUSH_TILES;
 /// The shared memory of [`for_each_fused`], as one struct: a user's kernel declares one shared
 /// allocation of it.
 #[repr(C, align(16))]
@@ -72,27 +59,22 @@ pub struct FusedShared {
     /// One step of marks per warp.
     marks: [u32; WARPS as usize * STEP as usize],
     /// The tile's exclusive prefixes, one per source, then its end.
-    bounds: [u32; TILE + 1],
+    bounds: [u32; FUSED_TILE as usize + 1],
     /// The block scan's scratch, then the next [`Part`] for the block.
     scratch: [u32; BLOCK_SCAN_SCRATCH + 3],
 }
 
-/// Destination items per warp step: four groups of 64, two per lane each.
+/// Destination items per warp step of the walk: four groups of 64, two per lane each
+/// ([`FUSED_UNIT_ITEMS`] is a multiple of it).
 pub const STEP: u32 = 4 * PAIRS;
 const PAIRS: u32 = 2 * WARP_SIZE;
-
-/// Tiles of `v`'s counts.
-#[inline(always)]
-fn tile_count(v: &ExpandView) -> u32 {
-    v.p1.div_ceil(TILE as u32)
-}
 
 /// This thread's run of `counts` (`p1` of them) in tile `tile`, zero past `p1` (and for the
 /// threads past [`FUSED_THREADS`]).
 #[inline(always)]
 unsafe fn load_run(counts: *const u32, p1: u32, tile: usize) -> [u32; FUSED_ITEMS] {
     let tid = thread_idx_x() as usize;
-    let first = tile * TILE + tid * FUSED_ITEMS;
+    let first = tile * FUSED_TILE as usize + tid * FUSED_ITEMS;
     let valid = if tid < FUSED_THREADS as usize { (p1 as usize).saturating_sub(first).min(FUSED_ITEMS) } else { 0 };
     if valid == FUSED_ITEMS {
         return load_full_run(counts, first);

@@ -3,7 +3,7 @@
 //! writes the end record and the control block.
 
 use super::lookback::{look_back, sat_add, wait_for_all, LAUNCH_PARITY, LB_AGGREGATE, LB_PREFIX};
-use super::{load_full_run, load_run, run_sum, tile_count, FUSED_ITEMS, PUSH_TILES, TILE, UNIT_ITEMS, WARPS};
+use super::{load_full_run, load_run, run_sum, FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS};
 use crate::arch::{
     block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, load_relaxed_u64, shfl_idx_any, store_relaxed_u64,
     sync_threads, thread_idx_x, warp_id, WARP_SIZE,
@@ -11,8 +11,9 @@ use crate::arch::{
 use crate::device::expand::ExpandView;
 use crate::warp::warp_inclusive_sum_u64;
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
+use warpwork_abi::expand::fused::{fused_plan_record, fused_tiles};
 
-/// Pass 1 of S2.5f: block `b` sums tiles `PUSH_TILES·b ..` of `v`'s counts, finds the sum of
+/// Pass 1 of S2.5f: block `b` sums tiles `FUSED_PUSH_TILES·b ..` of `v`'s counts, finds the sum of
 /// everything before them with a decoupled look-back over the blocks' published sums, and
 /// writes the plan records of its tiles (see the module docs); the last block also writes the
 /// end record and stores the exact total in `ctrl.total` and the unit count in `ctrl.units` (0
@@ -27,14 +28,14 @@ use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 ///
 /// # Safety
 /// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records and two look-back words
-/// per block (`v.scan_status`, as `u64`s) that, like the control block, were zeroed before the
+/// per block (`v.scan_status()`, as `u64`s) that, like the control block, were zeroed before the
 /// first pass 1 (every pass 1 leaves them ready for the next); `scratch` is
-/// [`super::FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the launch has `ceil(tiles / PUSH_TILES)` blocks
+/// [`super::FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the launch has `ceil(tiles / FUSED_PUSH_TILES)` blocks
 /// (`p1 > 0`) of [`super::FUSED_THREADS`] threads, and every thread calls this.
 #[inline(always)]
 pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
     // Read before the loads; needed after them.
-    let launch = if warp_id() == 0 { load_relaxed_u64(addr_of_mut!((*v.ctrl).packed)) } else { 0 };
+    let launch = if warp_id() == 0 { load_relaxed_u64(addr_of_mut!((*v.ctrl()).packed)) } else { 0 };
     sum_tiles(v, scratch, block_idx_x());
     sync_threads();
     // Pass 2 (when launched as a programmatic dependent) may start its blocks now; they wait
@@ -45,24 +46,28 @@ pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
     }
 }
 
-/// Sums the `PUSH_TILES` tiles of the block at position `pos` into `scratch[w·PUSH_TILES + k]`
-/// (warp `w`'s part of tile `k`). All loads first (`PUSH_TILES` runs in flight per thread), and
+/// Sums the `FUSED_PUSH_TILES` tiles of the block at position `pos` into `scratch[w·FUSED_PUSH_TILES + k]`
+/// (warp `w`'s part of tile `k`). All loads first (`FUSED_PUSH_TILES` runs in flight per thread), and
 /// a block inside `p1` loads without branches. Written out per tile (constant indices; a loop
 /// over the tiles put `sums` on the stack).
 #[inline(always)]
 unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
-    let first_tile = pos as usize * PUSH_TILES;
-    let inside = (first_tile + PUSH_TILES) * TILE <= v.p1 as usize;
-    let fast =
-        |k: usize| run_sum(load_full_run(v.counts, (first_tile + k) * TILE + thread_idx_x() as usize * FUSED_ITEMS));
-    let slow = |k: usize| run_sum(load_run(v.counts, v.p1, first_tile + k));
-    let sums: [u64; PUSH_TILES] =
+    let first_tile = pos as usize * FUSED_PUSH_TILES;
+    let inside = (first_tile + FUSED_PUSH_TILES) * FUSED_TILE as usize <= v.p1 as usize;
+    let fast = |k: usize| {
+        run_sum(load_full_run(
+            v.counts(),
+            (first_tile + k) * FUSED_TILE as usize + thread_idx_x() as usize * FUSED_ITEMS,
+        ))
+    };
+    let slow = |k: usize| run_sum(load_run(v.counts(), v.p1, first_tile + k));
+    let sums: [u64; FUSED_PUSH_TILES] =
         if inside { [fast(0), fast(1), fast(2), fast(3)] } else { [slow(0), slow(1), slow(2), slow(3)] };
     let w = warp_id() as usize;
     for (k, &s) in sums.iter().enumerate() {
         let s = warp_inclusive_sum_u64(s);
         if lane_id() == WARP_SIZE - 1 {
-            write_volatile(scratch.add(w * PUSH_TILES + k), s);
+            write_volatile(scratch.add(w * FUSED_PUSH_TILES + k), s);
         }
     }
 }
@@ -75,18 +80,18 @@ unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
 unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
     let lane = lane_id();
     let (pos, grid) = (block_idx_x(), grid_dim_x());
-    let tiles = tile_count(v);
+    let tiles = fused_tiles(v.p1);
     let parity = (launch >> 63) as usize;
-    let words = v.scan_status as *mut u64;
-    // Lane `k < PUSH_TILES`: tile `k`'s sum, and the block's sums through it.
+    let words = v.scan_status() as *mut u64;
+    // Lane `k < FUSED_PUSH_TILES`: tile `k`'s sum, and the block's sums through it.
     let k = lane as usize;
-    let tile_sum = if k < PUSH_TILES {
-        (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * PUSH_TILES + k)))
+    let tile_sum = if k < FUSED_PUSH_TILES {
+        (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * FUSED_PUSH_TILES + k)))
     } else {
         0
     };
     let through = warp_inclusive_sum_u64(tile_sum);
-    let aggregate = shfl_idx_any(through, PUSH_TILES as u32 - 1);
+    let aggregate = shfl_idx_any(through, FUSED_PUSH_TILES as u32 - 1);
     let mine = words.add(2 * pos as usize + parity);
     let (before, fell_back) = if pos == 0 {
         (0, 0)
@@ -109,10 +114,10 @@ unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
         i += WARP_SIZE * grid;
     }
     let cap = v.capacity as u64;
-    let tile = pos * PUSH_TILES as u32 + lane;
-    if k < PUSH_TILES && tile < tiles {
+    let tile = pos * FUSED_PUSH_TILES as u32 + lane;
+    if k < FUSED_PUSH_TILES && tile < tiles {
         let first = sat_add(before, through - tile_sum);
-        write_volatile(v.records.add(tile as usize) as *mut u64, plan_record(first.min(cap), tile as usize));
+        write_volatile(v.records().add(tile as usize) as *mut u64, fused_plan_record(first.min(cap), tile));
     }
     if pos == grid - 1 {
         if fell_back != 0 {
@@ -122,25 +127,16 @@ unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
         }
         if lane == 0 {
             let over = after > cap;
-            let end = plan_record(after.min(cap), tiles as usize);
-            write_volatile(v.records.add(tiles as usize) as *mut u64, end);
-            store_relaxed_u64(addr_of_mut!((*v.ctrl).total), after);
-            write_volatile(addr_of_mut!((*v.ctrl).units), if over { 0 } else { (end >> 32) as u32 });
+            let end = fused_plan_record(after.min(cap), tiles);
+            write_volatile(v.records().add(tiles as usize) as *mut u64, end);
+            store_relaxed_u64(addr_of_mut!((*v.ctrl()).total), after);
+            write_volatile(addr_of_mut!((*v.ctrl()).units), if over { 0 } else { (end >> 32) as u32 });
             // Stored, not or-ed: the next pass 1 needs no memset of the control block.
-            write_volatile(addr_of_mut!((*v.ctrl).flags), if over { crate::device::expand::FLAG_CAPACITY } else { 0 });
-            store_relaxed_u64(addr_of_mut!((*v.ctrl).packed), (!launch & LAUNCH_PARITY) | (grid as u64) << 32);
+            write_volatile(
+                addr_of_mut!((*v.ctrl()).flags),
+                if over { crate::device::expand::FLAG_CAPACITY } else { 0 },
+            );
+            store_relaxed_u64(addr_of_mut!((*v.ctrl()).packed), (!launch & LAUNCH_PARITY) | (grid as u64) << 32);
         }
     }
-}
-
-/// The plan record `[first item, first unit]` of tile `t` starting at item `first_item`, as one
-/// 64-bit word (a `[u32; 2]` store would go through the stack). Tile `t`'s units are the windows
-/// `first_item / UNIT_ITEMS ..= end / UNIT_ITEMS`, numbered from `first_item / UNIT_ITEMS + t`:
-/// so unit `u` of tile `t` is window `u - t`, and the numbering needs no scan of its own. The
-/// last window holds none of the tile's items when the tile ends on a window boundary (or is
-/// empty); pass 2 skips that unit.
-#[inline(always)]
-pub(super) fn plan_record(first_item: u64, t: usize) -> u64 {
-    let first_unit = (first_item / UNIT_ITEMS as u64) as u32 + t as u32;
-    (first_unit as u64) << 32 | first_item
 }

@@ -3,7 +3,7 @@
 //! ([`super::walk`]).
 
 use super::walk::{scan_part, walk};
-use super::{tile_count, FusedShared, CLAIM_UNITS, WARPS};
+use super::{FusedShared, FUSED_CLAIM_UNITS, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_u32, shfl_idx, sync_threads,
     thread_idx_x, warp_id,
@@ -12,6 +12,7 @@ use crate::block::BLOCK_SCAN_SCRATCH;
 use crate::device::expand::ExpandView;
 use crate::warp::warp_last_holding;
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
+use warpwork_abi::expand::fused::fused_tiles;
 
 /// Pass 2 of S2.5f: calls `f` for every destination item planned by pass 1, as calls `f(dst,
 /// [src; 2], [local; 2], count)`: items `dst .. dst + count` (`count` is 1 or 2; when 2, `dst` is
@@ -36,14 +37,14 @@ pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl
     // Launched as pass 1's programmatic dependent, this block may be running before the plan is
     // done.
     grid_dependency_wait();
-    let ctrl = v.ctrl;
+    let ctrl = v.ctrl();
     let units = read_volatile(addr_of_mut!((*ctrl).units));
     let slot = addr_of_mut!((*smem).scratch[BLOCK_SCAN_SCRATCH]);
     let scheduler = warp_id() == WARPS;
-    // Block `b`'s first claim is units `b·CLAIM_UNITS ..` (no atomic on the way to the first
+    // Block `b`'s first claim is units `b·FUSED_CLAIM_UNITS ..` (no atomic on the way to the first
     // stores); the atomic claims count on from the grid's.
-    let first = block_idx_x() * CLAIM_UNITS;
-    let mut claim = first..first + CLAIM_UNITS;
+    let first = block_idx_x() * FUSED_CLAIM_UNITS;
+    let mut claim = first..first + FUSED_CLAIM_UNITS;
     if scheduler {
         schedule(v, slot, &mut claim, units);
     }
@@ -97,30 +98,30 @@ impl Part {
 
 /// The scheduling warp: writes to `slot` the next part of `claim` (the claim's units not yet
 /// handed out), claiming units first when it is used up; a part starting at or past `units`
-/// means none is left. Claims are guided (as OpenMP's `guided` schedule): `CLAIM_UNITS` units
-/// while more than `2·CLAIM_UNITS` per block remain, down to one unit at the end, so that the
+/// means none is left. Claims are guided (as OpenMP's `guided` schedule): `FUSED_CLAIM_UNITS` units
+/// while more than `2·FUSED_CLAIM_UNITS` per block remain, down to one unit at the end, so that the
 /// blocks finish within about one unit's time of each other.
 #[inline(always)]
 unsafe fn schedule(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<u32>, units: u32) {
     if claim.start >= claim.end {
         let grid = grid_dim_x();
         // What this block last saw left over: a guess at what the others have left.
-        let k = (units.saturating_sub(claim.end) / (2 * grid)).clamp(1, CLAIM_UNITS);
+        let k = (units.saturating_sub(claim.end) / (2 * grid)).clamp(1, FUSED_CLAIM_UNITS);
         let mut u = 0;
         if lane_id() == 0 {
-            u = atomic_add_u32(addr_of_mut!((*v.ctrl).counter), k);
+            u = atomic_add_u32(addr_of_mut!((*v.ctrl()).counter), k);
         }
-        let u = (grid * CLAIM_UNITS).saturating_add(shfl_idx(u, 0));
+        let u = (grid * FUSED_CLAIM_UNITS).saturating_add(shfl_idx(u, 0));
         *claim = u..u.saturating_add(k);
     }
     // Searched whether or not the claim holds units (the search stays inside the records), so
     // that the first part need not wait for `units`, which the first call has just begun to read.
-    let tiles = tile_count(v);
-    let t = find_tile(v.records, tiles, claim.start);
+    let tiles = fused_tiles(v.p1);
+    let t = find_tile(v.records(), tiles, claim.start);
     // The claim's units in tile `t` end where the next tile's begin (the end record holds
     // `units`, so a part never passes it). Without tiles (`p1 = 0`) there are no units, and no
     // record to read.
-    let end = if t < tiles { claim.end.min(load_record(v.records, t + 1)[1]) } else { claim.start };
+    let end = if t < tiles { claim.end.min(load_record(v.records(), t + 1)[1]) } else { claim.start };
     let part = Part { start: claim.start, end, tile: t };
     claim.start = end;
     if lane_id() == 0 {

@@ -3,7 +3,7 @@
 //! searching per item (see the module docs of [`super`]).
 
 use super::schedule::{load_record, Part};
-use super::{load_run, FusedShared, FUSED_ITEMS, FUSED_THREADS, PAIRS, STEP, TILE, UNIT_ITEMS, WARPS};
+use super::{load_run, FusedShared, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
 use crate::arch::{
     ballot, lane_id, lanemask_lt, load_shared, shfl_idx, store_shared_v4, sync_threads, sync_warp, thread_idx_x,
     warp_id, WARP_SIZE,
@@ -12,6 +12,7 @@ use crate::block::block_exclusive_sum;
 use crate::device::expand::ExpandView;
 use crate::warp::warp_last_holding;
 use core::ptr::{addr_of_mut, write_volatile};
+use warpwork_abi::expand::fused::fused_part_items;
 
 /// A part ready to walk: its items `begin..stop` of the tile whose bounds are in shared memory
 /// (none when `begin >= stop`), the tile's first source and its real sources.
@@ -28,13 +29,13 @@ pub(super) struct Span {
 #[inline(always)]
 pub(super) unsafe fn scan_part(v: &ExpandView, smem: *mut FusedShared, part: Part) -> Span {
     let t = part.tile;
-    let tile_begin = load_record(v.records, t)[0];
-    let tile_end = load_record(v.records, t + 1)[0];
-    let first_src = t * TILE as u32;
-    // Bounds: the tile's exclusive prefixes, then its end at `bounds[TILE]`. Past `p1` the
+    let tile_begin = load_record(v.records(), t)[0];
+    let tile_end = load_record(v.records(), t + 1)[0];
+    let first_src = t * FUSED_TILE;
+    // Bounds: the tile's exclusive prefixes, then its end at `bounds[FUSED_TILE]`. Past `p1` the
     // counts are zero, so the padding bounds all hold the end too.
     let tid = thread_idx_x() as usize;
-    let c = load_run(v.counts, v.p1, t as usize);
+    let c = load_run(v.counts(), v.p1, t as usize);
     let bounds = addr_of_mut!((*smem).bounds) as *mut u32;
     let (excl, _) =
         block_exclusive_sum(addr_of_mut!((*smem).scratch) as *mut u32, c.iter().fold(0u32, |a, &x| a.wrapping_add(x)));
@@ -50,18 +51,12 @@ pub(super) unsafe fn scan_part(v: &ExpandView, smem: *mut FusedShared, part: Par
             store_shared_v4(mine.add(q), four);
         }
     } else if tid == FUSED_THREADS as usize {
-        write_volatile(bounds.add(TILE), tile_end);
+        write_volatile(bounds.add(FUSED_TILE as usize), tile_end);
     }
     sync_threads();
-    // The tile's items in the `UNIT_ITEMS` windows of its units: unit `u` of tile `t` is
-    // window `u - t` (see `plan_record`).
-    let (first, last) = (part.start - t, part.end - 1 - t);
-    Span {
-        first_src,
-        sources: (v.p1 - first_src).min(TILE as u32),
-        begin: tile_begin.max(first.saturating_mul(UNIT_ITEMS)),
-        stop: tile_end.min(last.saturating_mul(UNIT_ITEMS).saturating_add(UNIT_ITEMS)),
-    }
+    // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
+    let (begin, stop) = fused_part_items(t, part.start, part.end, tile_begin, tile_end);
+    Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
 }
 
 /// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared

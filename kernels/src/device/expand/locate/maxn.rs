@@ -5,8 +5,7 @@ use crate::block::block_append;
 use crate::device::expand::{ExpandView, FLAG_CAPACITY, FLAG_MAX_N};
 use core::ptr::addr_of_mut;
 
-/// Slots of S0 each thread tests per step of [`maxn_materialize`].
-pub const MAXN_ITEMS: u32 = 4;
+pub use warpwork_abi::expand::MAXN_ITEMS;
 
 /// S0 `MaxN` with a materialized output: the grid covers `p1 · max_n` slots (persistent,
 /// block-strided); slot `s` is `(s / max_n, s % max_n)` and is kept where the local index is below
@@ -24,18 +23,18 @@ pub unsafe fn maxn_materialize(v: &ExpandView, scratch: *mut u32, out: *mut [u32
     let per_block = threads * MAXN_ITEMS as u64;
     let grid = crate::arch::grid_dim_x() as u64;
     let mut block_base = crate::arch::block_idx_x() as u64 * per_block;
-    let ctrl = v.ctrl;
+    let ctrl = v.ctrl();
     while block_base < slots {
-        let mut keep = [false; MAXN_ITEMS as usize];
-        let mut pair = [[0u32; 2]; MAXN_ITEMS as usize];
-        let mut masks = [0u32; MAXN_ITEMS as usize];
+        let mut keep = [false; MAXN_ITEMS];
+        let mut pair = [[0u32; 2]; MAXN_ITEMS];
+        let mut masks = [0u32; MAXN_ITEMS];
         let mut warp_count = 0;
-        for k in 0..MAXN_ITEMS as usize {
+        for k in 0..MAXN_ITEMS {
             let s = block_base + k as u64 * threads + thread_idx_x() as u64;
             if s < slots {
                 let src = (s / v.max_n as u64) as u32;
                 let local = (s % v.max_n as u64) as u32;
-                let n = load_nc_u32(v.counts.add(src as usize));
+                let n = load_nc_u32(v.counts().add(src as usize));
                 keep[k] = local < n;
                 pair[k] = [src, local];
                 if local == v.max_n - 1 && n > v.max_n {
@@ -47,7 +46,7 @@ pub unsafe fn maxn_materialize(v: &ExpandView, scratch: *mut u32, out: *mut [u32
         }
         let mut slot = block_append(scratch, addr_of_mut!((*ctrl).counter), warp_count);
         let below = lanemask_lt();
-        for k in 0..MAXN_ITEMS as usize {
+        for k in 0..MAXN_ITEMS {
             let at = slot as u64 + popc(masks[k] & below) as u64;
             if keep[k] {
                 if at < v.capacity as u64 {

@@ -22,9 +22,7 @@ pub use search::*;
 
 use super::{dst_count, strategy, ExpandView};
 use crate::arch::{global_thread_idx, grid_threads, load_nc_u32, store_v4_u32_streaming, WARP_SIZE};
-
-/// Destination items a warp handles per step (two per lane).
-pub const STEP: u32 = 2 * WARP_SIZE;
+pub use warpwork_abi::expand::PASS2_STEP;
 
 /// This warp's index and the number of warps in the grid.
 #[inline(always)]
@@ -73,7 +71,7 @@ pub unsafe fn for_each(v: &ExpandView, mut f: impl FnMut(u32, u32)) {
             while s < slots {
                 let src = (s / v.max_n as u64) as u32;
                 let local = (s % v.max_n as u64) as u32;
-                if local < load_nc_u32(v.counts.add(src as usize)) {
+                if local < load_nc_u32(v.counts().add(src as usize)) {
                     f(src, local);
                 }
                 s += grid_threads();
@@ -81,11 +79,11 @@ pub unsafe fn for_each(v: &ExpandView, mut f: impl FnMut(u32, u32)) {
         }
         strategy::APPEND_PER_ITEM => append_driver(v, each),
         strategy::LINEAR_SEARCH => linear_driver(v, each),
-        strategy::SCAN_BINARY_SEARCH => search_driver(v.offsets, v.p1, dst_count(v), each),
-        strategy::PACKED_CAS | strategy::PACKED_ADD => {
-            let records = ((*v.ctrl).packed >> 32) as u32;
-            let srcs = v.srcs;
-            search_driver(v.offsets, records.min(v.p1), dst_count(v), |t, rec, local, valid| {
+        strategy::SCAN_BINARY_SEARCH => search_driver(v.offsets(), v.p1, dst_count(v), each),
+        strategy::PACKED_ATOMIC_CAS | strategy::PACKED_ATOMIC_ADD => {
+            let records = (*v.ctrl()).packed_records();
+            let srcs = v.srcs();
+            search_driver(v.offsets(), records.min(v.p1), dst_count(v), |t, rec, local, valid| {
                 let mut src = [0u32; 2];
                 for k in 0..valid as usize {
                     src[k] = load_nc_u32(srcs.add(rec[k] as usize));

@@ -1,6 +1,6 @@
 //! S3: a destination item finds its power-of-two bucket, then its record by shifts.
 
-use super::{warps, STEP};
+use super::{warps, PASS2_STEP};
 use crate::arch::{lane_id, shfl_idx, WARP_SIZE};
 use crate::device::expand::{dst_count, ExpandView, BUCKETS};
 use crate::warp::{warp_inclusive_sum, warp_owner};
@@ -17,13 +17,13 @@ use crate::warp::{warp_inclusive_sum, warp_owner};
 pub unsafe fn po2_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
     let total = dst_count(v);
     let lane = lane_id();
-    let items = if total == 0 { 0 } else { (*v.ctrl).buckets[lane as usize] << lane };
+    let items = if total == 0 { 0 } else { (*v.ctrl()).buckets[lane as usize] << lane };
     let incl = warp_inclusive_sum(items);
     let e = incl - items;
     let e_top = shfl_idx(e, WARP_SIZE - 1);
     let bucket_base = v.bucket_base[lane as usize];
     let (warp, warps) = warps();
-    let mut base = warp as u64 * STEP as u64;
+    let mut base = warp as u64 * PASS2_STEP as u64;
     while base < total as u64 {
         let t0 = base as u32 + 2 * lane;
         let mut src = [0u32; 2];
@@ -38,12 +38,12 @@ pub unsafe fn po2_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u32; 
             let eb = shfl_idx(e, bucket);
             let bb = shfl_idx(bucket_base, bucket);
             if t < total {
-                (src[k], local[k]) = po2_item(v.records.add(bb as usize), bucket, t - eb);
+                (src[k], local[k]) = po2_item(v.records().add(bb as usize), bucket, t - eb);
             }
         }
         let valid = if t0 < total { (total - t0).min(2) } else { 0 };
         f(t0, src, local, valid);
-        base += warps as u64 * STEP as u64;
+        base += warps as u64 * PASS2_STEP as u64;
     }
 }
 
@@ -66,16 +66,16 @@ pub unsafe fn po2_bucket_driver(v: &ExpandView, b: u32, mut f: impl FnMut(u32, [
     if dst_count(v) == 0 || b >= BUCKETS as u32 {
         return;
     }
-    let c = &*v.ctrl;
+    let c = &*v.ctrl();
     let mut eb = 0u32;
     for j in 0..b as usize {
         eb += c.buckets[j] << j;
     }
     let n = c.buckets[b as usize] << b;
-    let rec = v.records.add(v.bucket_base[b as usize] as usize);
+    let rec = v.records().add(v.bucket_base[b as usize] as usize);
     let lane = lane_id();
     let (warp, warps) = warps();
-    let mut base = warp as u64 * STEP as u64;
+    let mut base = warp as u64 * PASS2_STEP as u64;
     while base < n as u64 {
         let i0 = base as u32 + 2 * lane;
         let mut src = [0u32; 2];
@@ -88,6 +88,6 @@ pub unsafe fn po2_bucket_driver(v: &ExpandView, b: u32, mut f: impl FnMut(u32, [
         }
         let valid = if i0 < n { (n - i0).min(2) } else { 0 };
         f(eb + i0, src, local, valid);
-        base += warps as u64 * STEP as u64;
+        base += warps as u64 * PASS2_STEP as u64;
     }
 }

@@ -1,7 +1,7 @@
 //! S2.5 and S2.5+: a destination item finds its record in an exclusive prefix array by binary
 //! search, streamed 32 records at a time per warp.
 
-use super::{warps, STEP};
+use super::{warps, PASS2_STEP};
 use crate::arch::{lane_id, load_nc_u32, shfl_idx, WARP_SIZE};
 use crate::warp::warp_owner;
 
@@ -50,7 +50,7 @@ pub unsafe fn search_driver(
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
     let (warp, warps) = warps();
-    let chunk = ((total as u64).div_ceil(warps as u64).div_ceil(STEP as u64) * STEP as u64) as u32;
+    let chunk = ((total as u64).div_ceil(warps as u64).div_ceil(PASS2_STEP as u64) * PASS2_STEP as u64) as u32;
     let a = warp as u64 * chunk as u64;
     if a >= total as u64 {
         return;
@@ -82,9 +82,9 @@ pub unsafe fn search_driver(
         let t0 = base + 2 * lane;
         let valid = if t0 < b { (b - t0).min(2) } else { 0 };
         f(t0, rec, local, valid);
-        let last = (base + STEP).min(b) - 1 - base;
+        let last = (base + PASS2_STEP).min(b) - 1 - base;
         let r_last = if valid == 2 { rec[1] } else { rec[0] };
         cur = shfl_idx(r_last, last / 2);
-        base += STEP;
+        base += PASS2_STEP;
     }
 }

@@ -1,0 +1,98 @@
+//! Pass 2 with the strategy's own kernel, which materializes the `(src, local)` pairs: sizing
+//! its grid ([`Dispatch`]) and launching it as the strategy's table row says.
+
+use super::strategy::{Pass2Items, Pass2Launch};
+use super::workspace::CTRL_WORDS;
+use super::{Control, Dispatch, Expander};
+use crate::{error::ensure_input, DeviceBuffer, Gpu, Result};
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use std::ffi::c_void;
+use warpwork_abi::expand::fused::FUSED_CLAIM_UNITS;
+use warpwork_abi::expand::{dst_count, BUCKETS, MAXN_ITEMS, PASS2_STEP, THREADS};
+
+impl Expander {
+    /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
+    /// long). Asynchronous for [`Dispatch::Persistent`]. It may run again after the same pass 1
+    /// and writes the same pairs.
+    pub fn pass2(&mut self, gpu: &Gpu, out: &mut DeviceBuffer<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
+        ensure_input!(out.len() >= self.capacity, "an output of {} pairs for capacity {}", out.len(), self.capacity);
+        let facts = self.strategy.facts();
+        self.user_pass2.set(false);
+        if facts.pass2_counts_pairs && self.pass2_ran {
+            // This pass 2 counts the pairs it writes in the control block: start again from zero.
+            let counter = std::mem::offset_of!(Control, counter) / 4;
+            debug_assert!(counter < CTRL_WORDS);
+            gpu.zero_words(&mut self.state, counter..counter + 1)?;
+        }
+        self.pass2_ran = true;
+        let f = gpu.function(facts.pass2)?;
+        let grids = match dispatch {
+            Dispatch::Persistent => Grids { grid: self.pass2_blocks, per_bucket: None },
+            Dispatch::ReadBack => self.read_back_grids(gpu, facts.pass2_items)?,
+        };
+        let launch = |grid: u32, bucket: Option<u32>, out: &mut DeviceBuffer<[u32; 2]>| -> Result<()> {
+            let cfg =
+                LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (facts.pass2_threads, 1, 1), shared_mem_bytes: 0 };
+            if facts.pass2_launch == Pass2Launch::Dependent {
+                // Its blocks start while pass 1's blocks look back (both kernels say so).
+                let (view, _v) = self.view.raw().device_ptr(gpu.stream());
+                let (pairs, _o) = out.raw_mut().device_ptr_mut(gpu.stream());
+                let mut params = [&view as *const u64 as *mut c_void, &pairs as *const u64 as *mut c_void];
+                // SAFETY: `expand_pass2_fused(view, out)`; `out` holds `capacity` pairs; the
+                // kernel waits for pass 1 before reading the plan.
+                return unsafe { gpu.launch_dependent(&f, cfg, &mut params) };
+            }
+            let mut l = gpu.stream().launch_builder(&f);
+            l.arg(self.view.raw()).arg(out.raw_mut());
+            if let Some(b) = bucket.as_ref() {
+                l.arg(b);
+            }
+            // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs.
+            unsafe { l.launch(cfg)? };
+            Ok(())
+        };
+        if facts.pass2_launch != Pass2Launch::PerBucket {
+            return launch(grids.grid, None, out);
+        }
+        for b in 0..BUCKETS {
+            match grids.per_bucket {
+                None => launch(grids.grid, Some(b as u32), out)?,
+                Some(items) if items[b] != 0 => launch(self.blocks_for(items[b]), Some(b as u32), out)?,
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks of pass 2 for `items` destination items ([`PASS2_STEP`] per warp), at most the
+    /// persistent grid.
+    fn blocks_for(&self, items: u64) -> u32 {
+        let per_block = (THREADS / warpwork_abi::WARP_SIZE) as u64 * PASS2_STEP as u64;
+        (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks)
+    }
+
+    /// The grids of a [`Dispatch::ReadBack`] pass 2, from the control block read back.
+    fn read_back_grids(&self, gpu: &Gpu, items: Pass2Items) -> Result<Grids> {
+        let c = self.control(gpu)?;
+        let per_bucket = std::array::from_fn(|b| (c.buckets[b] as u64) << b);
+        let grid = match items {
+            Pass2Items::Slots => {
+                let slots = self.p1 as u64 * self.strategy.max_n().unwrap_or(0) as u64;
+                (slots.div_ceil(THREADS as u64 * MAXN_ITEMS as u64).max(1) as u32).min(self.pass2_blocks)
+            }
+            Pass2Items::Destinations => self.blocks_for(dst_count(&c, &self.host_view) as u64),
+            // One block per first claim at most (each claims units until none is left).
+            Pass2Items::Units => c.units.div_ceil(FUSED_CLAIM_UNITS).max(1).min(self.pass2_blocks),
+        };
+        Ok(Grids { grid, per_bucket: Some(per_bucket) })
+    }
+}
+
+/// The grid(s) of one pass 2.
+#[derive(Clone, Copy)]
+struct Grids {
+    /// Blocks of the launch (of every launch per bucket, without `per_bucket`).
+    grid: u32,
+    /// Read back: each bucket's destination items, which size its launch (and skip it when 0).
+    per_bucket: Option<[u64; BUCKETS]>,
+}
