@@ -271,6 +271,12 @@ mod tests {
     }
 
     #[test]
+    fn a_handle_can_be_shared_between_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Gpu>();
+    }
+
+    #[test]
     fn entry_names_are_read_from_ptx() {
         let ptx = ".version 6.0\n.visible .entry scan_x(\n\t.param .u64 a\n)\n.entry other (\n.func helper(";
         assert_eq!(entries(ptx), BTreeSet::from(["scan_x", "other"]));
