@@ -30,6 +30,8 @@ fn main() {
     for p in ["src", "Cargo.toml", "ptx"] {
         println!("cargo:rerun-if-changed={}", kernels.join(p).display());
     }
+    // The kernels' shared definitions (layouts, codes, constants) are part of their source.
+    println!("cargo:rerun-if-changed={}", manifest.join("abi").display());
     println!("cargo:rerun-if-env-changed=WARPWORK_PTX");
 
     let mode = env::var("WARPWORK_PTX").unwrap_or_else(|_| "auto".into());

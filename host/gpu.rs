@@ -10,6 +10,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStrea
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use warpwork_abi::kernels::ALL_KERNELS;
 
 /// warpwork's kernels for every GPU of compute capability 7.0 or newer.
 const PTX_SM70: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_70.ptx"));
@@ -145,10 +146,10 @@ impl Gpu {
         }
         let (ptx, ptx_arch) = if major >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
         let module = ctx.load_module(Ptx::from_src(ptx))?;
-        let mut functions = HashMap::new();
-        for name in entry_names(ptx) {
-            functions.insert(name, module.load_function(name)?);
-        }
+        let functions = ALL_KERNELS
+            .iter()
+            .map(|&name| Ok((name, module.load_function(name)?)))
+            .collect::<Result<HashMap<_, _>>>()?;
         let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
@@ -474,15 +475,6 @@ pub(crate) fn byte_len<T>(len: usize) -> Result<usize> {
         .ok_or_else(|| Error::InvalidInput(format!("a buffer of {len} elements overflows usize bytes")))
 }
 
-/// The `.entry` names of a PTX module, in order.
-pub(crate) fn entry_names(ptx: &str) -> impl Iterator<Item = &str> {
-    ptx.lines().filter_map(|l| {
-        let rest =
-            l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry "))?;
-        Some(rest.split(['(', ' ']).next().unwrap_or(rest))
-    })
-}
-
 /// [`Error::NoDriver`] unless `libcuda` can be loaded. cudarc loads the driver lazily and panics
 /// when it is missing; asking first turns that into an error.
 fn driver_present() -> Result<()> {
@@ -497,12 +489,43 @@ fn driver_present() -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
+
+    /// The kernels a PTX module defines: the names after `.entry`.
+    fn entries(ptx: &str) -> BTreeSet<&str> {
+        ptx.lines()
+            .filter_map(|l| {
+                l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry "))
+            })
+            .map(|rest| rest.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or(""))
+            .collect()
+    }
 
     #[test]
-    fn both_modules_export_the_same_kernels() {
-        let (a, b): (Vec<_>, Vec<_>) = (entry_names(PTX_SM70).collect(), entry_names(PTX_SM90).collect());
-        assert!(a.len() > 50, "{} entries", a.len());
-        assert_eq!(a, b);
-        assert!(a.contains(&"scan_exclusive_u32"));
+    fn both_modules_export_exactly_the_abi_kernel_list() {
+        let listed: BTreeSet<&str> = ALL_KERNELS.iter().copied().collect();
+        assert_eq!(listed.len(), ALL_KERNELS.len(), "a name is listed twice in warpwork_abi::kernels");
+        for (arch, ptx) in [("sm_70", PTX_SM70), ("sm_90", PTX_SM90)] {
+            let exported = entries(ptx);
+            let unlisted: Vec<_> = exported.difference(&listed).collect();
+            let missing: Vec<_> = listed.difference(&exported).collect();
+            assert!(
+                unlisted.is_empty(),
+                "{arch}: kernels missing from warpwork_abi::kernels::ALL_KERNELS: {unlisted:?}"
+            );
+            assert!(missing.is_empty(), "{arch}: listed in warpwork_abi::kernels but not in the PTX: {missing:?}");
+        }
+    }
+
+    #[test]
+    fn a_handle_can_be_shared_between_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Gpu>();
+    }
+
+    #[test]
+    fn entry_names_are_read_from_ptx() {
+        let ptx = ".version 6.0\n.visible .entry scan_x(\n\t.param .u64 a\n)\n.entry other (\n.func helper(";
+        assert_eq!(entries(ptx), BTreeSet::from(["scan_x", "other"]));
     }
 }

@@ -6,7 +6,7 @@
 //! Open a device with [`Gpu::new`], move data with [`Gpu::upload`] / [`Gpu::download`], and call
 //! the primitives on [`DeviceBuffer`]s:
 //!
-//! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
+//! * [`select`]: keep the items that pass a test (`select_flagged`, `select_if`) with warp ballot + popc.
 //! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, u32 and u64), single pass.
 //! * [`expand`]: work expansion (`expand`, `expand_with`, [`expand::Expander`]), every strategy.
 //! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
@@ -17,23 +17,27 @@
 //! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
 //! same contract, which the tests check the GPU against.
 
-pub mod access;
+mod demo;
 mod driver;
 mod error;
 pub mod expand;
 mod gpu;
 mod launch;
-pub mod life;
 pub mod memory;
 pub mod scan;
 pub mod select;
 pub mod timing;
 
 pub use cudarc;
+pub use demo::{access, life};
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu};
 pub use launch::KernelArgs;
 pub use memory::{DeviceRead, DeviceWrite, RawSlice, RawSliceMut};
+/// The layouts, codes, tuning constants and kernel names the kernels share with this library
+/// (the `warpwork-abi` crate), for your own launches of warpwork's kernels and your own kernels
+/// built on `warpwork-kernels`.
+pub use warpwork_abi as abi;
 
 /// The README's examples, compiled as doctests so they stay true to the API.
 #[cfg(doctest)]

@@ -9,15 +9,15 @@
 use crate::{error::ensure_input, DeviceRead, DeviceWrite, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
+use warpwork_abi::{kernels, scan};
 
-/// Threads per block of the scan kernels.
-pub const THREADS: u32 = 256;
+pub use warpwork_abi::scan::THREADS;
 
 /// Element types the scan is built for.
 pub trait ScanItem: Pod + DeviceRepr + sealed::Sealed {
-    /// Kernel-name suffix.
-    const SUFFIX: &'static str;
-    /// Elements per thread (`SCAN_ITEMS_*` in the kernels).
+    /// The scan kernel for this type.
+    const KERNEL: &'static str;
+    /// Elements per thread (`warpwork_abi::scan::ITEMS_*`).
     const ITEMS: u32;
 }
 mod sealed {
@@ -26,12 +26,12 @@ mod sealed {
 impl sealed::Sealed for u32 {}
 impl sealed::Sealed for u64 {}
 impl ScanItem for u32 {
-    const SUFFIX: &'static str = "u32";
-    const ITEMS: u32 = 16;
+    const KERNEL: &'static str = kernels::SCAN_EXCLUSIVE_U32;
+    const ITEMS: u32 = scan::ITEMS_U32 as u32;
 }
 impl ScanItem for u64 {
-    const SUFFIX: &'static str = "u64";
-    const ITEMS: u32 = 8;
+    const KERNEL: &'static str = kernels::SCAN_EXCLUSIVE_U64;
+    const ITEMS: u32 = scan::ITEMS_U64 as u32;
 }
 
 /// Tiles of a scan of `n` elements.
@@ -115,7 +115,7 @@ impl Gpu {
         // The status words and the tile counter start at zero; aggregates and inclusive
         // prefixes are written before being read.
         self.zero_words(scratch, 0..tiles + 1)?;
-        let f = self.function(&format!("scan_exclusive_{}", T::SUFFIX))?;
+        let f = self.function(T::KERNEL)?;
         let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         let mut l = self.kernel_args();
         let s = l.bind_mut(scratch)?;

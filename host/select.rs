@@ -1,4 +1,4 @@
-//! Stream compaction: keep the items whose flag is set or that pass a value test.
+//! Select: keep the items whose flag is set or that pass a value test.
 //!
 //! Three kernels share one body (`kernels/src/device/select.rs`) and differ only in how output
 //! slots are reserved, which is the point of the seed article:
@@ -22,17 +22,18 @@
 //! a warp-aggregated one: `VOTEU.ANY` → `FLO` (leader) → `POPC` → one `ATOMG.ADD` per warp and
 //! per loop step, then a shuffle of the base. So on these GPUs "per lane" really costs one atomic
 //! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
-//! block per tile for `Block`. See `docs/compaction.md`.
+//! block per tile for `Block`. See `docs/select.md`.
 
 use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, LaunchConfig};
+use warpwork_abi::kernels;
+use warpwork_abi::select::{op, ordered_items};
 
-/// Threads per block of the select kernels.
-pub const THREADS: u32 = 256;
-/// Items per thread (`SELECT_ITEMS` in the kernels).
-pub const ITEMS_PER_THREAD: u32 = 16;
-/// Items one block compacts.
+pub use warpwork_abi::select::THREADS;
+/// Items per thread of the unordered variants (`warpwork_abi::select::ITEMS_PER_THREAD`).
+pub const ITEMS_PER_THREAD: u32 = warpwork_abi::select::ITEMS_PER_THREAD as u32;
+/// Items one block of the unordered variants selects from.
 pub const TILE: u32 = THREADS * ITEMS_PER_THREAD;
 
 /// How output slots are reserved; see the [module docs](self).
@@ -62,23 +63,35 @@ impl Variant {
             Variant::Ordered => "ordered",
         }
     }
+
+    /// Position in [`Variant::ALL`] and in [`SelectItem::KERNELS`].
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// Element types the select kernels are built for.
 pub trait SelectItem: Pod + PartialOrd + Default + std::fmt::Debug + sealed::Sealed {
-    /// Kernel-name suffix.
-    const SUFFIX: &'static str;
+    /// The kernel of each [`Variant`] for this type, in the order of [`Variant::ALL`].
+    const KERNELS: [&'static str; 4];
 }
 mod sealed {
     pub trait Sealed {}
 }
 macro_rules! select_item {
-    ($($t:ty),*) => {$(
+    ($($t:ty: $lane:ident, $warp:ident, $block:ident, $ordered:ident;)*) => {$(
         impl sealed::Sealed for $t {}
-        impl SelectItem for $t { const SUFFIX: &'static str = stringify!($t); }
+        impl SelectItem for $t {
+            const KERNELS: [&'static str; 4] = [kernels::$lane, kernels::$warp, kernels::$block, kernels::$ordered];
+        }
     )*};
 }
-select_item!(u32, i32, u64, f32);
+select_item! {
+    u32: SELECT_LANE_U32, SELECT_WARP_U32, SELECT_BLOCK_U32, SELECT_ORDERED_U32;
+    i32: SELECT_LANE_I32, SELECT_WARP_I32, SELECT_BLOCK_I32, SELECT_ORDERED_I32;
+    u64: SELECT_LANE_U64, SELECT_WARP_U64, SELECT_BLOCK_U64, SELECT_ORDERED_U64;
+    f32: SELECT_LANE_F32, SELECT_WARP_F32, SELECT_BLOCK_F32, SELECT_ORDERED_F32;
+}
 
 /// A value test for [`Gpu::select_if`]. Comparisons are Rust's `PartialOrd` on both the GPU and
 /// the CPU reference: a NaN fails every test except `NonZero`, and `-0.0` counts as zero.
@@ -97,26 +110,22 @@ pub enum Predicate<T> {
 }
 
 impl<T: SelectItem> Predicate<T> {
-    /// Whether `v` passes: the CPU definition the kernels match.
+    /// Whether `v` passes: the very function the kernels evaluate
+    /// (`warpwork_abi::select::test`).
     pub fn test(&self, v: T) -> bool {
-        match *self {
-            Predicate::Less(a) => v < a,
-            Predicate::GreaterEqual(a) => v >= a,
-            Predicate::InRange(lo, hi) => lo <= v && v < hi,
-            Predicate::Equal(a) => v == a,
-            Predicate::NonZero => v != T::default(),
-        }
+        let (code, a, b) = self.abi();
+        warpwork_abi::select::test(code, v, a, b)
     }
 
-    /// (op code, a, b) as the kernels take them: see `kernels/src/device/select.rs`, `op`.
+    /// (op code, a, b) as the kernels take them (`warpwork_abi::select::op`).
     fn abi(&self) -> (u32, T, T) {
         let z = T::default();
         match *self {
-            Predicate::Less(a) => (1, a, z),
-            Predicate::GreaterEqual(a) => (2, a, z),
-            Predicate::InRange(lo, hi) => (3, lo, hi),
-            Predicate::Equal(a) => (4, a, z),
-            Predicate::NonZero => (5, z, z),
+            Predicate::Less(a) => (op::LESS, a, z),
+            Predicate::GreaterEqual(a) => (op::GREATER_EQUAL, a, z),
+            Predicate::InRange(lo, hi) => (op::IN_RANGE, lo, hi),
+            Predicate::Equal(a) => (op::EQUAL, a, z),
+            Predicate::NonZero => (op::NON_ZERO, z, z),
         }
     }
 }
@@ -166,7 +175,7 @@ pub fn state_words<T>(variant: Variant, n: usize) -> usize {
 
 /// Tiles of the ordered kernels for `n` items.
 fn ordered_tiles<T>(n: usize) -> usize {
-    n.div_ceil((THREADS * ordered_items::<T>()) as usize)
+    n.div_ceil(THREADS as usize * ordered_items(std::mem::size_of::<T>()))
 }
 
 impl Gpu {
@@ -258,7 +267,7 @@ impl Gpu {
         let words = state_words::<T>(variant, items.len());
         let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), state.len(), words)?;
         let (op, a, b) = match keep {
-            Keep::Flagged(_) => (0, T::default(), T::default()),
+            Keep::Flagged(_) => (op::FLAGGED, T::default(), T::default()),
             Keep::If(p) => p.abi(),
         };
         if n == 0 {
@@ -283,7 +292,8 @@ impl Gpu {
         l.value(&n).value(&op).value(&a).value(&b).write(out).value(&capacity).addr(counter);
         if ordered {
             let tiles = ordered_tiles::<T>(n as usize) as u64;
-            let (f, tile) = (self.function(&format!("select_ordered_{}", T::SUFFIX))?, THREADS * ordered_items::<T>());
+            let (f, tile) =
+                (self.function(T::KERNELS[variant.index()])?, THREADS * ordered_items(std::mem::size_of::<T>()) as u32);
             // status [tiles], tile counter, aggregate [tiles], inclusive [tiles], after the counter.
             let status = counter + 4;
             l.addr(status).addr(status + 4 * (tiles + 1)).addr(status + 4 * (2 * tiles + 1)).addr(status + 4 * tiles);
@@ -298,7 +308,7 @@ impl Gpu {
             // and the grid has one block per tile.
             return unsafe { l.launch(f, cfg) };
         }
-        let f = self.function(&format!("select_{}_{}", variant.name(), T::SUFFIX))?;
+        let f = self.function(T::KERNELS[variant.index()])?;
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: the arguments match `select_*` in `kernels/src/kernels/select.rs`; `items` and
         // `flags` hold `n` elements and `out` holds `capacity`.
@@ -318,11 +328,6 @@ impl Gpu {
         }
         Ok(count)
     }
-}
-
-/// Items per thread of the ordered kernels (`ORDERED_ITEMS_*` there): 64 bytes of items.
-fn ordered_items<T>() -> u32 {
-    (64 / std::mem::size_of::<T>()) as u32
 }
 
 /// Checks a select call's lengths; returns `(n, capacity)` as the kernels take them.
@@ -373,12 +378,21 @@ mod tests {
     }
 
     #[test]
-    fn abi_codes_match_the_kernels() {
-        // kernels/src/device/select.rs, `op`: FLAGGED 0, LESS 1, GREATER_EQUAL 2, IN_RANGE 3, EQUAL 4, NON_ZERO 5.
-        assert_eq!(Predicate::Less(1u32).abi().0, 1);
-        assert_eq!(Predicate::GreaterEqual(1u32).abi().0, 2);
-        assert_eq!(Predicate::InRange(1u32, 2).abi(), (3, 1, 2));
-        assert_eq!(Predicate::Equal(1u32).abi().0, 4);
-        assert_eq!(Predicate::<u32>::NonZero.abi().0, 5);
+    fn predicates_pass_their_operands_to_the_kernels() {
+        assert_eq!(Predicate::Less(1u32).abi(), (op::LESS, 1, 0));
+        assert_eq!(Predicate::GreaterEqual(-1i32).abi(), (op::GREATER_EQUAL, -1, 0));
+        assert_eq!(Predicate::InRange(1u64, 2).abi(), (op::IN_RANGE, 1, 2));
+        assert_eq!(Predicate::Equal(1.5f32).abi(), (op::EQUAL, 1.5, 0.0));
+        assert_eq!(Predicate::<u32>::NonZero.abi().0, op::NON_ZERO);
+    }
+
+    #[test]
+    fn each_variant_has_its_kernel() {
+        for v in Variant::ALL {
+            assert_eq!(Variant::ALL[v.index()], v);
+            for name in [<u32 as SelectItem>::KERNELS[v.index()], <f32 as SelectItem>::KERNELS[v.index()]] {
+                assert!(name.starts_with(&format!("select_{}_", v.name())), "{v:?}: {name}");
+            }
+        }
     }
 }

@@ -62,7 +62,7 @@ impl Gpu {
             write_volatile(flag, 0);
             write_volatile(flag.add(1), 0);
         }
-        let hold = self.function("hold_stream")?;
+        let hold = self.function(warpwork_abi::kernels::HOLD_STREAM)?;
         let mut l = self.kernel_args();
         let flag_addr = flag as u64;
         l.value(&flag_addr).value(&HOLD_TIMEOUT_NS);

@@ -4,18 +4,11 @@
 //! Set `WARPWORK_SMALL=1` to skip the largest inputs (for runs under compute-sanitizer).
 
 use warpwork::access::{tile_grid, Light, LightingKernel, Partition, Shading, Step, TileLights};
+mod common;
+
+use common::{gpu, is_poisoned, poisoned, small};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{lighting, particles};
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("GPU")
-}
-
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
-
-const POISON: u8 = 0xAB;
 
 /// `got` is within `rel · |want| + abs` of `want`, element by element (NaN never is).
 fn assert_close(got: &[[f32; 4]], want: &[[f32; 4]], rel: f32, abs: f32, what: &str) {
@@ -36,7 +29,7 @@ fn check_lighting(gpu: &Gpu, width: u32, height: u32, lights: &[Light], tiles: &
     for shading in [Shading::Point, Shading::Raw] {
         let want = lighting::shade_with(width, height, lights, tiles, shading);
         for kernel in LightingKernel::ALL {
-            let mut out = gpu.filled::<[f32; 4]>(want.len(), POISON).unwrap();
+            let mut out = poisoned::<[f32; 4]>(gpu, want.len());
             gpu.shade_tiles_into(width, height, &d_lights, &d_tiles, shading, kernel, &mut out).unwrap();
             let got = gpu.download(&out).unwrap();
             // Point terms are non-negative, so the sum bounds them; the per-light term allows for
@@ -174,10 +167,10 @@ fn particles_leave_other_buffers_alone() {
     for partition in Partition::ALL {
         let mut d_pos = gpu.upload(&pos).unwrap();
         let mut d_vel = gpu.upload(&vel).unwrap();
-        let guard = gpu.filled::<[f32; 4]>(1000, POISON).unwrap();
+        let guard = poisoned::<[f32; 4]>(&gpu, 1000);
         gpu.update_particles(&mut d_pos, &mut d_vel, STEP, partition, 7).unwrap();
         let g = gpu.download(&guard).unwrap();
-        assert!(bytemuck::cast_slice::<[f32; 4], u8>(&g).iter().all(|&b| b == POISON), "{}", partition.name());
+        assert!(is_poisoned(&g), "{}", partition.name());
     }
 }
 

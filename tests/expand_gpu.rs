@@ -4,19 +4,13 @@
 //! Canonical strategies are compared element by element, the others after sorting.
 //! `WARPWORK_SMALL=1` (under compute-sanitizer) skips P1 = 2^22 and N = 2^24.
 
+mod common;
+
+use common::{gpu, is_poisoned, poisoned, small};
+use warpwork::abi::kernels::EXPAND_FOR_EACH_HISTOGRAM;
 use warpwork::expand::{Dispatch, Strategy};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{expand as cpu, inputs};
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("GPU")
-}
-
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
-
-const POISON: [u32; 2] = [0xABAB_ABAB; 2];
 
 /// Checks `pairs` (sorted into canonical order first unless `canonical`) against `counts`,
 /// without materializing the reference: source by source, locals ascending.
@@ -75,13 +69,13 @@ fn run_and_check(gpu: &Gpu, counts: &[u32], strategy: Strategy, dispatch: Dispat
     let slack = 5;
     let d = gpu.upload(counts).unwrap();
     let mut e = gpu.expander(strategy, counts.len(), total + slack).unwrap();
-    let mut out = gpu.filled::<[u32; 2]>(total + slack, 0xAB).unwrap();
+    let mut out = poisoned::<[u32; 2]>(gpu, total + slack);
     let mut planned = e.pass1(gpu, &d).unwrap();
     planned.pass2(gpu, &mut out, dispatch).unwrap();
     let count = planned.count(gpu).unwrap_or_else(|err| panic!("{what}: {err}"));
     assert_eq!(count, total, "{what}: count");
     let got = gpu.download(&out).unwrap();
-    assert!(got[total..].iter().all(|&p| p == POISON), "{what}: wrote past the count");
+    assert!(is_poisoned(&got[total..]), "{what}: wrote past the count");
     check_pairs(counts, &got[..total], strategy.is_canonical(), what);
 }
 
@@ -122,11 +116,11 @@ fn pass2_runs_again_after_one_pass1() {
                 let mut planned = e.pass1(&gpu, &d).unwrap();
                 for dispatch in [Dispatch::Persistent, Dispatch::ReadBack, Dispatch::Persistent] {
                     let what = format!("{} P1={p1} N={dist} {dispatch:?} again", s.name());
-                    let mut out = gpu.filled::<[u32; 2]>(total + 5, 0xAB).unwrap();
+                    let mut out = poisoned::<[u32; 2]>(&gpu, total + 5);
                     planned.pass2(&gpu, &mut out, dispatch).unwrap();
                     assert_eq!(planned.count(&gpu).unwrap(), total, "{what}: count");
                     let got = gpu.download(&out).unwrap();
-                    assert!(got[total..].iter().all(|&p| p == POISON), "{what}: wrote past the count");
+                    assert!(is_poisoned(&got[total..]), "{what}: wrote past the count");
                     check_pairs(&counts, &got[..total], s.is_canonical(), &what);
                 }
             }
@@ -150,7 +144,7 @@ fn a_reused_expander_with_exact_capacity_matches_cpu() {
             let d = gpu.upload(&counts).unwrap();
             for s in strategies(p1, &counts) {
                 let mut e = gpu.expander(s, p1, total).unwrap();
-                let mut out = gpu.filled::<[u32; 2]>(total.max(1), 0xAB).unwrap();
+                let mut out = poisoned::<[u32; 2]>(&gpu, total.max(1));
                 for run in 0..3 {
                     let what = format!("{} P1={p1} N={dist} run {run}", s.name());
                     let mut planned = e.pass1(&gpu, &d).unwrap();
@@ -219,7 +213,7 @@ fn capacity_overflow_is_an_error_and_writes_nothing_out_of_bounds() {
         for capacity in [0, 1, total / 2, total - 1] {
             let mut e = gpu.expander(s, counts.len(), capacity).unwrap();
             // The buffer is longer than the capacity: the rest must stay poisoned.
-            let mut out = gpu.filled::<[u32; 2]>(capacity + 4096, 0xAB).unwrap();
+            let mut out = poisoned::<[u32; 2]>(&gpu, capacity + 4096);
             let mut planned = e.pass1(&gpu, &d).unwrap();
             planned.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
             let r = planned.count(&gpu);
@@ -229,7 +223,7 @@ fn capacity_overflow_is_an_error_and_writes_nothing_out_of_bounds() {
                 s.name()
             );
             let got = gpu.download(&out).unwrap();
-            assert!(got[capacity..].iter().all(|&p| p == POISON), "{} wrote past capacity {capacity}", s.name());
+            assert!(is_poisoned(&got[capacity..]), "{} wrote past capacity {capacity}", s.name());
             // The expander is reusable after an overflow: pass 1 resets the control block.
             let fits = vec![1u32; capacity.min(1000)];
             let df = gpu.upload(&fits).unwrap();
@@ -255,13 +249,13 @@ fn sum_overflowing_32_bits_is_an_error() {
     let d = gpu.upload(&counts).unwrap();
     for s in Strategy::UNBOUNDED {
         let mut e = gpu.expander(s, counts.len(), 2000).unwrap();
-        let mut out = gpu.filled::<[u32; 2]>(2000 + 64, 0xAB).unwrap();
+        let mut out = poisoned::<[u32; 2]>(&gpu, 2000 + 64);
         let mut planned = e.pass1(&gpu, &d).unwrap();
         planned.pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
         let r = planned.count(&gpu);
         assert!(matches!(r, Err(Error::CapacityExceeded { .. })), "{}: {r:?}", s.name());
         let got = gpu.download(&out).unwrap();
-        assert!(got[2000..].iter().all(|&p| p == POISON), "{} wrote out of bounds", s.name());
+        assert!(is_poisoned(&got[2000..]), "{} wrote out of bounds", s.name());
     }
     assert!(matches!(gpu.expander(Strategy::Po2Buckets, 10, 1 << 33), Err(Error::CapacityExceeded { .. })));
 }
@@ -276,7 +270,7 @@ fn user_pass2_kernel_sees_every_item_once() {
         v[500] = 1 << 20;
         v
     });
-    let f = gpu.function("expand_for_each_histogram").unwrap();
+    let f = gpu.function(EXPAND_FOR_EACH_HISTOGRAM).unwrap();
     for counts in cases {
         let total = cpu::total(&counts) as usize;
         let d = gpu.upload(&counts).unwrap();
@@ -322,7 +316,7 @@ fn user_pass2_kernel_sees_every_item_once() {
 fn scan_fused_refuses_a_user_pass2_kernel() {
     let gpu = gpu();
     let d = gpu.upload(&[3u32, 0, 5]).unwrap();
-    let f = gpu.function("expand_for_each_histogram").unwrap();
+    let f = gpu.function(EXPAND_FOR_EACH_HISTOGRAM).unwrap();
     let mut hits = gpu.zeros::<u32>(3).unwrap();
     let mut sums = gpu.zeros::<u64>(3).unwrap();
     let mut e = gpu.expander(Strategy::ScanFused, 3, 8).unwrap();

@@ -3,16 +3,10 @@
 //! `WARPWORK_SMALL=1` shrinks boards and generation counts (for compute-sanitizer runs).
 
 use warpwork::life::{pattern, BitGrid, Kernel, Layout, Life};
-use warpwork::Gpu;
+mod common;
+
+use common::{gpu, small};
 use warpwork_cpu_reference::life as cpu;
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("GPU")
-}
-
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
 
 /// Board sizes a kernel accepts, odd ones included (not multiples of the block or warp).
 fn sizes(kernel: Kernel) -> Vec<(usize, usize)> {

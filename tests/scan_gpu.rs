@@ -1,16 +1,9 @@
 //! GPU tests of the device-wide exclusive scan against the CPU reference.
 
-use warpwork::Gpu;
+mod common;
+
+use common::{gpu, is_poisoned, poisoned, small};
 use warpwork_cpu_reference::{expand as cpu, inputs};
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("GPU")
-}
-
-/// Under compute-sanitizer (`WARPWORK_SMALL=1`) the largest inputs are skipped.
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
 
 fn sizes() -> Vec<usize> {
     let mut v = vec![0, 1, 31, 33, 4095, 4096, 4097, (1 << 16) + 1, 1_000_003];
@@ -32,12 +25,12 @@ fn scan_u32_matches_cpu() {
         ] {
             let d = gpu.upload(&input).unwrap();
             // One extra poisoned element checks nothing is written past n.
-            let mut out = gpu.filled::<u32>(n + 1, 0xAB).unwrap();
+            let mut out = poisoned::<u32>(&gpu, n + 1);
             gpu.exclusive_scan(&d, &mut out).unwrap();
             let got = gpu.download(&out).unwrap();
             let want = cpu::exclusive_scan_u32(&input);
             assert!(got[..n] == want[..], "u32 scan {name} n={n} differs");
-            assert_eq!(got[n], 0xABAB_ABAB, "u32 scan n={n} wrote past the end");
+            assert!(is_poisoned(&got[n..]), "u32 scan n={n} wrote past the end");
         }
     }
 }
@@ -50,11 +43,11 @@ fn scan_u64_matches_cpu() {
         let (a, b) = (inputs::uniform_u32(n, 21), inputs::uniform_u32(n, 22));
         let input: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| (((a as u64) << 32) | b as u64) >> (b % 64)).collect();
         let d = gpu.upload(&input).unwrap();
-        let mut out = gpu.filled::<u64>(n + 1, 0xAB).unwrap();
+        let mut out = poisoned::<u64>(&gpu, n + 1);
         gpu.exclusive_scan(&d, &mut out).unwrap();
         let got = gpu.download(&out).unwrap();
         assert!(got[..n] == cpu::exclusive_scan_u64(&input)[..], "u64 scan n={n} differs");
-        assert_eq!(got[n], 0xABAB_ABAB_ABAB_ABAB);
+        assert!(is_poisoned(&got[n..]), "u64 scan n={n} wrote past the end");
     }
 }
 

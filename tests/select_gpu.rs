@@ -1,4 +1,4 @@
-//! Stream compaction on the GPU against the CPU reference. Needs a GPU: every test is ignored
+//! Select on the GPU against the CPU reference. Needs a GPU: every test is ignored
 //! unless the GPU suite is run (`--include-ignored`, see README).
 //!
 //! With `WARPWORK_SMALL` set (as the GPU suite does under compute-sanitizer) inputs stop at
@@ -8,18 +8,16 @@ use bytemuck::Pod;
 use warpwork::cudarc::driver::CudaSlice;
 use warpwork::select::state_words;
 use warpwork::select::{Keep, Predicate, SelectItem, Variant};
+mod common;
+
+use common::{gpu, is_poisoned, poisoned, small};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{inputs, select as cpu};
 
-const POISON: u8 = 0xAB;
 const RATES: [f64; 5] = [0.0, 0.01, 0.5, 0.99, 1.0];
 
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("the GPU suite needs a CUDA device")
-}
-
 fn max_log2() -> u32 {
-    if std::env::var_os("WARPWORK_SMALL").is_some() {
+    if small() {
         18
     } else {
         26
@@ -38,7 +36,7 @@ fn random_bits<T: Pod>(n: usize, seed: u64) -> Vec<T> {
     words.iter().map(|w| bytemuck::pod_read_unaligned(&w.to_le_bytes()[..std::mem::size_of::<T>()])).collect()
 }
 
-/// Runs one compaction into a poisoned output and checks it against `expected` as a multiset,
+/// Runs one select into a poisoned output and checks it against `expected` as a multiset,
 /// and that nothing past the count was written.
 fn check<T: SelectItem + Send + Sync>(
     gpu: &Gpu,
@@ -48,7 +46,7 @@ fn check<T: SelectItem + Send + Sync>(
     expected: &[T],
     what: &str,
 ) {
-    let mut out = gpu.filled::<T>(input.len(), POISON).unwrap();
+    let mut out = poisoned::<T>(gpu, input.len());
     let mut counter = gpu.zeros::<u32>(state_words::<T>(variant, input.len())).unwrap();
     gpu.select_into(input, keep, variant, &mut out, &mut counter).unwrap();
     let count = gpu.select_count(&out, &counter).unwrap();
@@ -66,8 +64,7 @@ fn check<T: SelectItem + Send + Sync>(
             variant.name()
         );
     }
-    let tail: &[u8] = bytemuck::cast_slice(&got[count..]);
-    assert!(tail.iter().all(|&b| b == POISON), "{what} {}: wrote past the count", variant.name());
+    assert!(is_poisoned(&got[count..]), "{what} {}: wrote past the count", variant.name());
 }
 
 fn flagged_suite<T: SelectItem + Send + Sync>(seed: u64) {
@@ -210,7 +207,7 @@ fn appends_after_existing_items() {
     let items = inputs::uniform_u32(50_001, 41);
     let d_items = gpu.upload(&items).unwrap();
     for variant in Variant::ALL {
-        let mut out = gpu.filled::<u32>(2 * items.len(), POISON).unwrap();
+        let mut out = poisoned::<u32>(&gpu, 2 * items.len());
         let mut counter = gpu.zeros::<u32>(state_words::<u32>(variant, d_items.len())).unwrap();
         gpu.select_into(&d_items, Keep::If(Predicate::Less(1 << 30)), variant, &mut out, &mut counter).unwrap();
         gpu.select_into(&d_items, Keep::If(Predicate::GreaterEqual(3 << 30)), variant, &mut out, &mut counter).unwrap();
@@ -222,7 +219,9 @@ fn appends_after_existing_items() {
             in_order.extend(cpu::select_if(&items, |v| v >= 3 << 30));
             assert_eq!(gpu.download_prefix(&out, count).unwrap(), in_order, "ordered append");
         }
-        assert_eq!(cpu::sorted_bits(&gpu.download_prefix(&out, count).unwrap()), cpu::sorted_bits(&expected));
+        let got = gpu.download(&out).unwrap();
+        assert_eq!(cpu::sorted_bits(&got[..count]), cpu::sorted_bits(&expected));
+        assert!(is_poisoned(&got[count..]), "{}: wrote past the count", variant.name());
     }
 }
 
@@ -236,7 +235,7 @@ fn capacity_overflow_is_an_error() {
     let d_items = gpu.upload(&items).unwrap();
     let expected = cpu::sorted_bits(&cpu::select_if(&items, |v| v < 1 << 31));
     for variant in Variant::ALL {
-        let mut out = gpu.filled::<u32>(1000, POISON).unwrap();
+        let mut out = poisoned::<u32>(&gpu, 1000);
         let mut counter = gpu.zeros::<u32>(state_words::<u32>(variant, d_items.len())).unwrap();
         gpu.select_into(&d_items, Keep::If(Predicate::Less(1 << 31)), variant, &mut out, &mut counter).unwrap();
         match gpu.select_count(&out, &counter) {

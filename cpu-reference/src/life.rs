@@ -223,7 +223,7 @@ fn row_sums(row: &[u64], width: usize, out: &mut Vec<(u64, u64)>) {
 }
 
 /// B3/S23 for 64 cells from the row sums above, at and below (the middle one including the
-/// cells themselves): see `kernels/src/device/life.rs`, `rule_sliced`.
+/// cells themselves): see `abi/src/life.rs`, `rule_sliced`.
 #[inline(always)]
 pub fn rule_sliced(alive: u64, above: (u64, u64), mid: (u64, u64), below: (u64, u64)) -> u64 {
     let (s, cy) = add3(above.0, mid.0, below.0);

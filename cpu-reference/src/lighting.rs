@@ -5,46 +5,16 @@
 //! every light of its list, in list order, in `f32` — the same order as the GPU kernels, so
 //! results differ only by rounding (the GPU may fuse multiply-adds).
 
-use bytemuck::{Pod, Zeroable};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
-/// Tile edge in pixels.
-pub const TILE: u32 = 8;
-
-/// A point light, 32 bytes (two 16-byte vector loads on the GPU).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-#[repr(C, align(16))]
-pub struct Light {
-    /// World position in pixel units; the image lies in the plane z = 0, pixel `(x, y)` at
-    /// `(x + 0.5, y + 0.5, 0)`.
-    pub position: [f32; 3],
-    /// Radius of influence (> 0): beyond it the light contributes nothing.
-    pub radius: f32,
-    /// Linear RGB colour.
-    pub color: [f32; 3],
-    /// Scale of the colour.
-    pub intensity: f32,
-}
-
-/// One tile's light list: `lights[start .. start + count]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-#[repr(C)]
-pub struct TileLights {
-    /// First light of the list.
-    pub start: u32,
-    /// Number of lights.
-    pub count: u32,
-}
-
-/// Tiles across and down for a `width × height` image (partial tiles at the edges count).
-pub fn tile_grid(width: u32, height: u32) -> (u32, u32) {
-    (width.div_ceil(TILE), height.div_ceil(TILE))
-}
+pub use warpwork_abi::lighting::{tile_grid, Light, Shading, TileLights, TILE};
 
 /// Adds light `l`'s contribution at point `p` to `acc` (rgb, and the weight in `acc[3]`):
-/// weight `intensity · max(0, 1 − d²/r²)²`. The same expression as the GPU's.
+/// weight `intensity · max(0, 1 − d²/r²)²`. The same expression as the GPU's
+/// (`warpwork_abi::lighting::accumulate`), written again here so that the reference checks it
+/// rather than repeats it.
 #[inline]
 pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
     let dx = l.position[0] - p[0];
@@ -68,16 +38,6 @@ pub fn accumulate_raw(acc: &mut [f32; 4], l: &Light) {
     for k in 0..4 {
         acc[k] += a[k] + b[k];
     }
-}
-
-/// What each pixel computes from each light of its tile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Shading {
-    /// A point light's falloff ([`accumulate`]).
-    Point,
-    /// The raw sum of the light records ([`accumulate_raw`]): the seed's microbenchmark, where
-    /// the cost is all in how the lights reach the lanes.
-    Raw,
 }
 
 /// Shades a `width × height` image: one `[r, g, b, weight]` per pixel, row-major.

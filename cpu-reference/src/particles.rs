@@ -5,20 +5,12 @@
 
 use rayon::prelude::*;
 
-/// Fraction of the vertical speed a particle keeps when it bounces off the floor.
-pub const RESTITUTION: f32 = 0.5;
+pub use warpwork_abi::particles::{Step, RESTITUTION};
 
-/// The parameters of one update.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Step {
-    /// Time step.
-    pub dt: f32,
-    /// Acceleration.
-    pub gravity: [f32; 3],
-}
-
-/// One particle's step: `v += g·dt; p += v·dt`, then a bounce if `p.y < 0`. The GPU's is the
-/// same expression (which may fuse the multiply-adds, so compare with a tolerance).
+/// One particle's step: `v += g·dt; p += v·dt`, then a bounce if `p.y < 0`. The GPU's
+/// (`warpwork_abi::particles::step`) is the same expression, written again here so that the
+/// reference checks it rather than repeats it (the GPU may fuse the multiply-adds, so compare
+/// with a tolerance).
 #[inline]
 pub fn step(pos: [f32; 4], vel: [f32; 4], s: &Step) -> ([f32; 4], [f32; 4]) {
     let (mut p, mut v) = (pos, vel);

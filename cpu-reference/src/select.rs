@@ -1,4 +1,4 @@
-//! Stream compaction on the CPU.
+//! Select (keeping the items that pass a test) on the CPU.
 //!
 //! The GPU's select is unordered; these keep input order, which is one of the orders the GPU may
 //! produce. Compare GPU results with these as multisets ([`sorted_bits`]).

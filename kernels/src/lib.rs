@@ -3,11 +3,18 @@
 //! A `#![no_std]` crate for rustc's `nvptx64-nvidia-cuda` target. It is two things:
 //!
 //! * a **device library** that your own Rust kernels can depend on, layered like CUB:
-//!   [`arch`] (thread-level intrinsics written as inline PTX), [`warp`] (warp-wide algorithms),
-//!   [`block`] (block-wide algorithms over shared memory) and [`device`] (pieces of device-wide
-//!   algorithms that coordinate blocks through global memory);
+//!   [`arch`] (thread-level intrinsics written as inline PTX, nothing else), [`warp`] (warp-wide
+//!   scans, reductions, searches and appends), [`block`] (block-wide algorithms over shared
+//!   memory) and [`device`] (pieces of the general device-wide algorithms — scan, select,
+//!   expand, partition — that coordinate blocks through global memory); each layer uses only
+//!   the layers before it. [`demo`] holds the demonstration workloads (Game of Life, tiled
+//!   lighting, particles) built on them;
 //! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature), which the
 //!   host crate's `build.rs` compiles to PTX.
+//!
+//! What the kernels share with the host — the `#[repr(C)]` types, the codes they switch on, their
+//! block shapes and names, and the pure functions both sides compute — is defined once in the
+//! `warpwork-abi` crate ([`abi`]) and re-exported where the device API uses it.
 //!
 //! Build with nightly features enabled (`RUSTC_BOOTSTRAP=1` on the pinned stable toolchain), for
 //! `-C target-cpu=sm_70` or newer: `vote.sync` and `shfl.sync` need sm_70.
@@ -18,8 +25,12 @@
 // the loops unroll and the arrays live in registers.
 #![allow(clippy::needless_range_loop)]
 
+/// The definitions shared with the host (`warpwork-abi`).
+pub use warpwork_abi as abi;
+
 pub mod arch;
 pub mod block;
+pub mod demo;
 pub mod device;
 pub mod warp;
 

@@ -7,13 +7,12 @@
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::LaunchConfig;
 use cudarc::nvrtc::Ptx;
+use warpwork::abi::expand::PUSH_ITEMS;
 use warpwork::expand::{Strategy, THREADS};
 use warpwork::Gpu;
 
 /// Built by `kernels/` (see README.md) and checked in, like warpwork's own PTX.
 const PTX: &str = include_str!("../kernels/meshlet_cull_sm_70.ptx");
-/// `PUSH_ITEMS` of warpwork-kernels: meshes per pass-1 thread.
-const PUSH_ITEMS: u32 = 8;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -81,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut planned = e.pass1_by_own_kernel(&gpu, n)?;
         let n32 = n as u32;
         let cfg = LaunchConfig {
-            grid_dim: (n32.div_ceil(PUSH_ITEMS * THREADS), 1, 1),
+            grid_dim: (n32.div_ceil(PUSH_ITEMS as u32 * THREADS), 1, 1),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };

@@ -2,8 +2,7 @@
 
 use core::arch::asm;
 
-/// Threads per warp on every NVIDIA GPU warpwork supports.
-pub const WARP_SIZE: u32 = 32;
+pub use warpwork_abi::WARP_SIZE;
 
 /// Lane of this thread within its warp (`%laneid`, 0..32).
 #[inline(always)]
@@ -124,64 +123,4 @@ pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
         i += 1;
     }
     unsafe { out.assume_init() }
-}
-
-/// Sum of `v` over the warp, returned to every lane.
-///
-/// With the `sm90` feature this is one `redux.sync.add.u32` (sm_80+); otherwise five butterfly
-/// shuffles.
-#[inline(always)]
-pub fn warp_sum(v: u32) -> u32 {
-    #[cfg(feature = "sm90")]
-    {
-        let r: u32;
-        unsafe {
-            asm!("redux.sync.add.u32 {r}, {v}, 0xffffffff;", r = out(reg32) r, v = in(reg32) v,
-                 options(nomem, nostack))
-        };
-        r
-    }
-    #[cfg(not(feature = "sm90"))]
-    {
-        let mut s = v;
-        let mut m = 16;
-        while m > 0 {
-            s = s.wrapping_add(shfl_xor(s, m));
-            m >>= 1;
-        }
-        s
-    }
-}
-
-/// Inclusive prefix sum of `v` over the lanes of the warp (Kogge-Stone, five `shfl.up`).
-#[inline(always)]
-pub fn warp_inclusive_sum(v: u32) -> u32 {
-    let lane = lane_id();
-    let mut s = v;
-    let mut d = 1;
-    while d < WARP_SIZE {
-        let t = shfl_up(s, d);
-        if lane >= d {
-            s = s.wrapping_add(t);
-        }
-        d <<= 1;
-    }
-    s
-}
-
-/// Inclusive prefix sum of 64-bit `v` over the warp.
-#[inline(always)]
-pub fn warp_inclusive_sum_u64(v: u64) -> u64 {
-    let lane = lane_id();
-    let mut s = v;
-    let mut d = 1;
-    while d < WARP_SIZE {
-        let lo = shfl_up(s as u32, d);
-        let hi = shfl_up((s >> 32) as u32, d);
-        if lane >= d {
-            s = s.wrapping_add(((hi as u64) << 32) | lo as u64);
-        }
-        d <<= 1;
-    }
-    s
 }

@@ -3,8 +3,9 @@
 
 use crate::arch::{
     lane_id, load_relaxed_u32, load_relaxed_u64, shfl_idx, store_relaxed_u32, store_relaxed_u64, sync_threads, warp_id,
-    warp_inclusive_sum, warp_inclusive_sum_u64, WARP_SIZE,
+    WARP_SIZE,
 };
+use crate::warp::{warp_inclusive_sum, warp_inclusive_sum_u64};
 use core::ptr::{read_volatile, write_volatile};
 
 /// The sums warpwork's scans are built for: `u32` and `u64` (wrapping addition).

@@ -20,12 +20,7 @@ use crate::arch::{
 use crate::block::{block_exclusive_sum, ScanValue, BLOCK_SCAN_SCRATCH};
 use core::ptr::{read_volatile, write_volatile};
 
-/// Status of a tile: nothing published yet.
-pub const STATUS_INVALID: u32 = 0;
-/// The tile's own sum (aggregate) is published.
-pub const STATUS_AGGREGATE: u32 = 1;
-/// The tile's inclusive prefix (everything up to and including it) is published.
-pub const STATUS_PREFIX: u32 = 2;
+pub use warpwork_abi::scan::{STATUS_AGGREGATE, STATUS_INVALID, STATUS_PREFIX};
 
 /// Look-back window per lane for scans whose whole grid is resident at once (one wave): after
 /// its first round a look-back then inspects 128 predecessors per round instead of 32. Use

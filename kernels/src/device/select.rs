@@ -1,4 +1,4 @@
-//! Unordered stream compaction (select) over one tile of `ITEMS × blockDim.x` items.
+//! Select (keep the items that pass a test), unordered, over one tile of `ITEMS × blockDim.x` items.
 //!
 //! Items are read group-wise as 16-byte vectors: vector `v` of thread `t` starts at item
 //! `tile_base + (v·blockDim.x + t)·(16 / size_of::<T>())`, so each warp load is 512 coalesced
@@ -23,22 +23,7 @@ use crate::block::{block_append, block_exclusive_sum, BLOCK_SCAN_SCRATCH};
 use crate::device::scan::{lookback, LookbackState, NARROW_LOOKBACK};
 use core::ptr::{read_volatile, write_volatile};
 
-/// Which value test decides whether an item is kept. The numbers are the host's ABI
-/// (`warpwork::SelectOp`): keep them in step.
-pub mod op {
-    /// `flags[i] != 0`.
-    pub const FLAGGED: u32 = 0;
-    /// `item < a`.
-    pub const LESS: u32 = 1;
-    /// `item >= a`.
-    pub const GREATER_EQUAL: u32 = 2;
-    /// `a <= item < b`.
-    pub const IN_RANGE: u32 = 3;
-    /// `item == a`.
-    pub const EQUAL: u32 = 4;
-    /// `item != 0`.
-    pub const NON_ZERO: u32 = 5;
-}
+pub use warpwork_abi::select::{op, test};
 
 /// How a tile reserves its output slots.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -49,20 +34,6 @@ pub enum Reserve {
     Warp,
     /// One shared atomic per warp, one global atomic per block.
     Block,
-}
-
-/// Evaluates value test `op` (see [`op`]) with operands `a`, `b`. The comparisons are Rust's own
-/// (`PartialOrd`), so floats behave as on the CPU: NaN is never less, greater, in range or equal,
-/// and is non-zero; `-0.0 == 0.0`.
-#[inline(always)]
-pub fn test<T: PartialOrd + Default + Copy>(op: u32, v: T, a: T, b: T) -> bool {
-    match op {
-        op::LESS => v < a,
-        op::GREATER_EQUAL => v >= a,
-        op::IN_RANGE => a <= v && v < b,
-        op::EQUAL => v == a,
-        _ => v != T::default(),
-    }
 }
 
 /// Global index of item `k` of thread `t`: the tile is read as 16-byte vectors of `vec` items,
@@ -155,7 +126,7 @@ fn keep_mask<T: PartialOrd + Default + Copy, const ITEMS: usize>(
     keep
 }
 
-/// Compacts one tile: keeps item `i` where `flags[i] != 0` (op [`op::FLAGGED`]) or where
+/// Selects from one tile: keeps item `i` where `flags[i] != 0` (op [`op::FLAGGED`]) or where
 /// [`test`] holds, appending kept items to `out` at slots reserved on `counter`. Slots at or
 /// past `capacity` are counted but not written, so the caller can detect the overflow.
 ///
@@ -241,7 +212,7 @@ pub unsafe fn select_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
 /// scratch, the tile id, the tile's prefix and the counter's starting value.
 pub const ORDERED_SCRATCH_U32: usize = crate::block::BLOCK_SCAN_SCRATCH + 3;
 
-/// Order-preserving compaction of one tile, in a single pass over the input.
+/// Order-preserving select over one tile, in a single pass over the input.
 ///
 /// The block claims a tile from `state.tile_counter` (so it only ever waits on tiles of blocks
 /// already running: it cannot hang), counts its kept items, scans the counts across the block

@@ -1,13 +1,12 @@
 //! Work-expansion kernels. Every kernel takes `view: *const ExpandView` first (see
 //! `crate::device::expand`); pass-2 kernels also take `out: *mut [u32; 2]` (`capacity` pairs).
 //!
-//! Pass 1 (`expand_push_*`): `ceil(p1 / (PUSH_ITEMS · 256))` blocks of 256 threads, or for
-//! `expand_push_scan` `ceil(p1 / (SCAN_ITEMS_U32 · 256))`, for `expand_push_fused`
-//! `ceil(p1 / (FUSED_ITEMS · 256 · PUSH_TILES))`. Pass 2 (`expand_pass2_*`): any grid of
-//! 256-thread blocks (288 for `expand_pass2_fused`; persistent loops, the host sizes the grid from
-//! the occupancy).
+//! Pass 1 (`expand_push_*`): `ceil(p1 / (PUSH_ITEMS · THREADS))` blocks of `THREADS` threads, or
+//! for `expand_push_scan` `ceil(p1 / (scan::ITEMS_U32 · THREADS))`, for `expand_push_fused`
+//! `fused_push_blocks(p1)` blocks of `FUSED_THREADS`. Pass 2 (`expand_pass2_*`): any grid of
+//! `THREADS`-thread blocks (`FUSED_PASS2_THREADS` for `expand_pass2_fused`; persistent loops, the
+//! host sizes the grid from the occupancy). The names are `warpwork_abi::expand`'s.
 
-use super::scan::{SCAN_ITEMS_U32, SCAN_THREADS};
 use crate::arch::{atomic_or_u32, store_v4_u32};
 use crate::device::expand::locate::{self, write_pairs};
 use crate::device::expand::push;
@@ -15,6 +14,7 @@ use crate::device::expand::{check_scanned_run, ExpandView};
 use crate::device::scan::scan_tile;
 use crate::static_shared;
 use core::ptr::addr_of_mut;
+use warpwork_abi::scan;
 
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_append(view: *const ExpandView) {
@@ -47,7 +47,7 @@ pub unsafe extern "ptx-kernel" fn expand_push_packed_add(view: *const ExpandView
     );
 }
 
-/// S2.5f pass 1: one block of 256 threads per `PUSH_TILES` tiles of `FUSED_ITEMS · 256` counts (see
+/// S2.5f pass 1: one block of `FUSED_THREADS` threads per `FUSED_PUSH_TILES` tiles of `FUSED_TILE` counts (see
 /// [`crate::device::expand::fused`]).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_fused(view: *const ExpandView) {
@@ -70,25 +70,24 @@ pub unsafe extern "ptx-kernel" fn expand_push_po2(view: *const ExpandView) {
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
     let v = &*view;
-    let _ = SCAN_THREADS;
     let scratch = static_shared!(EXPAND_PUSH_SCAN: [u32; crate::device::scan::SCAN_TILE_SCRATCH]);
-    let state = v.lookback_state();
+    let state = crate::device::expand::lookback_state(v);
     let n = v.p1 as usize;
-    let offsets = v.offsets;
-    scan_tile::<u32, SCAN_ITEMS_U32, { crate::device::scan::WIDE_LOOKBACK }>(
+    let offsets = v.offsets();
+    scan_tile::<u32, { scan::ITEMS_U32 }, { crate::device::scan::WIDE_LOOKBACK }>(
         state,
         scratch,
-        v.counts,
+        v.counts(),
         n,
         |first, excl, values, valid| {
-            if valid == SCAN_ITEMS_U32 {
+            if valid == scan::ITEMS_U32 {
                 // A whole run: four 16-byte stores (`first` is a multiple of 16 elements).
                 let src = excl.as_ptr() as *const [u32; 4];
-                for q in 0..SCAN_ITEMS_U32 / 4 {
+                for q in 0..scan::ITEMS_U32 / 4 {
                     store_v4_u32(offsets.add(first + 4 * q) as *mut [u32; 4], *src.add(q));
                 }
             } else {
-                for j in 0..SCAN_ITEMS_U32 {
+                for j in 0..scan::ITEMS_U32 {
                     if j < valid {
                         *offsets.add(first + j) = excl[j];
                     }
@@ -127,7 +126,7 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_linear(view: *const ExpandView, o
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_pass2_scan(view: *const ExpandView, out: *mut [u32; 2]) {
     let v = &*view;
-    locate::search_driver(v.offsets, v.p1, crate::device::expand::dst_count(v), |t, rec, l, n| {
+    locate::search_driver(v.offsets(), v.p1, crate::device::expand::dst_count(v), |t, rec, l, n| {
         write_pairs(out, t, rec, l, n)
     });
 }
@@ -135,9 +134,9 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_scan(view: *const ExpandView, out
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_pass2_packed(view: *const ExpandView, out: *mut [u32; 2]) {
     let v = &*view;
-    let records = (((*v.ctrl).packed >> 32) as u32).min(v.p1);
-    let srcs = v.srcs;
-    locate::search_driver(v.offsets, records, crate::device::expand::dst_count(v), |t, rec, l, n| {
+    let records = (*v.ctrl()).packed_records().min(v.p1);
+    let srcs = v.srcs();
+    locate::search_driver(v.offsets(), records, crate::device::expand::dst_count(v), |t, rec, l, n| {
         let mut src = [0u32; 2];
         for k in 0..n as usize {
             src[k] = crate::arch::load_nc_u32(srcs.add(rec[k] as usize));
@@ -178,14 +177,14 @@ pub unsafe extern "ptx-kernel" fn expand_for_each_histogram(
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_maxn_total(view: *const ExpandView) {
     let v = &*view;
-    let (_, c) = push::load_counts(v.counts, v.p1);
+    let (_, c) = push::load_counts(v.counts(), v.p1);
     if c.iter().any(|&n| n > v.max_n) {
-        atomic_or_u32(addr_of_mut!((*v.ctrl).flags), crate::device::expand::FLAG_MAX_N);
+        atomic_or_u32(addr_of_mut!((*v.ctrl()).flags), crate::device::expand::FLAG_MAX_N);
     }
     let sum = c.iter().map(|&n| n as u64).sum();
     push::add_total(
         static_shared!(EXPAND_MAXN_TOTAL: [u64; crate::device::expand::push::PUSH_SCRATCH_U64]),
-        v.ctrl,
+        v.ctrl(),
         v.capacity,
         sum,
     );

@@ -1,9 +1,9 @@
 //! warpwork's exported kernels (`extern "ptx-kernel"`), compiled to PTX by the host's `build.rs`.
-//! Each is a thin instantiation of a building block from [`crate::device`].
+//! Each is a thin instantiation of a building block: of [`crate::device`] for the general
+//! algorithms, of [`crate::demo`] for the demonstration workloads (in [`demo`]).
 
-mod access;
+mod demo;
 mod expand;
-mod life;
 mod scan;
 mod select;
 mod timing;

@@ -1,17 +1,11 @@
 //! Device-wide exclusive scan kernels: `scan_exclusive_{u32,u64}(input, output, n, status,
-//! aggregate, inclusive, tile_counter)`. Launch `ceil(n / tile)` blocks of [`SCAN_THREADS`] with
-//! `status` and `tile_counter` zeroed; in-place (`output == input`) is allowed.
+//! aggregate, inclusive, tile_counter)`. Launch `ceil(n / tile)` blocks of `warpwork_abi::scan::
+//! THREADS` with `status` and `tile_counter` zeroed; in-place (`output == input`) is allowed.
 
 use crate::arch::store_v4_u32;
 use crate::device::scan::{scan_tile, LookbackState};
 use crate::static_shared;
-
-/// Threads per block of the scan kernels.
-pub const SCAN_THREADS: usize = 256;
-/// Elements per thread: 16 `u32`s or 8 `u64`s, 64 bytes either way (four 16-byte loads).
-pub const SCAN_ITEMS_U32: usize = 16;
-/// See [`SCAN_ITEMS_U32`].
-pub const SCAN_ITEMS_U64: usize = 8;
+use warpwork_abi::scan::{ITEMS_U32, ITEMS_U64};
 
 macro_rules! scan_kernel {
     ($name:ident, $t:ty, $items:expr) => {
@@ -44,5 +38,5 @@ macro_rules! scan_kernel {
     };
 }
 
-scan_kernel!(scan_exclusive_u32, u32, SCAN_ITEMS_U32);
-scan_kernel!(scan_exclusive_u64, u64, SCAN_ITEMS_U64);
+scan_kernel!(scan_exclusive_u32, u32, ITEMS_U32);
+scan_kernel!(scan_exclusive_u64, u64, ITEMS_U64);

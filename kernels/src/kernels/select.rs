@@ -1,13 +1,12 @@
-//! Stream compaction kernels: `select_{lane,warp,block}_{u32,i32,u64,f32}`.
+//! Select kernels: `select_{lane,warp,block}_{u32,i32,u64,f32}`.
 //!
 //! Parameters: `(items, flags, n, op, a, b, out, capacity, counter)`; `flags` is read only for
-//! `op::FLAGGED`. Launch with `ceil(n / (SELECT_ITEMS · blockDim.x))` blocks.
+//! `op::FLAGGED`. Launch with `ceil(n / (ITEMS_PER_THREAD · THREADS))` blocks of `THREADS`
+//! (`warpwork_abi::select`).
 
 use crate::device::select::{select_tile, Reserve};
 use crate::static_shared;
-
-/// Items per thread per tile: enough independent loads in flight to cover memory latency.
-pub const SELECT_ITEMS: usize = 16;
+use warpwork_abi::select::{ITEMS_PER_THREAD, ORDERED_ITEMS_4B, ORDERED_ITEMS_8B};
 
 macro_rules! select_kernel {
     ($name:ident, $t:ty, $reserve:expr) => {
@@ -24,7 +23,7 @@ macro_rules! select_kernel {
             counter: *mut u32,
         ) {
             let scratch = static_shared!($name: [u32; crate::block::BLOCK_APPEND_SCRATCH_WORDS]);
-            select_tile::<$t, SELECT_ITEMS>($reserve, items, flags, n, op, a, b, out, capacity, counter, scratch);
+            select_tile::<$t, ITEMS_PER_THREAD>($reserve, items, flags, n, op, a, b, out, capacity, counter, scratch);
         }
     };
 }
@@ -47,7 +46,7 @@ select_kernels! {
 macro_rules! select_ordered_kernel {
     ($name:ident, $t:ty, $items:expr) => {
         /// Order-preserving select: `(items, flags, n, op, a, b, out, capacity, counter, status,
-        /// aggregate, inclusive, tile_counter)`; `ceil(n / (ITEMS · 256))` blocks of 256.
+        /// aggregate, inclusive, tile_counter)`; `ceil(n / (ITEMS · THREADS))` blocks of `THREADS`.
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             items: *const $t,
@@ -73,11 +72,6 @@ macro_rules! select_ordered_kernel {
         }
     };
 }
-
-/// Items per thread of the ordered kernels: 64 bytes of items per thread.
-pub const ORDERED_ITEMS_4B: usize = 16;
-/// See [`ORDERED_ITEMS_4B`].
-pub const ORDERED_ITEMS_8B: usize = 8;
 
 select_ordered_kernel!(select_ordered_u32, u32, ORDERED_ITEMS_4B);
 select_ordered_kernel!(select_ordered_i32, i32, ORDERED_ITEMS_4B);

@@ -3,7 +3,8 @@
 //! The seed's `mbcnt(ballot(keep))` trick: the warp votes, each keeping lane's slot inside the
 //! warp's run is the number of keeping lanes below it, and a single lane reserves the whole run.
 
-use crate::arch::{atomic_add_u32, ballot, lanemask_lt, popc, shfl_idx, warp_inclusive_sum};
+use super::warp_inclusive_sum;
+use crate::arch::{atomic_add_u32, ballot, lanemask_lt, popc, shfl_idx};
 
 /// Where a lane's kept item goes inside its warp's run: `rank` among the keeping lanes and the
 /// warp's total `count`. Computed from one ballot; every lane must call it.

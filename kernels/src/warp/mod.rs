@@ -3,8 +3,12 @@
 
 mod append;
 mod broadcast;
+mod reduce;
+mod scan;
 mod search;
 
 pub use append::*;
 pub use broadcast::*;
+pub use reduce::*;
+pub use scan::*;
 pub use search::*;

@@ -1,6 +1,7 @@
-//! Warp-cooperative search over a sorted sequence: 32 probes per round instead of one.
+//! Warp-cooperative searches: over a sorted sequence in memory (32 probes per round instead of
+//! one), and over values held one per lane (five shuffles).
 
-use crate::arch::{ballot, lane_id, popc, WARP_SIZE};
+use crate::arch::{ballot, lane_id, popc, shfl_idx, WARP_SIZE};
 
 /// The last `k` in `0..n` for which `holds(k)`, where `holds` is true on a prefix of `0..n`
 /// that contains 0 (so the answer exists; `n = 0` gives 0 without a probe). Each round probes 32
@@ -23,4 +24,20 @@ pub unsafe fn warp_last_holding(n: u32, holds: impl Fn(u32) -> bool) -> u32 {
         hi = hi.min(lo + stride);
     }
     lo
+}
+
+/// Index of the lane whose inclusive sum `incl` (non-decreasing over lanes) first exceeds `i`:
+/// a binary search over the lanes' values with five shuffles. `i` must be below lane 31's value;
+/// every lane of the warp must call this, converged.
+#[inline(always)]
+pub fn warp_owner(incl: u32, i: u32) -> u32 {
+    let mut c = 0;
+    let mut s = 16;
+    while s > 0 {
+        if shfl_idx(incl, c + s - 1) <= i {
+            c += s;
+        }
+        s >>= 1;
+    }
+    c
 }

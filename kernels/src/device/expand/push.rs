@@ -12,15 +12,13 @@
 use super::{Control, ExpandView, BUCKETS, FLAG_CAPACITY};
 use crate::arch::{
     atomic_add_u32, atomic_add_u64, atomic_cas_u64, atomic_or_u32, block_dim_x, block_idx_x, lane_id, load_nc_v4_u32,
-    load_relaxed_u64, shared_atomic_add_u32, shfl_idx, sync_threads, thread_idx_x, warp_id, warp_inclusive_sum,
-    WARP_SIZE,
+    load_relaxed_u64, shared_atomic_add_u32, shfl_idx, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::block_exclusive_sum;
-use crate::warp::warp_append;
+use crate::warp::{warp_append, warp_inclusive_sum, warp_inclusive_sum_u64, warp_or, warp_owner};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 
-/// Sources per thread in pass 1.
-pub const PUSH_ITEMS: usize = 8;
+pub use warpwork_abi::expand::PUSH_ITEMS;
 
 /// Shared `u64`s a push needs (block scan scratch plus broadcast slots).
 pub const PUSH_SCRATCH_U64: usize = crate::block::BLOCK_SCAN_SCRATCH + 2;
@@ -67,22 +65,7 @@ fn sum64(c: &[u32; PUSH_ITEMS]) -> u64 {
     c.iter().map(|&x| x as u64).sum()
 }
 
-/// Index of the lane whose inclusive sum `incl` (non-decreasing over lanes) first exceeds `i`:
-/// five shuffles. `i` must be below lane 31's value.
-#[inline(always)]
-pub fn warp_owner(incl: u32, i: u32) -> u32 {
-    let mut c = 0;
-    let mut s = 16;
-    while s > 0 {
-        if shfl_idx(incl, c + s - 1) <= i {
-            c += s;
-        }
-        s >>= 1;
-    }
-    c
-}
-
-/// S1 `AppendPerItem`: one `(src, local)` record per destination item in `v.records`, at slots
+/// S1 `AppendPerItem`: one `(src, local)` record per destination item in `v.records()`, at slots
 /// from one `warp_append` per warp. The warp then fills its whole run cooperatively (lane `l`
 /// writes items `l, l+32, …`), so stores stay coalesced however uneven the counts are.
 ///
@@ -90,12 +73,12 @@ pub fn warp_owner(incl: u32, i: u32) -> u32 {
 /// `v` is valid; `scratch` is [`PUSH_SCRATCH_U64`] shared `u64`s; every thread calls it.
 #[inline(always)]
 pub unsafe fn push_append_per_item(v: &ExpandView, scratch: *mut u64) {
-    let (first, c) = load_counts(v.counts, v.p1);
+    let (first, c) = load_counts(v.counts(), v.p1);
     push_append_per_item_with(v, first, c, scratch)
 }
 
 /// [`push_append_per_item`] with the thread's counts given (from your own pass-1 decision instead of
-/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// `v.counts()`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
 /// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
 ///
 /// # Safety
@@ -103,17 +86,17 @@ pub unsafe fn push_append_per_item(v: &ExpandView, scratch: *mut u64) {
 #[inline(always)]
 pub unsafe fn push_append_per_item_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS], scratch: *mut u64) {
     let exact = sum64(&c);
-    add_total(scratch, v.ctrl, v.capacity, exact);
+    add_total(scratch, v.ctrl(), v.capacity, exact);
     // A warp whose items alone exceed the capacity has overflowed (add_total flags it): it
     // writes nothing, instead of looping over up to 2^32 items per row.
-    let warp_items = crate::arch::warp_inclusive_sum_u64(exact);
+    let warp_items = warp_inclusive_sum_u64(exact);
     let warp_items = ((shfl_idx((warp_items >> 32) as u32, WARP_SIZE - 1) as u64) << 32)
         | shfl_idx(warp_items as u32, WARP_SIZE - 1) as u64;
     if warp_items > v.capacity as u64 {
         return;
     }
     let mine: u32 = c.iter().fold(0u32, |a, &x| a.wrapping_add(x));
-    let start = warp_append(addr_of_mut!((*v.ctrl).counter), mine);
+    let start = warp_append(addr_of_mut!((*v.ctrl()).counter), mine);
     let lane = lane_id();
     // Row by row (source j of every lane), the warp writes the row's items together.
     let mut run = start;
@@ -139,7 +122,7 @@ pub unsafe fn push_append_per_item_with(v: &ExpandView, first: u32, c: [u32; PUS
             let at = shfl_idx(run, owner) as u64 + local as u64;
             let src = shfl_idx(first, owner) + j as u32;
             if i < row && at < v.capacity as u64 {
-                *v.records.add(at as usize) = [src, local];
+                *v.records().add(at as usize) = [src, local];
             }
             i0 += WARP_SIZE;
         }
@@ -151,28 +134,28 @@ pub unsafe fn push_append_per_item_with(v: &ExpandView, first: u32, c: [u32; PUS
 /// `warp_append` per warp.
 ///
 /// # Safety
-/// As [`push_append_per_item`]; `v.records` holds `p1` records.
+/// As [`push_append_per_item`]; `v.records()` holds `p1` records.
 #[inline(always)]
 pub unsafe fn push_linear(v: &ExpandView, scratch: *mut u64) {
-    let (first, c) = load_counts(v.counts, v.p1);
+    let (first, c) = load_counts(v.counts(), v.p1);
     push_linear_with(v, first, c, scratch)
 }
 
 /// [`push_linear`] with the thread's counts given (from your own pass-1 decision instead of
-/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// `v.counts()`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
 /// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
 ///
 /// # Safety
 /// As [`push_linear`].
 #[inline(always)]
 pub unsafe fn push_linear_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS], scratch: *mut u64) {
-    add_total(scratch, v.ctrl, v.capacity, sum64(&c));
+    add_total(scratch, v.ctrl(), v.capacity, sum64(&c));
     let k = c.iter().filter(|&&n| n != 0).count() as u32;
-    let mut slot = warp_append(addr_of_mut!((*v.ctrl).counter), k);
+    let mut slot = warp_append(addr_of_mut!((*v.ctrl()).counter), k);
     for (j, &n) in c.iter().enumerate() {
         if n != 0 {
             if slot < v.p1 {
-                *v.records.add(slot as usize) = [first + j as u32, n];
+                *v.records().add(slot as usize) = [first + j as u32, n];
             }
             slot += 1;
         }
@@ -190,15 +173,15 @@ const LOCAL_SUM_BITS: u32 = 51;
 /// prefix to `offsets[r]` and its index to `srcs[r]`, so pass 2 binary-searches `offsets`.
 ///
 /// # Safety
-/// As [`push_append_per_item`]; `v.offsets` and `v.srcs` hold `p1` entries.
+/// As [`push_append_per_item`]; `v.offsets()` and `v.srcs()` hold `p1` entries.
 #[inline(always)]
 pub unsafe fn push_packed(v: &ExpandView, scratch: *mut u64, cas: bool) {
-    let (first, c) = load_counts(v.counts, v.p1);
+    let (first, c) = load_counts(v.counts(), v.p1);
     push_packed_with(v, first, c, scratch, cas)
 }
 
 /// [`push_packed`] with the thread's counts given (from your own pass-1 decision instead of
-/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// `v.counts()`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
 /// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
 ///
 /// # Safety
@@ -209,7 +192,7 @@ pub unsafe fn push_packed_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS],
     let local = (k << LOCAL_SUM_BITS) | sum64(&c);
     let (excl, block) = block_exclusive_sum(scratch, local);
     let slot = scratch.add(crate::block::BLOCK_SCAN_SCRATCH);
-    let ctrl = v.ctrl;
+    let ctrl = v.ctrl();
     if thread_idx_x() == 0 {
         let bk = block >> LOCAL_SUM_BITS;
         let bs = block & ((1 << LOCAL_SUM_BITS) - 1);
@@ -250,8 +233,8 @@ pub unsafe fn push_packed_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS],
     for (j, &n) in c.iter().enumerate() {
         if n != 0 {
             if rec < v.p1 {
-                *v.offsets.add(rec as usize) = pre;
-                *v.srcs.add(rec as usize) = first + j as u32;
+                *v.offsets().add(rec as usize) = pre;
+                *v.srcs().add(rec as usize) = first + j as u32;
             }
             rec += 1;
             pre = pre.wrapping_add(n);
@@ -268,12 +251,12 @@ pub unsafe fn push_packed_with(v: &ExpandView, first: u32, c: [u32; PUSH_ITEMS],
 /// As [`push_append_per_item`]; `scratch32` is [`PO2_SCRATCH_U32`] shared `u32`s.
 #[inline(always)]
 pub unsafe fn push_po2_buckets(v: &ExpandView, scratch: *mut u64, scratch32: *mut u32) {
-    let (first, c) = load_counts(v.counts, v.p1);
+    let (first, c) = load_counts(v.counts(), v.p1);
     push_po2_buckets_with(v, first, c, scratch, scratch32)
 }
 
 /// [`push_po2_buckets`] with the thread's counts given (from your own pass-1 decision instead of
-/// `v.counts`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
+/// `v.counts()`): `first` is the thread's first source, `(blockIdx.x·blockDim.x + t)·PUSH_ITEMS`,
 /// and `c` its [`PUSH_ITEMS`] counts (zero past `p1`).
 ///
 /// # Safety
@@ -294,13 +277,8 @@ pub unsafe fn push_po2_buckets_with(
         write_volatile(bcount.add(tid as usize), 0);
     }
     // (add_total's barriers also publish the zeroing.)
-    add_total(scratch, v.ctrl, v.capacity, sum64(&c));
-    let mut mask = c.iter().fold(0, |a, &n| a | n);
-    let mut m = 16;
-    while m > 0 {
-        mask |= crate::arch::shfl_xor(mask, m);
-        m >>= 1;
-    }
+    add_total(scratch, v.ctrl(), v.capacity, sum64(&c));
+    let mask = warp_or(c.iter().fold(0, |a, &n| a | n));
     let ones = |b: u32| c.iter().filter(|&&n| n >> b & 1 != 0).count() as u32;
     let mut bits = mask;
     while bits != 0 {
@@ -314,7 +292,7 @@ pub unsafe fn push_po2_buckets_with(
     sync_threads();
     if tid < BUCKETS as u32 {
         let n = read_volatile(bcount.add(tid as usize));
-        let base = if n != 0 { atomic_add_u32(addr_of_mut!((*v.ctrl).buckets[tid as usize]), n) } else { 0 };
+        let base = if n != 0 { atomic_add_u32(addr_of_mut!((*v.ctrl()).buckets[tid as usize]), n) } else { 0 };
         write_volatile(bbase.add(tid as usize), base);
     }
     sync_threads();
@@ -328,14 +306,14 @@ pub unsafe fn push_po2_buckets_with(
             .wrapping_add(read_volatile(woff.add(b as usize)))
             .wrapping_add(incl - k);
         let cap = v.bucket_cap[b as usize];
-        let rec = v.records.add(v.bucket_base[b as usize] as usize);
+        let rec = v.records().add(v.bucket_base[b as usize] as usize);
         let low = (1u32 << b) - 1;
         for (j, &n) in c.iter().enumerate() {
             if n >> b & 1 != 0 {
                 if slot < cap {
                     *rec.add(slot as usize) = [first + j as u32, n & low];
                 } else {
-                    atomic_or_u32(addr_of_mut!((*v.ctrl).flags), FLAG_CAPACITY);
+                    atomic_or_u32(addr_of_mut!((*v.ctrl()).flags), FLAG_CAPACITY);
                 }
                 slot = slot.wrapping_add(1);
             }

@@ -32,6 +32,7 @@ pub use warpwork_cpu_reference::life::BitGrid;
 use crate::{error::ensure_input, Error, Gpu, Result};
 use cudarc::driver::CudaSlice;
 use cudarc::driver::LaunchConfig;
+use warpwork_abi::kernels;
 
 /// A Life kernel; see the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -372,16 +373,16 @@ impl<'g> Life<'g> {
         };
         let strip_rows = self.strip_rows(gens);
         let (name, cfg, args) = match self.kernel {
-            Kernel::Naive1d64 => ("life_naive_1d", cfg_1d(cells, 64), (w, h)),
-            Kernel::Naive1d256 => ("life_naive_1d", cfg_1d(cells, 256), (w, h)),
-            Kernel::Naive2d8x8 => ("life_naive_2d", cfg_2d(8), (w, h)),
-            Kernel::Naive2d16x16 => ("life_naive_2d", cfg_2d(16), (w, h)),
-            Kernel::Sparse => ("life_sparse", cfg_1d(cells, 256), (w, h)),
-            Kernel::Multi => ("life_multi", cfg_1d(w.div_ceil(MULTI_CELLS) as u64 * h as u64, 256), (w, h)),
-            Kernel::Tiled => ("life_tiled", cfg_2d(16), (w, h)),
-            Kernel::Byte => ("life_byte", cfg_1d(cells, 256), (w, h)),
-            Kernel::Ballot => ("life_ballot", cfg_1d(w.div_ceil(32) as u64 * h as u64 * 32, 256), (w, h)),
-            Kernel::Bit32 => ("life_bit32", cfg_1d((w / 32) as u64 * h as u64, 256), (w / 32, h)),
+            Kernel::Naive1d64 => (kernels::LIFE_NAIVE_1D, cfg_1d(cells, 64), (w, h)),
+            Kernel::Naive1d256 => (kernels::LIFE_NAIVE_1D, cfg_1d(cells, 256), (w, h)),
+            Kernel::Naive2d8x8 => (kernels::LIFE_NAIVE_2D, cfg_2d(8), (w, h)),
+            Kernel::Naive2d16x16 => (kernels::LIFE_NAIVE_2D, cfg_2d(16), (w, h)),
+            Kernel::Sparse => (kernels::LIFE_SPARSE, cfg_1d(cells, 256), (w, h)),
+            Kernel::Multi => (kernels::LIFE_MULTI, cfg_1d(w.div_ceil(MULTI_CELLS) as u64 * h as u64, 256), (w, h)),
+            Kernel::Tiled => (kernels::LIFE_TILED, cfg_2d(warpwork_abi::life::TILE), (w, h)),
+            Kernel::Byte => (kernels::LIFE_BYTE, cfg_1d(cells, 256), (w, h)),
+            Kernel::Ballot => (kernels::LIFE_BALLOT, cfg_1d(w.div_ceil(32) as u64 * h as u64 * 32, 256), (w, h)),
+            Kernel::Bit32 => (kernels::LIFE_BIT32, cfg_1d((w / 32) as u64 * h as u64, 256), (w / 32, h)),
             _ => {
                 let name = self.bit64_name(gens);
                 let warps = (w / 64).div_ceil(BIT64_OUT_LANES) as u64 * h.div_ceil(strip_rows) as u64;
@@ -444,12 +445,12 @@ impl<'g> Life<'g> {
     /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
     fn bit64_name(&self, gens: u32) -> &'static str {
         match gens {
-            1 => "life_bit64_t1",
-            2 => "life_bit64_t2",
-            4 => "life_bit64_t4",
-            8 if self.kernel == Kernel::Bit64T8Flat => "life_bit64_t8_flat",
-            8 => "life_bit64_t8",
-            _ => "life_bit64_t12",
+            1 => kernels::LIFE_BIT64_T1,
+            2 => kernels::LIFE_BIT64_T2,
+            4 => kernels::LIFE_BIT64_T4,
+            8 if self.kernel == Kernel::Bit64T8Flat => kernels::LIFE_BIT64_T8_FLAT,
+            8 => kernels::LIFE_BIT64_T8,
+            _ => kernels::LIFE_BIT64_T12,
         }
     }
 
@@ -480,7 +481,7 @@ impl<'g> Life<'g> {
         };
         let threads = 256u32;
         let blocks = (n_bytes.div_ceil(4 * threads as u64) as u32).clamp(1, 8 * self.gpu.info().sm_count);
-        let f = self.gpu.function("life_population")?;
+        let f = self.gpu.function(kernels::LIFE_POPULATION)?;
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
         let mut l = self.gpu.kernel_args();
         match &self.boards {
@@ -496,10 +497,9 @@ impl<'g> Life<'g> {
     }
 }
 
-/// Output words per warp of the `bit64` kernels (`BIT64_OUT_LANES` in the kernels).
-pub const BIT64_OUT_LANES: u32 = 30;
-/// Cells per thread of `multi` (`MULTI_CELLS` in the kernels).
-pub const MULTI_CELLS: u32 = 8;
+pub use warpwork_abi::life::BIT64_OUT_LANES;
+/// Cells per thread of `multi` (`warpwork_abi::life::MULTI_CELLS`).
+pub const MULTI_CELLS: u32 = warpwork_abi::life::MULTI_CELLS as u32;
 
 /// A grid as rows of `width / 32` 32-bit words (width a multiple of 32).
 fn to_words32(g: &BitGrid) -> Vec<u32> {

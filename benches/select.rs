@@ -1,4 +1,4 @@
-//! criterion benchmarks of stream compaction: every GPU variant, the device-to-device copy of the
+//! criterion benchmarks of select: every GPU variant, the device-to-device copy of the
 //! same bytes (the roof) and the CPU reference. GPU time comes from CUDA events (`iter_custom`).
 //! Without a GPU only the CPU reference runs.
 
@@ -14,9 +14,9 @@ const HALF: u32 = 1 << 31;
 fn gpu_benches(c: &mut Criterion) {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => gpu,
-        Err(e) => return eprintln!("compact GPU benches skipped: {e}"),
+        Err(e) => return eprintln!("select GPU benches skipped: {e}"),
     };
-    let mut group = c.benchmark_group("compact_gpu_50pct");
+    let mut group = c.benchmark_group("select_gpu_50pct");
     for n in SIZES {
         let items = inputs::uniform_u32(n, 7);
         let kept = items.iter().filter(|&&v| v < HALF).count();
@@ -68,7 +68,7 @@ fn gpu_benches(c: &mut Criterion) {
 }
 
 fn cpu_benches(c: &mut Criterion) {
-    let mut group = c.benchmark_group("compact_cpu_50pct");
+    let mut group = c.benchmark_group("select_cpu_50pct");
     group.sample_size(10);
     for n in [1 << 16, 1 << 22] {
         let items = inputs::uniform_u32(n, 7);

@@ -1,11 +1,11 @@
-//! Game of Life kernels (`life_*`), thin launches of the bodies in [`crate::device::life`].
+//! Game of Life kernels (`life_*`), thin launches of the bodies in [`crate::demo::life`].
 //!
 //! Cell kernels take `(src, dst, width, height)` with one `u32` (or `u8`) per cell; the bit
 //! kernels take `(src, dst, words_per_row, height, ...)` with one bit per cell. The host picks
-//! the launch shape (see `host/life/mod.rs`).
+//! the launch shape (see `host/demo/life/mod.rs`).
 
 use crate::arch::{block_dim_x, block_dim_y, block_idx_x, block_idx_y, global_thread_idx, thread_idx_x, thread_idx_y};
-use crate::device::life::*;
+use crate::demo::life::*;
 use crate::static_shared;
 
 /// Brute force, one thread per cell, 1D launch (any block size): thread `i` takes cell `i`.
@@ -59,7 +59,7 @@ pub unsafe extern "ptx-kernel" fn life_multi(src: *const u32, dst: *mut u32, wid
 /// Shared tile with halo: `TILE × TILE` blocks over a 2D grid.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn life_tiled(src: *const u32, dst: *mut u32, width: u32, height: u32) {
-    let tile = static_shared!(LIFE_TILE: [u32; crate::device::life::TILE_SHARED]);
+    let tile = static_shared!(LIFE_TILE: [u32; crate::demo::life::TILE_SHARED]);
     tiled_cells(src, dst, width, height, tile);
 }
 
@@ -133,8 +133,8 @@ bit64_kernel!(
 );
 
 /// Live cells of a board: `(data, n_bytes, mask, total)`, any grid of whole warps (see
-/// [`crate::device::life::count_live`]).
+/// [`crate::demo::life::count_live`]).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn life_population(data: *const u8, n_bytes: u64, mask: u32, total: *mut u64) {
-    crate::device::life::count_live(data, n_bytes, mask, total);
+    crate::demo::life::count_live(data, n_bytes, mask, total);
 }

@@ -16,14 +16,11 @@
 
 use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, LaunchConfig};
+use warpwork_abi::{kernels, lighting, particles};
 
-pub use warpwork_cpu_reference::lighting::{tile_grid, Light, Shading, TileLights, TILE};
-pub use warpwork_cpu_reference::particles::Step;
+pub use warpwork_abi::lighting::{tile_grid, Light, Shading, TileLights, TILE};
+pub use warpwork_abi::particles::Step;
 
-/// Threads per block of the lighting kernels: one per pixel of an 8×8 tile.
-pub const LIGHTING_THREADS: u32 = TILE * TILE;
-/// Threads per block of the particle kernels.
-pub const PARTICLE_THREADS: u32 = 256;
 /// Largest grid y dimension CUDA allows: the most tile rows one launch can shade.
 const MAX_GRID_Y: u32 = 65_535;
 
@@ -50,6 +47,18 @@ impl LightingKernel {
             LightingKernel::Staged => "staged",
         }
     }
+
+    /// The kernel of this walk with `shading`.
+    fn kernel(self, shading: Shading) -> &'static str {
+        match (shading, self) {
+            (Shading::Point, LightingKernel::Naive) => kernels::LIGHTING_NAIVE,
+            (Shading::Point, LightingKernel::Broadcast) => kernels::LIGHTING_BROADCAST,
+            (Shading::Point, LightingKernel::Staged) => kernels::LIGHTING_STAGED,
+            (Shading::Raw, LightingKernel::Naive) => kernels::LIGHTING_RAW_NAIVE,
+            (Shading::Raw, LightingKernel::Broadcast) => kernels::LIGHTING_RAW_BROADCAST,
+            (Shading::Raw, LightingKernel::Staged) => kernels::LIGHTING_RAW_STAGED,
+        }
+    }
 }
 
 /// Which indices of the particle list each thread processes; see `kernels/src/device/partition.rs`.
@@ -58,7 +67,7 @@ pub enum Partition {
     /// Thread `g` takes items `g·k .. g·k + k` (contiguous per thread: the CPU habit).
     ThreadWise,
     /// A block takes a tile of `k · 256` items and walks it together: step `j` of thread `t` is
-    /// `tile + j·256 + t` (coalesced).
+    /// `tile + j·256 + t` (coalesced; 256 is `warpwork::abi::particles::THREADS`).
     GroupWise,
     /// The grid walks the list together (grid-stride loop), with `ceil(n / (k · 256))` blocks.
     GridStride,
@@ -74,6 +83,15 @@ impl Partition {
             Partition::ThreadWise => "thread_wise",
             Partition::GroupWise => "group_wise",
             Partition::GridStride => "grid_stride",
+        }
+    }
+
+    /// The particle-update kernel of this partition.
+    fn kernel(self) -> &'static str {
+        match self {
+            Partition::ThreadWise => kernels::PARTICLES_THREAD_WISE,
+            Partition::GroupWise => kernels::PARTICLES_GROUP_WISE,
+            Partition::GridStride => kernels::PARTICLES_GRID_STRIDE,
         }
     }
 }
@@ -135,15 +153,14 @@ impl Gpu {
         if pixels == 0 {
             return Ok(());
         }
-        let body = if shading == Shading::Raw { "raw_" } else { "" };
-        let f = self.function(&format!("lighting_{body}{}", kernel.name()))?;
+        let f = self.function(kernel.kernel(shading))?;
         let cfg =
-            LaunchConfig { grid_dim: (tiles_x, tiles_y, 1), block_dim: (LIGHTING_THREADS, 1, 1), shared_mem_bytes: 0 };
+            LaunchConfig { grid_dim: (tiles_x, tiles_y, 1), block_dim: (lighting::THREADS, 1, 1), shared_mem_bytes: 0 };
         let n_lights = lights.len() as u32;
         let mut l = self.kernel_args();
         l.read(lights).value(&n_lights).read(tiles).value(&tiles_x).value(&width).value(&height);
         l.write(out);
-        // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels/access.rs`: `lights`
+        // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels/demo/lighting.rs`: `lights`
         // holds `n_lights` lights (the kernel clamps every list to them), `tiles` one list per
         // tile, `out` `width · height` 16-byte aligned pixels.
         unsafe { l.launch(f, cfg) }
@@ -164,7 +181,7 @@ impl Gpu {
         let n = pos.len();
         ensure_input!(vel.len() == n, "{n} positions but {} velocities", vel.len());
         ensure_input!(items_per_thread >= 1, "items_per_thread must be at least 1");
-        let blocks = (n as u64).div_ceil(items_per_thread as u64 * PARTICLE_THREADS as u64);
+        let blocks = (n as u64).div_ceil(items_per_thread as u64 * particles::THREADS as u64);
         if blocks > i32::MAX as u64 {
             return Err(Error::CapacityExceeded {
                 what: "particle blocks (grid x); raise items_per_thread",
@@ -175,15 +192,18 @@ impl Gpu {
         if n == 0 {
             return Ok(());
         }
-        let f = self.function(&format!("particles_{}", partition.name()))?;
-        let cfg =
-            LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (PARTICLE_THREADS, 1, 1), shared_mem_bytes: 0 };
+        let f = self.function(partition.kernel())?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (particles::THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
         let n = n as u64;
         let [gx, gy, gz] = step.gravity;
         let mut l = self.kernel_args();
         l.write(pos).write(vel).value(&n).value(&items_per_thread);
         l.value(&step.dt).value(&gx).value(&gy).value(&gz);
-        // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/access.rs`; `pos` and
+        // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/demo/particles.rs`; `pos` and
         // `vel` hold `n` 16-byte aligned elements and the grid covers `n` items.
         unsafe { l.launch(f, cfg) }
     }

@@ -1,0 +1,158 @@
+//! S2.5f `ScanFused`: the shape of its passes and the arithmetic of its *plan*.
+//!
+//! Pass 1 sums every tile of [`FUSED_TILE`] counts and cuts the output into *units*: the part of
+//! a tile's output range that falls in one aligned window of [`FUSED_UNIT_ITEMS`] destination
+//! items. Units are numbered without a scan of their own: tile `t`'s first unit is
+//! `first item / FUSED_UNIT_ITEMS + t` ([`fused_plan_record`]), so unit `u` of tile `t` is window
+//! `u - t`, and a tile that ends on a window boundary (or is empty) has one empty unit, which
+//! pass 2 skips ([`fused_part_items`]). Pass 2 claims runs of units; a claim's units in one tile
+//! are a *part*.
+
+use crate::WARP_SIZE;
+
+/// Counts per thread of a tile.
+pub const FUSED_ITEMS: usize = 8;
+/// Threads of a pass-1 block, and the walking threads of a pass-2 block.
+pub const FUSED_THREADS: u32 = 256;
+/// Threads of a pass-2 block: the walking warps plus one scheduling warp.
+pub const FUSED_PASS2_THREADS: u32 = FUSED_THREADS + WARP_SIZE;
+/// Sources (counts) per tile.
+pub const FUSED_TILE: u32 = FUSED_ITEMS as u32 * FUSED_THREADS;
+/// Tiles each pass-1 block sums (`ceil(tiles / FUSED_PUSH_TILES)` blocks).
+pub const FUSED_PUSH_TILES: usize = 4;
+/// Most units per claim of pass 2 (8192 items: few claims, and tile scans, while much is left).
+pub const FUSED_CLAIM_UNITS: u32 = 4;
+/// Destination items per unit window: the grain of pass 2's tail.
+pub const FUSED_UNIT_ITEMS: u32 = 2048;
+
+/// Tiles of `p1` counts.
+#[inline(always)]
+pub fn fused_tiles(p1: u32) -> u32 {
+    p1.div_ceil(FUSED_TILE)
+}
+
+/// Pass-1 blocks for `p1` counts.
+#[inline(always)]
+pub fn fused_push_blocks(p1: u32) -> u32 {
+    fused_tiles(p1).div_ceil(FUSED_PUSH_TILES as u32)
+}
+
+/// The plan record `[first item, first unit]` of tile `t` whose items start at `first_item`
+/// (at most `u32::MAX`: pass 1 caps it at the capacity), as one 64-bit word (first item in the
+/// low half, as a little-endian `[u32; 2]`). Tile `t`'s units are the windows
+/// `first_item / FUSED_UNIT_ITEMS ..= end / FUSED_UNIT_ITEMS`, numbered from
+/// `first_item / FUSED_UNIT_ITEMS + t`. The end record is this with `t = tiles` and the total,
+/// and its first unit is the unit count.
+#[inline(always)]
+pub fn fused_plan_record(first_item: u64, t: u32) -> u64 {
+    let first_unit = (first_item / FUSED_UNIT_ITEMS as u64) as u32 + t;
+    (first_unit as u64) << 32 | first_item
+}
+
+/// The destination items `begin..stop` of units `start..end` (`start < end`) of tile `t`, whose
+/// items are `tile_begin..tile_end`: the tile's items in the windows `start - t ..= end - 1 - t`.
+/// Empty (`begin >= stop`) when those are only the tile's empty last unit.
+#[inline(always)]
+pub fn fused_part_items(t: u32, start: u32, end: u32, tile_begin: u32, tile_end: u32) -> (u32, u32) {
+    let (first, last) = (start - t, end - 1 - t);
+    let begin = tile_begin.max(first.saturating_mul(FUSED_UNIT_ITEMS));
+    let stop = tile_end.min(last.saturating_mul(FUSED_UNIT_ITEMS).saturating_add(FUSED_UNIT_ITEMS));
+    (begin, stop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan pass 1 writes for tiles of the given sums: one record per tile plus the end.
+    fn plan(tile_sums: &[u32]) -> Vec<[u32; 2]> {
+        let mut first = 0u64;
+        let mut records = Vec::new();
+        for (t, &s) in tile_sums.iter().enumerate() {
+            let r = fused_plan_record(first, t as u32);
+            records.push([r as u32, (r >> 32) as u32]);
+            first += s as u64;
+        }
+        let r = fused_plan_record(first, tile_sums.len() as u32);
+        records.push([r as u32, (r >> 32) as u32]);
+        records
+    }
+
+    /// Pass 2 over the plan, one unit per claim and then whole runs: every destination item is
+    /// produced exactly once, in order, and every part stays inside one tile and its windows.
+    fn check_cover(tile_sums: &[u32]) {
+        let records = plan(tile_sums);
+        let tiles = tile_sums.len();
+        let units = records[tiles][1];
+        let total = records[tiles][0];
+        for claim in [1, FUSED_CLAIM_UNITS, units.max(1)] {
+            let mut next = 0u32;
+            let mut u = 0;
+            while u < units {
+                let end = (u + claim).min(units);
+                // The scheduler: the tile of unit `u` is the last whose first unit is at most `u`.
+                let t = (0..tiles).rev().find(|&t| records[t][1] <= u).unwrap() as u32;
+                let part_end = end.min(records[t as usize + 1][1]);
+                let [tile_begin, tile_end] = [records[t as usize][0], records[t as usize + 1][0]];
+                let (begin, stop) = fused_part_items(t, u, part_end, tile_begin, tile_end);
+                if begin < stop {
+                    assert_eq!(begin, next, "sums {tile_sums:?}: a gap or an overlap before unit {u}");
+                    assert!(tile_begin <= begin && stop <= tile_end, "part outside its tile");
+                    let window = (u - t) * FUSED_UNIT_ITEMS;
+                    assert!(begin >= window, "part starts before its first window");
+                    next = stop;
+                }
+                u = part_end;
+            }
+            assert_eq!(next, total, "sums {tile_sums:?}, claims of {claim}: items produced");
+        }
+    }
+
+    #[test]
+    fn every_tile_has_a_unit_and_units_increase() {
+        let sums = [0, 5, 2048, 2047, 1, 0, 10_000, 4096];
+        let records = plan(&sums);
+        for w in records.windows(2) {
+            assert!(w[1][1] > w[0][1], "first units strictly increase: {records:?}");
+        }
+        assert_eq!(records[0], [0, 0]);
+        // Tile 1 starts at item 0 (tile 0 is empty): window 0, unit 1.
+        assert_eq!(records[1], [0, 1]);
+        assert_eq!(records[2], [5, 2]);
+        assert_eq!(records[3], [2053, 1 + 3]);
+    }
+
+    #[test]
+    fn parts_cover_every_item_once() {
+        check_cover(&[]);
+        check_cover(&[0]);
+        check_cover(&[0, 0, 0]);
+        check_cover(&[1]);
+        check_cover(&[2048]);
+        check_cover(&[2048, 2048, 1, 2047]);
+        check_cover(&[3, 70_000, 0, 5, 4095, 4097]);
+        // A pseudo-random mix of tiny, boundary and huge tiles.
+        let mut x = 12345u32;
+        let sums: Vec<u32> = (0..300)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                match x >> 29 {
+                    0 => 0,
+                    1 => 2048 * (x >> 20 & 3),
+                    2 => x >> 12 & 0xffff,
+                    _ => x >> 24,
+                }
+            })
+            .collect();
+        check_cover(&sums);
+    }
+
+    #[test]
+    fn shapes_agree() {
+        assert_eq!(FUSED_THREADS % WARP_SIZE, 0);
+        assert_eq!(fused_tiles(0), 0);
+        assert_eq!(fused_tiles(FUSED_TILE), 1);
+        assert_eq!(fused_tiles(FUSED_TILE + 1), 2);
+        assert_eq!(fused_push_blocks(FUSED_TILE * FUSED_PUSH_TILES as u32 + 1), 2);
+    }
+}

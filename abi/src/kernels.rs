@@ -1,0 +1,167 @@
+//! The names of warpwork's exported kernels (`#[no_mangle] extern "ptx-kernel"` functions of
+//! `warpwork-kernels`, feature `kernels`). An exported symbol cannot be named by a constant, so
+//! the kernels spell these out once more; the host's tests check that the `.entry` list of both
+//! shipped PTX modules is exactly [`ALL_KERNELS`], and the host loads every one of them once,
+//! when a `Gpu` is opened.
+
+macro_rules! kernel_names {
+    ($($(#[$doc:meta])* $name:ident = $symbol:literal;)*) => {
+        $($(#[$doc])* pub const $name: &str = $symbol;)*
+        /// Every exported kernel, in the order above.
+        pub const ALL_KERNELS: &[&str] = &[$($name),*];
+    };
+}
+
+kernel_names! {
+    // Device-wide exclusive scan (`kernels/src/kernels/scan.rs`).
+    /// `scan_exclusive_u32(input, output, n, status, aggregate, inclusive, tile_counter)`.
+    SCAN_EXCLUSIVE_U32 = "scan_exclusive_u32";
+    /// `scan_exclusive_u64(..)`: as [`SCAN_EXCLUSIVE_U32`] for `u64`.
+    SCAN_EXCLUSIVE_U64 = "scan_exclusive_u64";
+
+    // Select (`kernels/src/kernels/select.rs`): `(items, flags, n, op, a, b, out, capacity,
+    // counter)`, and for the ordered ones the look-back state after it.
+    /// One global atomic per kept item, `u32` items.
+    SELECT_LANE_U32 = "select_lane_u32";
+    /// One global atomic per warp, `u32` items.
+    SELECT_WARP_U32 = "select_warp_u32";
+    /// One global atomic per block, `u32` items.
+    SELECT_BLOCK_U32 = "select_block_u32";
+    /// Order-preserving single pass, `u32` items.
+    SELECT_ORDERED_U32 = "select_ordered_u32";
+    /// As [`SELECT_LANE_U32`] for `i32`.
+    SELECT_LANE_I32 = "select_lane_i32";
+    /// As [`SELECT_WARP_U32`] for `i32`.
+    SELECT_WARP_I32 = "select_warp_i32";
+    /// As [`SELECT_BLOCK_U32`] for `i32`.
+    SELECT_BLOCK_I32 = "select_block_i32";
+    /// As [`SELECT_ORDERED_U32`] for `i32`.
+    SELECT_ORDERED_I32 = "select_ordered_i32";
+    /// As [`SELECT_LANE_U32`] for `u64`.
+    SELECT_LANE_U64 = "select_lane_u64";
+    /// As [`SELECT_WARP_U32`] for `u64`.
+    SELECT_WARP_U64 = "select_warp_u64";
+    /// As [`SELECT_BLOCK_U32`] for `u64`.
+    SELECT_BLOCK_U64 = "select_block_u64";
+    /// As [`SELECT_ORDERED_U32`] for `u64`.
+    SELECT_ORDERED_U64 = "select_ordered_u64";
+    /// As [`SELECT_LANE_U32`] for `f32`.
+    SELECT_LANE_F32 = "select_lane_f32";
+    /// As [`SELECT_WARP_U32`] for `f32`.
+    SELECT_WARP_F32 = "select_warp_f32";
+    /// As [`SELECT_BLOCK_U32`] for `f32`.
+    SELECT_BLOCK_F32 = "select_block_f32";
+    /// As [`SELECT_ORDERED_U32`] for `f32`.
+    SELECT_ORDERED_F32 = "select_ordered_f32";
+
+    // Work expansion (`kernels/src/kernels/expand.rs`): every kernel takes `*const ExpandView`
+    // first; pass 2 also `out: *mut [u32; 2]`.
+    /// S1 pass 1.
+    EXPAND_PUSH_APPEND = "expand_push_append";
+    /// S2 pass 1.
+    EXPAND_PUSH_LINEAR = "expand_push_linear";
+    /// S2.5 pass 1: the look-back scan of the counts.
+    EXPAND_PUSH_SCAN = "expand_push_scan";
+    /// S2.5+ pass 1, compare-and-swap loop.
+    EXPAND_PUSH_PACKED_CAS = "expand_push_packed_cas";
+    /// S2.5+ pass 1, one 64-bit add.
+    EXPAND_PUSH_PACKED_ADD = "expand_push_packed_add";
+    /// S3 pass 1.
+    EXPAND_PUSH_PO2 = "expand_push_po2";
+    /// S2.5f pass 1: tile sums and the plan.
+    EXPAND_PUSH_FUSED = "expand_push_fused";
+    /// S0: the destination count for a user's pass 2.
+    EXPAND_MAXN_TOTAL = "expand_maxn_total";
+    /// S0 pass 2.
+    EXPAND_PASS2_MAXN = "expand_pass2_maxn";
+    /// S1 pass 2.
+    EXPAND_PASS2_APPEND = "expand_pass2_append";
+    /// S2 pass 2.
+    EXPAND_PASS2_LINEAR = "expand_pass2_linear";
+    /// S2.5 pass 2.
+    EXPAND_PASS2_SCAN = "expand_pass2_scan";
+    /// S2.5+ pass 2 (both pass-1 forms).
+    EXPAND_PASS2_PACKED = "expand_pass2_packed";
+    /// S3 pass 2, all buckets in one launch.
+    EXPAND_PASS2_PO2 = "expand_pass2_po2";
+    /// S3 pass 2, one launch per bucket (`bucket` after `out`).
+    EXPAND_PASS2_PO2_BUCKET = "expand_pass2_po2_bucket";
+    /// S2.5f pass 2.
+    EXPAND_PASS2_FUSED = "expand_pass2_fused";
+    /// A pass 2 written as users write theirs (`for_each`): counts hits and local sums per
+    /// source, for the tests.
+    EXPAND_FOR_EACH_HISTOGRAM = "expand_for_each_histogram";
+
+    // Timing (`kernels/src/kernels/timing.rs`).
+    /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
+    HOLD_STREAM = "hold_stream";
+
+    // Demonstration workloads (`kernels/src/kernels/demo/`).
+    /// Lighting, every lane loads every light, point-light falloff.
+    LIGHTING_NAIVE = "lighting_naive";
+    /// Lighting, warp broadcast loads through shuffles.
+    LIGHTING_BROADCAST = "lighting_broadcast";
+    /// Lighting, warp broadcast loads through shared memory.
+    LIGHTING_STAGED = "lighting_staged";
+    /// As [`LIGHTING_NAIVE`] with the raw body (sum the light records).
+    LIGHTING_RAW_NAIVE = "lighting_raw_naive";
+    /// As [`LIGHTING_BROADCAST`] with the raw body.
+    LIGHTING_RAW_BROADCAST = "lighting_raw_broadcast";
+    /// As [`LIGHTING_STAGED`] with the raw body.
+    LIGHTING_RAW_STAGED = "lighting_raw_staged";
+    /// Particles, a contiguous chunk per thread.
+    PARTICLES_THREAD_WISE = "particles_thread_wise";
+    /// Particles, a block-wide tile walked together.
+    PARTICLES_GROUP_WISE = "particles_group_wise";
+    /// Particles, a grid-stride loop.
+    PARTICLES_GRID_STRIDE = "particles_grid_stride";
+    /// Life, brute force, 1D launch.
+    LIFE_NAIVE_1D = "life_naive_1d";
+    /// Life, brute force, 2D launch.
+    LIFE_NAIVE_2D = "life_naive_2d";
+    /// Life, one byte per cell.
+    LIFE_BYTE = "life_byte";
+    /// Life, sparse write-skip.
+    LIFE_SPARSE = "life_sparse";
+    /// Life, several cells per thread.
+    LIFE_MULTI = "life_multi";
+    /// Life, shared-memory tile with halo.
+    LIFE_TILED = "life_tiled";
+    /// Life, ballot counting.
+    LIFE_BALLOT = "life_ballot";
+    /// Life, one bit per cell, 32 per thread.
+    LIFE_BIT32 = "life_bit32";
+    /// Life, one bit per cell, 64 per lane, one generation per launch.
+    LIFE_BIT64_T1 = "life_bit64_t1";
+    /// As [`LIFE_BIT64_T1`], 2 generations per launch.
+    LIFE_BIT64_T2 = "life_bit64_t2";
+    /// As [`LIFE_BIT64_T1`], 4 generations per launch.
+    LIFE_BIT64_T4 = "life_bit64_t4";
+    /// As [`LIFE_BIT64_T1`], 8 generations per launch.
+    LIFE_BIT64_T8 = "life_bit64_t8";
+    /// As [`LIFE_BIT64_T1`], 12 generations per launch.
+    LIFE_BIT64_T12 = "life_bit64_t12";
+    /// As [`LIFE_BIT64_T8`] with the pipeline unskewed.
+    LIFE_BIT64_T8_FLAT = "life_bit64_t8_flat";
+    /// Life, live cells of a board.
+    LIFE_POPULATION = "life_population";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ALL_KERNELS;
+
+    #[test]
+    fn names_are_distinct_ptx_identifiers() {
+        let mut names = ALL_KERNELS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL_KERNELS.len(), "a kernel name is listed twice");
+        for n in ALL_KERNELS {
+            assert!(
+                !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                "{n}"
+            );
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Select (keep the items that pass a test): block shape, the predicate codes and the
+//! predicates themselves.
+
+/// Threads per block of the select kernels.
+pub const THREADS: u32 = 256;
+/// Items per thread per tile of the unordered kernels: enough independent loads in flight to
+/// cover memory latency.
+pub const ITEMS_PER_THREAD: usize = 16;
+/// Items per thread of the ordered kernels for 4-byte items: 64 bytes of items per thread.
+pub const ORDERED_ITEMS_4B: usize = 16;
+/// Items per thread of the ordered kernels for 8-byte items: 64 bytes, as for 4-byte items.
+pub const ORDERED_ITEMS_8B: usize = 8;
+
+/// Items per thread of the ordered kernel for items of `size` bytes (4 or 8): 64 bytes of
+/// items.
+pub const fn ordered_items(size: usize) -> usize {
+    if size == 8 {
+        ORDERED_ITEMS_8B
+    } else {
+        ORDERED_ITEMS_4B
+    }
+}
+
+/// Which test decides whether an item is kept: the `op` parameter of the select kernels, with
+/// the operands `a` and `b`.
+pub mod op {
+    /// `flags[i] != 0`.
+    pub const FLAGGED: u32 = 0;
+    /// `item < a`.
+    pub const LESS: u32 = 1;
+    /// `item >= a`.
+    pub const GREATER_EQUAL: u32 = 2;
+    /// `a <= item < b`.
+    pub const IN_RANGE: u32 = 3;
+    /// `item == a`.
+    pub const EQUAL: u32 = 4;
+    /// `item != 0`.
+    pub const NON_ZERO: u32 = 5;
+}
+
+/// Evaluates value test `op` (see [`op`]; not [`op::FLAGGED`], which reads a flag instead) with
+/// operands `a`, `b`. The comparisons are Rust's own (`PartialOrd`), so floats behave the same on
+/// the GPU and the CPU: NaN is never less, greater, in range or equal, and is non-zero;
+/// `-0.0 == 0.0`. An unknown code means "non-zero".
+#[inline(always)]
+pub fn test<T: PartialOrd + Default + Copy>(op: u32, v: T, a: T, b: T) -> bool {
+    match op {
+        op::LESS => v < a,
+        op::GREATER_EQUAL => v >= a,
+        op::IN_RANGE => a <= v && v < b,
+        op::EQUAL => v == a,
+        _ => v != T::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_op_is_its_comparison() {
+        assert!(test(op::LESS, 4u32, 5, 0) && !test(op::LESS, 5u32, 5, 0));
+        assert!(test(op::GREATER_EQUAL, 5i32, 5, 0) && !test(op::GREATER_EQUAL, -6i32, 5, 0));
+        assert!(test(op::IN_RANGE, 2u64, 2, 4) && test(op::IN_RANGE, 3u64, 2, 4) && !test(op::IN_RANGE, 4u64, 2, 4));
+        assert!(!test(op::IN_RANGE, 1u64, 2, 4), "below the range");
+        assert!(test(op::EQUAL, 7u32, 7, 9) && !test(op::EQUAL, 9u32, 7, 9));
+        assert!(test(op::NON_ZERO, 1u32, 0, 0) && !test(op::NON_ZERO, 0u32, 0, 0));
+    }
+
+    #[test]
+    fn floats_compare_as_rust_does() {
+        let nan = f32::NAN;
+        for code in [op::LESS, op::GREATER_EQUAL, op::IN_RANGE, op::EQUAL] {
+            assert!(!test(code, nan, f32::NEG_INFINITY, f32::INFINITY), "NaN fails op {code}");
+        }
+        assert!(test(op::NON_ZERO, nan, 0.0, 0.0), "NaN is non-zero");
+        assert!(!test(op::NON_ZERO, -0.0f32, 0.0, 0.0), "-0.0 is zero");
+        assert!(test(op::EQUAL, -0.0f32, 0.0, 0.0));
+        assert!(test(op::LESS, f32::NEG_INFINITY, -1e38, 0.0));
+    }
+
+    #[test]
+    fn ordered_items_fill_64_bytes() {
+        assert_eq!(ordered_items(4) * 4, 64);
+        assert_eq!(ordered_items(8) * 8, 64);
+    }
+}

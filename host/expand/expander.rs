@@ -1,0 +1,253 @@
+//! The [`Expander`]: one strategy's workspace, allocated once, and the state between its passes.
+
+use super::workspace::{bucket_layout, Layout, CTRL_WORDS};
+use super::{Control, ExpandView, Strategy};
+use crate::memory::bind::{Bind, Bound};
+use crate::{error::ensure_input, DeviceRead, Error, Gpu, Result};
+use cudarc::driver::CudaSlice;
+use warpwork_abi::expand::{FLAG_CAPACITY, FLAG_MAX_N};
+
+/// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
+/// one [`Strategy`]: its workspace is allocated once, by [`Gpu::expander`], and nothing per call.
+///
+/// The order of calls is enforced by the types: [`Expander::pass1`] borrows the counts and
+/// returns a [`Planned`] expansion, which alone has pass 2 and the count. The counts stay
+/// borrowed as long as the `Planned` lives, so they cannot be freed or written while the kernels
+/// that read them may still run.
+///
+/// ```no_run
+/// use warpwork::{expand::{Dispatch, Strategy}, Gpu};
+/// let gpu = Gpu::new(0)?;
+/// let counts = gpu.upload(&[3u32, 0, 2])?;
+/// let mut e = gpu.expander(Strategy::ScanBinarySearch, 3, 16)?;
+/// let mut pairs = gpu.zeros::<[u32; 2]>(16)?;
+/// let mut planned = e.pass1(&gpu, &counts)?;
+/// planned.pass2(&gpu, &mut pairs, Dispatch::Persistent)?;
+/// assert_eq!(planned.count(&gpu)?, 5); // waits
+/// # Ok::<(), warpwork::Error>(())
+/// ```
+pub struct Expander {
+    pub(super) strategy: Strategy,
+    pub(super) max_p1: usize,
+    pub(super) capacity: usize,
+    /// The [`Control`] block followed by the look-back words (S2.5: status, aggregates,
+    /// inclusive prefixes per tile; S2.5f: two `u64`s per pass-1 block): one allocation, so that
+    /// a pass 1 clears both with one memset.
+    pub(super) state: CudaSlice<u32>,
+    pub(super) view: CudaSlice<ExpandView>,
+    pub(super) host_view: ExpandView,
+    /// The strategy's other workspace: the kernels reach it through the view's addresses.
+    offsets: CudaSlice<u32>,
+    srcs: CudaSlice<u32>,
+    records: CudaSlice<[u32; 2]>,
+    /// Words after the control block that a reset clears.
+    reset_words: usize,
+    view_uploaded: bool,
+    pub(super) pass2_blocks: u32,
+}
+
+impl std::fmt::Debug for Expander {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Expander({}, p1 ≤ {}, capacity {})", self.strategy.name(), self.max_p1, self.capacity)
+    }
+}
+
+/// An expansion after its pass 1: the only value with pass 2 ([`Planned::pass2`],
+/// [`Planned::pass2_with`]) and the count ([`Planned::count`]). It borrows the [`Expander`]
+/// mutably and the counts (`'c`) for as long as it lives.
+pub struct Planned<'e, 'c> {
+    pub(super) e: &'e mut Expander,
+    pub(super) counts: Option<&'c dyn DeviceRead<u32>>,
+    pub(super) p1: usize,
+    /// Whether a pass 2 ran since pass 1 (S0's pass 2 then recounts from zero).
+    pub(super) pass2_ran: bool,
+    /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
+    pub(super) user_pass2: bool,
+    /// S0: `expand_maxn_total` has counted since pass 1 (it adds to the total, so a second user
+    /// pass 2 must not count again).
+    pub(super) maxn_counted: bool,
+}
+
+impl std::fmt::Debug for Planned<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Planned({:?}, p1 = {})", self.e, self.p1)
+    }
+}
+
+impl Gpu {
+    /// An [`Expander`] for up to `max_p1` sources and at most `capacity` destination items.
+    /// **Allocates** its workspace ([`super::workspace_bytes`]).
+    ///
+    /// ```no_run
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let e = gpu.expander(warpwork::expand::Strategy::ScanFused, 1 << 20, 1 << 26)?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn expander(&self, strategy: Strategy, max_p1: usize, capacity: usize) -> Result<Expander> {
+        if max_p1 > u32::MAX as usize {
+            return Err(Error::CapacityExceeded {
+                what: "expand sources (u32 indices)",
+                needed: max_p1 as u64,
+                capacity: u32::MAX as u64,
+            });
+        }
+        if capacity > u32::MAX as usize {
+            return Err(Error::CapacityExceeded {
+                what: "expand capacity (u32 destination indices)",
+                needed: capacity as u64,
+                capacity: u32::MAX as u64,
+            });
+        }
+        if let Some(max_n) = strategy.max_n() {
+            ensure_input!(max_n > 0, "MaxN needs max_n > 0");
+        }
+        let facts = strategy.facts();
+        let layout = Layout::new(facts.workspace, max_p1, capacity);
+        // Buffers a strategy does not use are one element, so that every address in the view
+        // is a real allocation.
+        let offsets = self.zeros::<u32>(layout.offsets.max(1))?;
+        let srcs = self.zeros::<u32>(layout.srcs.max(1))?;
+        let records = self.zeros::<[u32; 2]>(layout.records.max(1))?;
+        let state = self.zeros::<u32>(CTRL_WORDS + layout.lookback_words)?;
+        let view = self.zeros::<ExpandView>(1)?;
+        let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
+        let tile_words = layout.scan_tiles as u64 * 4;
+        let ctrl = self.device_address(&state)?;
+        let lookback = ctrl + 4 * CTRL_WORDS as u64;
+        let host_view = ExpandView {
+            counts: 0,
+            ctrl,
+            offsets: self.device_address(&offsets)?,
+            srcs: self.device_address(&srcs)?,
+            records: self.device_address(&records)?,
+            scan_status: lookback,
+            scan_aggregate: lookback + tile_words,
+            scan_inclusive: lookback + 2 * tile_words,
+            p1: 0,
+            capacity: capacity as u32,
+            max_n: strategy.max_n().unwrap_or(0),
+            strategy: facts.code,
+            bucket_base,
+            bucket_cap,
+        };
+        let per_sm = self.occupancy(facts.pass2, facts.pass2_threads, 0)?.max(1);
+        Ok(Expander {
+            strategy,
+            max_p1,
+            capacity,
+            state,
+            view,
+            host_view,
+            offsets,
+            srcs,
+            records,
+            reset_words: layout.reset_words,
+            view_uploaded: false,
+            pass2_blocks: per_sm * self.info().sm_count,
+        })
+    }
+}
+
+impl Expander {
+    /// The strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Blocks of a persistent pass 2 (occupancy × SMs).
+    pub fn persistent_blocks(&self) -> u32 {
+        self.pass2_blocks
+    }
+
+    /// Points the view at `counts_addr` and `p1` sources and, with `clear`, zeroes the control
+    /// block and the scan state.
+    pub(super) fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64, clear: bool) -> Result<()> {
+        ensure_input!(p1 <= self.max_p1, "{p1} sources for an expander of at most {}", self.max_p1);
+        if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
+            self.view_uploaded = true;
+            self.host_view.counts = counts_addr;
+            self.host_view.p1 = p1 as u32;
+            gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
+        }
+        // The control block and the look-back words a reset clears (S2.5's status words: its
+        // aggregates and inclusive prefixes need no clearing; all of S2.5f's): one memset.
+        if clear {
+            let words = CTRL_WORDS + self.reset_words;
+            gpu.zero_words(&mut self.state, 0..words)?;
+        }
+        Ok(())
+    }
+
+    /// Binds the view and the buffers it points to (and the counts) for a launch on `gpu`, so
+    /// that cudarc orders the launch after earlier writes to them and their frees after it:
+    /// returns the view's address and the bindings, to drop once the launch is issued.
+    pub(super) fn bind_workspace<'s>(
+        &'s self,
+        gpu: &'s Gpu,
+        counts: Option<&'s dyn DeviceRead<u32>>,
+    ) -> Result<(u64, Vec<Bound<'s>>)> {
+        let mut bound = vec![self.view.bind(gpu)?];
+        let view = bound[0].addr;
+        bound.push(self.state.bind(gpu)?);
+        bound.push(self.offsets.bind(gpu)?);
+        bound.push(self.srcs.bind(gpu)?);
+        bound.push(self.records.bind(gpu)?);
+        if let Some(c) = counts {
+            bound.push(c.bind(gpu)?);
+        }
+        Ok((view, bound))
+    }
+
+    /// Downloads the control block (waits for the stream).
+    pub(super) fn control(&self, gpu: &Gpu) -> Result<Control> {
+        Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&gpu.download_prefix(&self.state, CTRL_WORDS)?)))
+    }
+}
+
+impl<'e, 'c> Planned<'e, 'c> {
+    pub(super) fn new(e: &'e mut Expander, counts: Option<&'c dyn DeviceRead<u32>>, p1: usize) -> Self {
+        Planned { e, counts, p1, pass2_ran: false, user_pass2: false, maxn_counted: false }
+    }
+
+    /// The [`ExpandView`] every expansion kernel receives first: pass it to your own pass-1
+    /// kernel (see [`Expander::pass1_by_own_kernel`]).
+    pub fn view(&self) -> &CudaSlice<ExpandView> {
+        &self.e.view
+    }
+
+    /// **Waits** for the passes and returns the number of destination items, or the overflow
+    /// pass 1/2 flagged on the device. `MaxN` counts in pass 2: asked before any pass 2, it is
+    /// refused.
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::Strategy, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let counts = gpu.upload(&[4u32, 1])?;
+    /// let mut e = gpu.expander(Strategy::ScanFused, 2, 8)?;
+    /// assert_eq!(e.pass1(&gpu, &counts)?.count(&gpu)?, 5);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn count(&self, gpu: &Gpu) -> Result<usize> {
+        let e = &*self.e;
+        let counts_pairs = e.strategy.facts().pass2_counts_pairs;
+        ensure_input!(
+            !counts_pairs || self.pass2_ran || self.user_pass2,
+            "{} counts its items in pass 2: run a pass 2 before asking for the count",
+            e.strategy.name()
+        );
+        let c = e.control(gpu)?;
+        let needed = if counts_pairs && !self.user_pass2 { c.counter as u64 } else { c.total };
+        if c.flags & FLAG_MAX_N != 0 {
+            let max_n = e.strategy.max_n().unwrap_or(0);
+            return Err(Error::InvalidInput(format!("a source spawns more than max_n = {max_n} items")));
+        }
+        if c.flags & FLAG_CAPACITY != 0 || needed > e.capacity as u64 {
+            return Err(Error::CapacityExceeded {
+                what: "expand destination items",
+                needed: needed.max(e.capacity as u64 + 1),
+                capacity: e.capacity as u64,
+            });
+        }
+        Ok(needed as usize)
+    }
+}

@@ -1,0 +1,74 @@
+//! Work expansion: source `i` spawns `counts[i]` destination items; pass 2 runs per destination
+//! item and knows its `(source, local)` pair. Every strategy of the seed article is here (see
+//! [`Strategy`] and `docs/expand.md`); the device building blocks are in
+//! `kernels/src/device/expand/` for users' own kernels.
+//!
+//! * [`Gpu::expand`]: materializes the `(src, local)` pairs on the device.
+//! * [`Gpu::expand_with`]: runs **your** pass-2 kernel instead (through an [`Expander`]);
+//!   nothing is materialized.
+//! * [`Expander`]: the reusable form (workspace allocated once, nothing allocated per call),
+//!   with pass 1 and pass 2 as separate calls and a choice of [`Dispatch`] for pass 2. Its
+//!   [`Expander::pass1`] borrows the counts and returns a [`Planned`] expansion, the only value
+//!   with a pass 2 and a count: the order of calls is enforced by the types, and the counts
+//!   cannot be freed or written while the kernels reading them may run.
+//!
+//! Capacity: the caller picks the most destination items allowed. A larger total, or one that
+//! overflows the 32-bit sums the strategies use, is detected on the device (a flag in the control
+//! block), nothing is written out of bounds, and the call returns [`Error::CapacityExceeded`].
+//!
+//! The code is split by concept: [`Strategy`] and its table of facts (`strategy.rs`: codes,
+//! kernels, block shapes, workspace, how pass 2 is launched and sized), the workspace plan
+//! (`workspace.rs`), the [`Expander`]'s state and the [`Planned`] expansion (`expander.rs`),
+//! pass 1 (`pass1.rs`), the materializing pass 2 (`pass2.rs`) and a user's pass 2 (`user.rs`).
+//!
+//! [`Error::CapacityExceeded`]: crate::Error::CapacityExceeded
+
+mod expander;
+mod pass1;
+mod pass2;
+mod strategy;
+mod user;
+mod workspace;
+
+pub use expander::{Expander, Planned};
+pub use strategy::{Dispatch, Strategy};
+pub use workspace::workspace_bytes;
+
+pub use cudarc::driver::CudaFunction;
+/// The control block and the view every expansion kernel receives, as the kernels define them.
+pub use warpwork_abi::expand::{Control, ExpandView, BUCKETS, THREADS};
+
+use crate::{DeviceRead, Gpu, Result};
+use cudarc::driver::CudaSlice;
+
+/// Materialized expansion: `pairs[..count]` are the `(src, local)` pairs, in the strategy's order.
+#[derive(Debug)]
+pub struct Expansion {
+    /// Destination items.
+    pub count: usize,
+    /// `capacity` pairs; the first `count` are written.
+    pub pairs: CudaSlice<[u32; 2]>,
+}
+
+impl Gpu {
+    /// Expands `counts` with `strategy` and materializes the `(src, local)` pairs (at most
+    /// `capacity` of them) on the device. **Allocates** the expander and the output; **waits**
+    /// for the count.
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::Strategy, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let counts = gpu.upload(&[2u32, 0, 1])?;
+    /// let e = gpu.expand(&counts, Strategy::ScanFused, 16)?;
+    /// assert_eq!(gpu.download_prefix(&e.pairs, e.count)?, [[0, 0], [0, 1], [2, 0]]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn expand(&self, counts: &impl DeviceRead<u32>, strategy: Strategy, capacity: usize) -> Result<Expansion> {
+        let mut e = self.expander(strategy, counts.len(), capacity)?;
+        let mut pairs = self.zeros::<[u32; 2]>(capacity.max(1))?;
+        let mut planned = e.pass1(self, counts)?;
+        planned.pass2(self, &mut pairs, Dispatch::Persistent)?;
+        let count = planned.count(self)?;
+        Ok(Expansion { count, pairs })
+    }
+}

@@ -1,0 +1,72 @@
+//! Pass 1: the strategy's push over the counts, or the caller's own pass-1 kernel.
+
+use super::{Expander, Planned};
+use crate::{error::ensure_input, DeviceRead, Gpu, Result};
+use cudarc::driver::LaunchConfig;
+use warpwork_abi::expand::THREADS;
+
+impl Expander {
+    /// Pass 1: resets the control block (unless the strategy's pass 1 leaves it ready: S2.5f)
+    /// and runs the strategy's push over `counts`, which stay borrowed by the returned
+    /// [`Planned`] expansion. Asynchronous.
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::{Dispatch, Strategy}, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let counts = gpu.upload(&[1u32, 2])?;
+    /// let mut out = gpu.zeros::<[u32; 2]>(4)?;
+    /// let mut e = gpu.expander(Strategy::PackedAtomicAdd, 2, 4)?;
+    /// let mut planned = e.pass1(&gpu, &counts)?;
+    /// planned.pass2(&gpu, &mut out, Dispatch::Persistent)?;
+    /// assert_eq!(planned.count(&gpu)?, 3);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn pass1<'e, 'c>(&'e mut self, gpu: &Gpu, counts: &'c impl DeviceRead<u32>) -> Result<Planned<'e, 'c>> {
+        let p1 = counts.len();
+        let facts = self.strategy.facts();
+        // S2.5f's pass 1 leaves its state ready for the next (its last block stores every control
+        // field it reads and flips the launch word; each launch clears the previous launch's
+        // look-back words), and pass 2 clears its claims: no memset before it, one operation
+        // less on the stream.
+        let clears_itself = facts.pass1_clears_state && p1 > 0;
+        self.reset_for(gpu, p1, gpu.device_address(counts)?, !clears_itself)?;
+        if let (Some(push), true) = (facts.push, p1 > 0) {
+            let f = gpu.function(push.kernel)?;
+            let cfg = LaunchConfig {
+                grid_dim: ((p1 as u32).div_ceil(push.sources_per_block), 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let (view, _bound) = self.bind_workspace(gpu, Some(counts))?;
+            let mut l = gpu.kernel_args();
+            l.addr(view);
+            // SAFETY: every `expand_push_*` takes the view pointer, which describes buffers this
+            // expander owns (sized for `max_p1` and `capacity`, bound above with the counts) and
+            // `counts` (`p1` elements).
+            unsafe { l.launch(f, cfg)? };
+        }
+        Ok(Planned::new(self, Some(counts), p1))
+    }
+
+    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs: it receives
+    /// [`Planned::view`] and calls a `push_*_with` building block with its own counts. Zeroes the
+    /// control block and the scan state and points the view at `p1` sources with no counts
+    /// array. Asynchronous. Refused for `MaxN`, whose pass 2 reads a counts array.
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::Strategy, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut e = gpu.expander(Strategy::Po2Buckets, 1000, 1 << 16)?;
+    /// let planned = e.pass1_by_own_kernel(&gpu, 1000)?;
+    /// // launch your pass-1 kernel with `planned.view()`, then `planned.pass2_with(…)`
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn pass1_by_own_kernel(&mut self, gpu: &Gpu, p1: usize) -> Result<Planned<'_, 'static>> {
+        ensure_input!(
+            self.strategy.max_n().is_none(),
+            "MaxN has no pass 1 of its own: its pass 2 reads the counts array (use Expander::pass1)"
+        );
+        self.reset_for(gpu, p1, 0, true)?;
+        Ok(Planned::new(self, None, p1))
+    }
+}

@@ -1,0 +1,114 @@
+//! Pass 2 with the strategy's own kernel, which materializes the `(src, local)` pairs: sizing
+//! its grid ([`Dispatch`]) and launching it as the strategy's table row says.
+
+use super::strategy::{Pass2Items, Pass2Launch};
+use super::{Control, Dispatch, Expander, Planned};
+use crate::{error::ensure_input, DeviceWrite, Gpu, Result};
+use cudarc::driver::LaunchConfig;
+use warpwork_abi::expand::fused::FUSED_CLAIM_UNITS;
+use warpwork_abi::expand::{dst_count, BUCKETS, MAXN_ITEMS, PASS2_STEP, THREADS};
+
+impl Planned<'_, '_> {
+    /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
+    /// long). Asynchronous for [`Dispatch::Persistent`] ([`Dispatch::ReadBack`] **waits** for
+    /// pass 1's count). It may run again and writes the same pairs.
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::{Dispatch, Strategy}, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let counts = gpu.upload(&[2u32, 1])?;
+    /// let mut out = gpu.zeros::<[u32; 2]>(3)?;
+    /// let mut e = gpu.expander(Strategy::ScanFused, 2, 3)?;
+    /// e.pass1(&gpu, &counts)?.pass2(&gpu, &mut out, Dispatch::ReadBack)?;
+    /// assert_eq!(gpu.download(&out)?, [[0, 0], [0, 1], [1, 0]]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn pass2(&mut self, gpu: &Gpu, out: &mut impl DeviceWrite<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
+        let facts = self.e.strategy.facts();
+        ensure_input!(
+            out.len() >= self.e.capacity,
+            "an output of {} pairs for capacity {}",
+            out.len(),
+            self.e.capacity
+        );
+        self.user_pass2 = false;
+        if facts.pass2_counts_pairs && self.pass2_ran {
+            // This pass 2 counts the pairs it writes in the control block: start again from zero.
+            let counter = std::mem::offset_of!(Control, counter) / 4;
+            gpu.zero_words(&mut self.e.state, counter..counter + 1)?;
+        }
+        self.pass2_ran = true;
+        let e = &*self.e;
+        let f = gpu.function(facts.pass2)?;
+        let grids = match dispatch {
+            Dispatch::Persistent => Grids { grid: e.pass2_blocks, per_bucket: None },
+            Dispatch::ReadBack => e.read_back_grids(gpu, facts.pass2_items, self.p1)?,
+        };
+        let counts = self.counts;
+        let launch = |grid: u32, bucket: Option<&u32>, out: &mut dyn DeviceWrite<[u32; 2]>| -> Result<()> {
+            let cfg =
+                LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (facts.pass2_threads, 1, 1), shared_mem_bytes: 0 };
+            let (view, _bound) = e.bind_workspace(gpu, counts)?;
+            let mut l = gpu.kernel_args();
+            l.addr(view).write(out);
+            if let Some(b) = bucket {
+                l.value(b);
+            }
+            if facts.pass2_launch == Pass2Launch::Dependent {
+                // Its blocks start while pass 1's blocks look back (both kernels say so).
+                // SAFETY: `expand_pass2_fused(view, out)`; `out` holds `capacity` pairs; the
+                // kernel waits for pass 1 before reading the plan.
+                return unsafe { l.launch_dependent(f, cfg) };
+            }
+            // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs; the
+            // workspace the view points to is bound above.
+            unsafe { l.launch(f, cfg) }
+        };
+        if facts.pass2_launch != Pass2Launch::PerBucket {
+            return launch(grids.grid, None, out);
+        }
+        let ids: [u32; BUCKETS] = std::array::from_fn(|b| b as u32);
+        for (b, id) in ids.iter().enumerate() {
+            match grids.per_bucket {
+                None => launch(grids.grid, Some(id), out)?,
+                Some(items) if items[b] != 0 => launch(e.blocks_for(items[b]), Some(id), out)?,
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Expander {
+    /// Blocks of pass 2 for `items` destination items ([`PASS2_STEP`] per warp), at most the
+    /// persistent grid.
+    fn blocks_for(&self, items: u64) -> u32 {
+        let per_block = (THREADS / warpwork_abi::WARP_SIZE) as u64 * PASS2_STEP as u64;
+        (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks)
+    }
+
+    /// The grids of a [`Dispatch::ReadBack`] pass 2, from the control block read back.
+    fn read_back_grids(&self, gpu: &Gpu, items: Pass2Items, p1: usize) -> Result<Grids> {
+        let c = self.control(gpu)?;
+        let per_bucket = std::array::from_fn(|b| (c.buckets[b] as u64) << b);
+        let grid = match items {
+            Pass2Items::Slots => {
+                let slots = p1 as u64 * self.strategy.max_n().unwrap_or(0) as u64;
+                (slots.div_ceil(THREADS as u64 * MAXN_ITEMS as u64).max(1) as u32).min(self.pass2_blocks)
+            }
+            Pass2Items::Destinations => self.blocks_for(dst_count(&c, &self.host_view) as u64),
+            // One block per first claim at most (each claims units until none is left).
+            Pass2Items::Units => c.units.div_ceil(FUSED_CLAIM_UNITS).max(1).min(self.pass2_blocks),
+        };
+        Ok(Grids { grid, per_bucket: Some(per_bucket) })
+    }
+}
+
+/// The grid(s) of one pass 2.
+#[derive(Clone, Copy)]
+struct Grids {
+    /// Blocks of the launch (of every launch per bucket, without `per_bucket`).
+    grid: u32,
+    /// Read back: each bucket's destination items, which size its launch (and skip it when 0).
+    per_bucket: Option<[u64; BUCKETS]>,
+}

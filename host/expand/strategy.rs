@@ -1,0 +1,336 @@
+//! The strategies, and everything the host needs to know about each, in one table
+//! ([`Facts`]): codes, kernels, block shapes, workspace, how pass 2 is launched and sized, and
+//! what a user's pass 2 needs.
+
+use super::workspace::Workspace;
+use warpwork_abi::expand::fused::{FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_TILE};
+use warpwork_abi::expand::{strategy, PUSH_ITEMS, THREADS};
+use warpwork_abi::kernels;
+
+/// How pass 2 finds the `(src, local)` of a destination item. Names match the seed article.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// S0: pass 2 covers `P1 · max_n` slots and drops those past the source's count. Every count
+    /// must be at most `max_n` ([`crate::Error::InvalidInput`] otherwise). Output order:
+    /// unordered.
+    MaxN {
+        /// The most items one source may spawn.
+        max_n: u32,
+    },
+    /// S1: pass 1 appends one `(src, local)` record per destination item. Unordered (by warp).
+    AppendPerItem,
+    /// S2: pass 1 appends one `(src, count)` per non-empty source; pass 2 searches linearly.
+    /// Cost grows with P1 per item: for small P1 only. Unordered (by warp).
+    LinearSearch,
+    /// S2.5: device-wide exclusive scan of the counts, binary search. **Canonical order**.
+    ScanBinarySearch,
+    /// S2.5+: pass 1 builds the prefix with a packed `(records, sum)` 64-bit compare-and-swap
+    /// loop (one per block); binary search. Unordered (by block).
+    PackedAtomicCas,
+    /// S2.5+ with one 64-bit `atom.add` per block instead of the CAS loop. Unordered (by block).
+    PackedAtomicAdd,
+    /// S3: one record per set bit of N in power-of-two buckets; pass 2 by shifts, one merged
+    /// launch for all buckets. Unordered (by bucket).
+    Po2Buckets,
+    /// S3 with one pass-2 launch per bucket (32 launches): what merging saves.
+    Po2BucketsPerBucket,
+    /// S2.5f: S2.5 with the scan fused into pass 2 — pass 1 only sums tiles of counts and plans
+    /// pass 2's units (pieces of at most 2048 destination items); pass 2 claims up to four
+    /// units at a time (fewer near the end), scans the tile of a claim's units in shared memory
+    /// once and produces their items without any per-item search.
+    /// No prefix array, and pass 2 is balanced over the output. Materializing only: its pass 2
+    /// needs shared memory, so [`crate::Gpu::expand_with`] refuses it (users' own kernels get
+    /// the same loop from `warpwork_kernels::device::expand::fused::for_each_fused`).
+    /// **Canonical order**.
+    ScanFused,
+}
+
+/// How pass 2 is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dispatch {
+    /// Dispatch-indirect emulation: an occupancy-sized grid whose blocks read the destination
+    /// count on the device and loop over it. No host synchronization between the passes.
+    Persistent,
+    /// Read the count back to the host, then launch a grid sized to it (capped at the
+    /// persistent grid). Costs a stream synchronization and a copy.
+    ReadBack,
+}
+
+/// Pass 1 of a strategy: its kernel, launched with `ceil(p1 / sources_per_block)` blocks of
+/// [`THREADS`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Push {
+    pub kernel: &'static str,
+    pub sources_per_block: u32,
+}
+
+/// How the strategy's own pass 2 is launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pass2Launch {
+    /// One launch `(view, out)`.
+    Plain,
+    /// One launch `(view, out)` as a programmatic dependent of pass 1 (its blocks start while
+    /// pass 1's last blocks run; the kernel waits for pass 1 itself).
+    Dependent,
+    /// One launch `(view, out, bucket)` per non-empty bucket.
+    PerBucket,
+}
+
+/// What a read-back pass 2 sizes its grid by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pass2Items {
+    /// The `p1 · max_n` slots of S0 (`MAXN_ITEMS` per thread and step).
+    Slots,
+    /// The destination items (`warpwork_abi::expand::dst_count`), `PASS2_STEP` per warp.
+    Destinations,
+    /// S2.5f's units: one block per first claim at most.
+    Units,
+}
+
+/// Everything the host needs to know about one strategy.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Facts {
+    /// Short name for tables: the seed's number and the API name.
+    pub name: &'static str,
+    /// The code the kernels switch on (`warpwork_abi::expand::strategy`).
+    pub code: u32,
+    /// Pairs come out source-major, locals ascending.
+    pub canonical: bool,
+    /// The device memory it needs besides the counts and the output.
+    pub workspace: Workspace,
+    /// Its pass 1 (S0 has none).
+    pub push: Option<Push>,
+    /// Pass 1 leaves the control block and the look-back words ready for the next pass 1, so
+    /// none needs clearing before it (S2.5f).
+    pub pass1_clears_state: bool,
+    /// Its materializing pass-2 kernel and block size.
+    pub pass2: &'static str,
+    pub pass2_threads: u32,
+    pub pass2_launch: Pass2Launch,
+    pub pass2_items: Pass2Items,
+    /// Its own pass 2 counts the pairs it writes in `ctrl.counter` (S0, which has no pass 1
+    /// total): that is the count, and it restarts from zero for another pass 2.
+    pub pass2_counts_pairs: bool,
+    /// What a user's pass 2 needs.
+    pub user_pass2: UserPass2,
+}
+
+/// What running a user's pass-2 kernel takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum UserPass2 {
+    /// Nothing more.
+    Allowed,
+    /// A device count first (this kernel, launched like a pass-1 push, once per pass 1): S0 has
+    /// no pass 1 and a user's pass 2 keeps no count.
+    CountFirst(&'static str),
+    /// Refused, for this reason.
+    Refused(&'static str),
+}
+
+/// Sources per block of the pushes that take [`PUSH_ITEMS`] per thread.
+const PUSH_BLOCK: u32 = THREADS * PUSH_ITEMS as u32;
+
+const MAX_N: Facts = Facts {
+    name: "S0 MaxN",
+    code: strategy::MAX_N,
+    canonical: false,
+    workspace: Workspace::None,
+    push: None,
+    pass1_clears_state: false,
+    pass2: kernels::EXPAND_PASS2_MAXN,
+    pass2_threads: THREADS,
+    pass2_launch: Pass2Launch::Plain,
+    pass2_items: Pass2Items::Slots,
+    pass2_counts_pairs: true,
+    user_pass2: UserPass2::CountFirst(kernels::EXPAND_MAXN_TOTAL),
+};
+
+/// The defaults the rows below start from (what S1 … S3 share); not a strategy itself.
+const BASE: Facts = Facts {
+    name: "",
+    code: 0,
+    canonical: false,
+    workspace: Workspace::None,
+    push: None,
+    pass1_clears_state: false,
+    pass2: "",
+    pass2_threads: THREADS,
+    pass2_launch: Pass2Launch::Plain,
+    pass2_items: Pass2Items::Destinations,
+    pass2_counts_pairs: false,
+    user_pass2: UserPass2::Allowed,
+};
+
+const APPEND_PER_ITEM: Facts = Facts {
+    name: "S1 AppendPerItem",
+    code: strategy::APPEND_PER_ITEM,
+    workspace: Workspace::RecordPerItem,
+    push: Some(Push { kernel: kernels::EXPAND_PUSH_APPEND, sources_per_block: PUSH_BLOCK }),
+    pass2: kernels::EXPAND_PASS2_APPEND,
+    ..BASE
+};
+
+const LINEAR_SEARCH: Facts = Facts {
+    name: "S2 LinearSearch",
+    code: strategy::LINEAR_SEARCH,
+    workspace: Workspace::RecordPerSource,
+    push: Some(Push { kernel: kernels::EXPAND_PUSH_LINEAR, sources_per_block: PUSH_BLOCK }),
+    pass2: kernels::EXPAND_PASS2_LINEAR,
+    ..BASE
+};
+
+const SCAN_BINARY_SEARCH: Facts = Facts {
+    name: "S2.5 ScanBinarySearch",
+    code: strategy::SCAN_BINARY_SEARCH,
+    canonical: true,
+    workspace: Workspace::Scan,
+    push: Some(Push {
+        kernel: kernels::EXPAND_PUSH_SCAN,
+        sources_per_block: warpwork_abi::scan::THREADS * warpwork_abi::scan::ITEMS_U32 as u32,
+    }),
+    pass2: kernels::EXPAND_PASS2_SCAN,
+    ..BASE
+};
+
+const PACKED_ATOMIC_CAS: Facts = Facts {
+    name: "S2.5+ PackedAtomic(CAS)",
+    code: strategy::PACKED_ATOMIC_CAS,
+    workspace: Workspace::Packed,
+    push: Some(Push { kernel: kernels::EXPAND_PUSH_PACKED_CAS, sources_per_block: PUSH_BLOCK }),
+    pass2: kernels::EXPAND_PASS2_PACKED,
+    ..BASE
+};
+
+const PACKED_ATOMIC_ADD: Facts = Facts {
+    name: "S2.5+ PackedAtomic(add)",
+    code: strategy::PACKED_ATOMIC_ADD,
+    push: Some(Push { kernel: kernels::EXPAND_PUSH_PACKED_ADD, sources_per_block: PUSH_BLOCK }),
+    ..PACKED_ATOMIC_CAS
+};
+
+const PO2_BUCKETS: Facts = Facts {
+    name: "S3 Po2Buckets(merged)",
+    code: strategy::PO2_BUCKETS,
+    workspace: Workspace::Buckets,
+    push: Some(Push { kernel: kernels::EXPAND_PUSH_PO2, sources_per_block: PUSH_BLOCK }),
+    pass2: kernels::EXPAND_PASS2_PO2,
+    ..BASE
+};
+
+const PO2_BUCKETS_PER_BUCKET: Facts = Facts {
+    name: "S3 Po2Buckets(per-bucket)",
+    pass2: kernels::EXPAND_PASS2_PO2_BUCKET,
+    pass2_launch: Pass2Launch::PerBucket,
+    ..PO2_BUCKETS
+};
+
+const SCAN_FUSED: Facts = Facts {
+    name: "S2.5f ScanFused",
+    code: strategy::SCAN_FUSED,
+    canonical: true,
+    workspace: Workspace::Fused,
+    push: Some(Push { kernel: kernels::EXPAND_PUSH_FUSED, sources_per_block: FUSED_TILE * FUSED_PUSH_TILES as u32 }),
+    pass1_clears_state: true,
+    pass2: kernels::EXPAND_PASS2_FUSED,
+    pass2_threads: FUSED_PASS2_THREADS,
+    pass2_launch: Pass2Launch::Dependent,
+    pass2_items: Pass2Items::Units,
+    pass2_counts_pairs: false,
+    user_pass2: UserPass2::Refused(
+        "ScanFused's pass 2 needs shared memory for its tile scans, which the for_each contract \
+         does not give: use ScanBinarySearch with your pass-2 kernel, or for_each_fused in your \
+         own kernel",
+    ),
+};
+
+impl Strategy {
+    /// Every strategy except `MaxN` (which needs its bound).
+    pub const UNBOUNDED: [Strategy; 8] = [
+        Strategy::AppendPerItem,
+        Strategy::LinearSearch,
+        Strategy::ScanBinarySearch,
+        Strategy::PackedAtomicCas,
+        Strategy::PackedAtomicAdd,
+        Strategy::Po2Buckets,
+        Strategy::Po2BucketsPerBucket,
+        Strategy::ScanFused,
+    ];
+
+    /// The strategy's row of the table: the one place that tells strategies apart.
+    pub(super) fn facts(self) -> &'static Facts {
+        match self {
+            Strategy::MaxN { .. } => &MAX_N,
+            Strategy::AppendPerItem => &APPEND_PER_ITEM,
+            Strategy::LinearSearch => &LINEAR_SEARCH,
+            Strategy::ScanBinarySearch => &SCAN_BINARY_SEARCH,
+            Strategy::PackedAtomicCas => &PACKED_ATOMIC_CAS,
+            Strategy::PackedAtomicAdd => &PACKED_ATOMIC_ADD,
+            Strategy::Po2Buckets => &PO2_BUCKETS,
+            Strategy::Po2BucketsPerBucket => &PO2_BUCKETS_PER_BUCKET,
+            Strategy::ScanFused => &SCAN_FUSED,
+        }
+    }
+
+    /// S0's bound (`None` for the other strategies).
+    pub(super) fn max_n(self) -> Option<u32> {
+        match self {
+            Strategy::MaxN { max_n } => Some(max_n),
+            _ => None,
+        }
+    }
+
+    /// Short name for tables: the seed's number and the API name.
+    pub fn name(self) -> &'static str {
+        self.facts().name
+    }
+
+    /// Whether pairs come out in canonical order (source-major, local ascending).
+    pub fn is_canonical(self) -> bool {
+        self.facts().canonical
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> Vec<Strategy> {
+        let mut all = Strategy::UNBOUNDED.to_vec();
+        all.push(Strategy::MaxN { max_n: 4 });
+        all
+    }
+
+    #[test]
+    fn names_are_distinct_and_only_the_scan_strategies_are_canonical() {
+        let all = all();
+        let mut names: Vec<_> = all.iter().map(|s| s.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        let canonical: Vec<_> = all.iter().filter(|s| s.is_canonical()).copied().collect();
+        assert_eq!(canonical, [Strategy::ScanBinarySearch, Strategy::ScanFused]);
+    }
+
+    #[test]
+    fn every_row_is_complete_and_names_real_kernels() {
+        let known = |k: &str| kernels::ALL_KERNELS.contains(&k);
+        for s in all() {
+            let f = s.facts();
+            assert!(!f.name.is_empty() && known(f.pass2), "{s:?}");
+            assert!(f.pass2_threads % crate::abi::WARP_SIZE == 0, "{s:?}: whole warps");
+            match (s, f.push) {
+                (Strategy::MaxN { .. }, push) => assert!(push.is_none()),
+                (_, Some(p)) => assert!(known(p.kernel) && p.sources_per_block > 0, "{s:?}"),
+                (_, None) => panic!("{s:?} has no pass 1"),
+            }
+            if let UserPass2::CountFirst(k) = f.user_pass2 {
+                assert!(known(k));
+            }
+        }
+        // The two S3 forms and the two S2.5+ forms share one code each; the others have their own.
+        let mut codes: Vec<_> = all().iter().map(|s| s.facts().code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), 8);
+    }
+}

@@ -1,0 +1,146 @@
+//! Planning an expander's device memory: which buffers a strategy needs, how large, and what a
+//! reset clears.
+
+use super::{Control, ExpandView, Strategy};
+use warpwork_abi::expand::fused::{FUSED_PUSH_TILES, FUSED_TILE};
+use warpwork_abi::expand::BUCKETS;
+
+/// The kinds of workspace the strategies need besides the counts and the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Workspace {
+    /// Nothing (S0).
+    None,
+    /// One record per destination item (S1).
+    RecordPerItem,
+    /// One record per source (S2).
+    RecordPerSource,
+    /// A prefix per source and the look-back state per scan tile (S2.5).
+    Scan,
+    /// A prefix and a source per record (S2.5+).
+    Packed,
+    /// Records in power-of-two buckets (S3).
+    Buckets,
+    /// A plan record per tile and two 64-bit look-back words per pass-1 block (S2.5f).
+    Fused,
+}
+
+/// The sizes of one expander's buffers, in elements, for up to `p1` sources and `capacity`
+/// destination items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Layout {
+    /// `u32` prefixes (S2.5: per source; S2.5+: per record).
+    pub offsets: usize,
+    /// `u32` sources per record (S2.5+).
+    pub srcs: usize,
+    /// `[u32; 2]` records.
+    pub records: usize,
+    /// S2.5's scan tiles (its status, aggregate and inclusive prefix words follow the control
+    /// block, a tile's worth each).
+    pub scan_tiles: usize,
+    /// `u32` words after the control block: S2.5's look-back state, or S2.5f's look-back words.
+    pub lookback_words: usize,
+    /// Of those, the words a reset clears (S2.5: the status words; S2.5f: all).
+    pub reset_words: usize,
+}
+
+impl Layout {
+    pub(super) fn new(workspace: Workspace, p1: usize, capacity: usize) -> Layout {
+        let none = Layout { offsets: 0, srcs: 0, records: 0, scan_tiles: 0, lookback_words: 0, reset_words: 0 };
+        match workspace {
+            Workspace::None => none,
+            Workspace::RecordPerItem => Layout { records: capacity, ..none },
+            Workspace::RecordPerSource => Layout { records: p1, ..none },
+            Workspace::Scan => {
+                let tiles = p1.div_ceil(warpwork_abi::scan::THREADS as usize * warpwork_abi::scan::ITEMS_U32);
+                Layout { offsets: p1, scan_tiles: tiles, lookback_words: 3 * tiles, reset_words: tiles, ..none }
+            }
+            Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
+            Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
+            Workspace::Fused => {
+                // `warpwork_abi::expand::fused::{fused_tiles, fused_push_blocks}`, for any `usize`.
+                let tiles = p1.div_ceil(FUSED_TILE as usize);
+                let words = 4 * tiles.div_ceil(FUSED_PUSH_TILES);
+                Layout { records: tiles + 1, lookback_words: words, reset_words: words, ..none }
+            }
+        }
+    }
+
+    /// Device bytes of the workspace, the control block and the view included.
+    pub(super) fn bytes(&self) -> usize {
+        std::mem::size_of::<Control>()
+            + std::mem::size_of::<ExpandView>()
+            + 4 * (self.offsets + self.srcs + self.lookback_words)
+            + 8 * self.records
+    }
+}
+
+/// Device memory each strategy needs besides the counts and the output, in bytes, for `p1`
+/// sources and `capacity` destination items (the "memory cost" column of docs/expand.md).
+///
+/// ```
+/// use warpwork::expand::{workspace_bytes, Strategy};
+/// let (p1, capacity) = (1 << 20, 1 << 24);
+/// // S1 keeps one 8-byte record per destination item, S2.5 a prefix per source.
+/// assert!(workspace_bytes(Strategy::AppendPerItem, p1, capacity) > 8 * capacity);
+/// assert!(workspace_bytes(Strategy::ScanBinarySearch, p1, capacity) < 8 * p1);
+/// ```
+pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize {
+    Layout::new(strategy.facts().workspace, p1, capacity).bytes()
+}
+
+/// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most
+/// `min(p1, capacity >> b)` records.
+pub(super) fn bucket_layout(p1: usize, capacity: usize) -> (usize, [u32; BUCKETS], [u32; BUCKETS]) {
+    let (mut base, mut cap) = ([0u32; BUCKETS], [0u32; BUCKETS]);
+    let mut at = 0usize;
+    for b in 0..BUCKETS {
+        base[b] = at as u32;
+        cap[b] = p1.min(capacity >> b) as u32;
+        at += cap[b] as usize;
+    }
+    (at, base, cap)
+}
+
+/// `u32` words of the [`Control`] block at the front of an expander's state buffer.
+pub(super) const CTRL_WORDS: usize = std::mem::size_of::<Control>() / 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_layout_bounds_each_bucket_by_sources_and_capacity() {
+        let (total, base, cap) = bucket_layout(1000, 1 << 12);
+        assert_eq!(cap[0], 1000);
+        assert_eq!(cap[3], 512);
+        assert_eq!(cap[12], 1);
+        assert_eq!(cap[13], 0);
+        assert_eq!(base[1], 1000);
+        assert_eq!(total, cap.iter().map(|&c| c as usize).sum::<usize>());
+        assert_eq!(bucket_layout(0, 0).0, 0);
+    }
+
+    #[test]
+    fn workspace_grows_as_documented() {
+        let (p1, cap) = (1 << 20, 1 << 25);
+        let base = workspace_bytes(Strategy::MaxN { max_n: 32 }, p1, cap);
+        assert_eq!(base, std::mem::size_of::<Control>() + std::mem::size_of::<ExpandView>());
+        assert_eq!(workspace_bytes(Strategy::AppendPerItem, p1, cap) - base, cap * 8);
+        assert_eq!(workspace_bytes(Strategy::LinearSearch, p1, cap) - base, p1 * 8);
+        assert_eq!(workspace_bytes(Strategy::PackedAtomicAdd, p1, cap) - base, p1 * 8);
+        // S2.5: a prefix per source, three look-back words per tile of 4096.
+        assert_eq!(workspace_bytes(Strategy::ScanBinarySearch, p1, cap) - base, p1 * 4 + (p1 / 4096) * 12);
+        // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block.
+        assert_eq!(workspace_bytes(Strategy::ScanFused, p1, cap) - base, (p1 / 2048 + 1) * 8 + (p1 / 8192) * 16);
+        assert!(workspace_bytes(Strategy::Po2Buckets, p1, cap) > workspace_bytes(Strategy::ScanBinarySearch, p1, cap));
+    }
+
+    #[test]
+    fn resets_clear_only_what_is_read_before_written() {
+        let scan = Layout::new(Workspace::Scan, 10_000, 0);
+        assert_eq!((scan.scan_tiles, scan.reset_words, scan.lookback_words), (3, 3, 9));
+        let fused = Layout::new(Workspace::Fused, 10_000, 0);
+        assert_eq!(fused.reset_words, fused.lookback_words);
+        assert_eq!(fused.records, 5 + 1);
+    }
+}

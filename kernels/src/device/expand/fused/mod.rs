@@ -1,0 +1,107 @@
+//! S2.5f `ScanFused`: S2.5 without its prefix array, and pass 2 balanced over output ranges.
+//!
+//! **Pass 1** ([`push_fused_tiles`]) sums every *tile* of `FUSED_ITEMS × FUSED_THREADS` counts
+//! (each block sums [`FUSED_PUSH_TILES`] tiles), gets the sum of everything before its tiles from a
+//! decoupled look-back over the blocks' published sums (one 64-bit word per block: status and
+//! value together, so a poll is one load), and cuts the output into *units*: the part of a
+//! tile's output range that falls in one aligned window of [`FUSED_UNIT_ITEMS`] destination items.
+//! Per tile it stores `(first item, first unit)`; the last block adds the end record, the
+//! total, the unit count and the capacity flag. Pass 1 moves only the counts (which then sit
+//! in L2 for pass 2). Units are numbered without a scan of their own: tile `t`'s first unit is
+//! `first item / FUSED_UNIT_ITEMS + t` (see [`warpwork_abi::expand::fused::fused_plan_record`]), which leaves an empty unit per tile
+//! that ends on a window boundary (or is empty), for pass 2 to skip.
+//!
+//! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
+//! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
+//! that tile's counts into shared-memory *bounds* (exclusive prefixes) and produces the items of
+//! the claim's units in that tile at once; a scheduling warp claims and finds the next part while
+//! the others walk. Claims are *guided*: [`FUSED_CLAIM_UNITS`] units while many remain, down to one at
+//! the end. A tile with a huge source is shared by as many blocks as it has claims, and the grid's
+//! tail is one unit of `FUSED_UNIT_ITEMS` items, not the heaviest tile, as when each block owned a
+//! tile. No look-back either: the scan across tiles is done once, in pass 1.
+//!
+//! The walk over a part: each walking warp takes a contiguous share in steps of [`STEP`] items.
+//! A step *marks* every non-empty source that starts inside it (lane `l` checks source
+//! `cur + 1 + l`, 32 per round; one round for sources of ≥ 8 items, a few for tiny ones) in a
+//! per-warp array, then a warp-wide running maximum over the marks gives every item its source:
+//! no search per item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the
+//! pairs go out as coalesced 16-byte stores.
+//!
+//! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile is scanned
+//! once per claim that meets it (in shared memory), and the per-item work must
+//! live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has no
+//! separate pass-2 kernel to hand it).
+
+mod lookback;
+mod plan;
+mod schedule;
+mod walk;
+
+pub use lookback::FALLBACK_POLLS;
+pub use plan::push_fused_tiles;
+pub use schedule::for_each_fused;
+
+use crate::arch::{load_v4_u32, thread_idx_x, WARP_SIZE};
+use crate::block::BLOCK_SCAN_SCRATCH;
+
+pub use warpwork_abi::expand::fused::{
+    FUSED_CLAIM_UNITS, FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_THREADS, FUSED_TILE, FUSED_UNIT_ITEMS,
+};
+
+/// Warps of [`FUSED_THREADS`] threads: a pass-1 block, and the walking warps of a pass-2 block.
+const WARPS: u32 = FUSED_THREADS / WARP_SIZE;
+/// Shared `u64`s [`push_fused_tiles`] needs: each warp's part of each tile's sum.
+pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * FUSED_PUSH_TILES;
+/// The shared memory of [`for_each_fused`], as one struct: a user's kernel declares one shared
+/// allocation of it.
+#[repr(C, align(16))]
+pub struct FusedShared {
+    /// One step of marks per warp.
+    marks: [u32; WARPS as usize * STEP as usize],
+    /// The tile's exclusive prefixes, one per source, then its end.
+    bounds: [u32; FUSED_TILE as usize + 1],
+    /// The block scan's scratch, then the next [`Part`] for the block.
+    scratch: [u32; BLOCK_SCAN_SCRATCH + 3],
+}
+
+/// Destination items per warp step of the walk: four groups of 64, two per lane each
+/// ([`FUSED_UNIT_ITEMS`] is a multiple of it).
+pub const STEP: u32 = 4 * PAIRS;
+const PAIRS: u32 = 2 * WARP_SIZE;
+
+/// This thread's run of `counts` (`p1` of them) in tile `tile`, zero past `p1` (and for the
+/// threads past [`FUSED_THREADS`]).
+#[inline(always)]
+unsafe fn load_run(counts: *const u32, p1: u32, tile: usize) -> [u32; FUSED_ITEMS] {
+    let tid = thread_idx_x() as usize;
+    let first = tile * FUSED_TILE as usize + tid * FUSED_ITEMS;
+    let valid = if tid < FUSED_THREADS as usize { (p1 as usize).saturating_sub(first).min(FUSED_ITEMS) } else { 0 };
+    if valid == FUSED_ITEMS {
+        return load_full_run(counts, first);
+    }
+    let mut c = [0u32; FUSED_ITEMS];
+    // A fixed trip count (constant indices) keeps `c` in registers.
+    for (j, x) in c.iter_mut().enumerate() {
+        if j < valid {
+            *x = *counts.add(first + j);
+        }
+    }
+    c
+}
+
+/// The `FUSED_ITEMS` counts from `first` (a multiple of 4), all inside the array: 16-byte loads.
+#[inline(always)]
+unsafe fn load_full_run(counts: *const u32, first: usize) -> [u32; FUSED_ITEMS] {
+    let mut c = [0u32; FUSED_ITEMS];
+    for q in 0..FUSED_ITEMS / 4 {
+        let [a, b, cc, d] = load_v4_u32(counts.add(first + 4 * q) as *const [u32; 4]);
+        (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
+    }
+    c
+}
+
+/// The exact sum of a run of counts.
+#[inline(always)]
+fn run_sum(c: [u32; FUSED_ITEMS]) -> u64 {
+    c.iter().map(|&x| x as u64).sum()
+}

@@ -1,0 +1,142 @@
+//! Pass 1 of S2.5f, the *plan*: each block sums its tiles of counts, learns the sum before them
+//! from the look-back ([`super::lookback`]) and writes its tiles' plan records; the last block
+//! writes the end record and the control block.
+
+use super::lookback::{look_back, sat_add, wait_for_all, LAUNCH_PARITY, LB_AGGREGATE, LB_PREFIX};
+use super::{load_full_run, load_run, run_sum, FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS};
+use crate::arch::{
+    block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, load_relaxed_u64, shfl_idx_any, store_relaxed_u64,
+    sync_threads, thread_idx_x, warp_id, WARP_SIZE,
+};
+use crate::device::expand::ExpandView;
+use crate::warp::warp_inclusive_sum_u64;
+use core::ptr::{addr_of_mut, read_volatile, write_volatile};
+use warpwork_abi::expand::fused::{fused_plan_record, fused_tiles};
+
+/// Pass 1 of S2.5f: block `b` sums tiles `FUSED_PUSH_TILES·b ..` of `v`'s counts, finds the sum of
+/// everything before them with a decoupled look-back over the blocks' published sums, and
+/// writes the plan records of its tiles (see the module docs); the last block also writes the
+/// end record and stores the exact total in `ctrl.total` and the unit count in `ctrl.units` (0
+/// when the total exceeds the capacity, which raises [`crate::device::expand::FLAG_CAPACITY`]).
+///
+/// **Never hangs.** A block waits only on blocks before it, which the hardware starts first
+/// (as CUB's scans assume); should one of them still not have published after
+/// [`super::FALLBACK_POLLS`] polls, the waiting warp sums that block's counts itself (the *decoupled
+/// fallback* of Smith, Levien and Owens), so no wait depends on the start order. No atomics:
+/// the control block's `packed` word says which of each block's two look-back words this launch
+/// uses, and the last block flips it for the next launch.
+///
+/// # Safety
+/// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records and two look-back words
+/// per block (`v.scan_status()`, as `u64`s) that, like the control block, were zeroed before the
+/// first pass 1 (every pass 1 leaves them ready for the next); `scratch` is
+/// [`super::FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the launch has `ceil(tiles / FUSED_PUSH_TILES)` blocks
+/// (`p1 > 0`) of [`super::FUSED_THREADS`] threads, and every thread calls this.
+#[inline(always)]
+pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
+    // Read before the loads; needed after them.
+    let launch = if warp_id() == 0 { load_relaxed_u64(addr_of_mut!((*v.ctrl()).packed)) } else { 0 };
+    sum_tiles(v, scratch, block_idx_x());
+    sync_threads();
+    // Pass 2 (when launched as a programmatic dependent) may start its blocks now; they wait
+    // for this grid in `for_each_fused`.
+    grid_launch_dependents();
+    if warp_id() == 0 {
+        publish_and_plan(v, scratch, launch);
+    }
+}
+
+/// Sums the `FUSED_PUSH_TILES` tiles of the block at position `pos` into `scratch[w·FUSED_PUSH_TILES + k]`
+/// (warp `w`'s part of tile `k`). All loads first (`FUSED_PUSH_TILES` runs in flight per thread), and
+/// a block inside `p1` loads without branches. Written out per tile (constant indices; a loop
+/// over the tiles put `sums` on the stack).
+#[inline(always)]
+unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
+    let first_tile = pos as usize * FUSED_PUSH_TILES;
+    let inside = (first_tile + FUSED_PUSH_TILES) * FUSED_TILE as usize <= v.p1 as usize;
+    let fast = |k: usize| {
+        run_sum(load_full_run(
+            v.counts(),
+            (first_tile + k) * FUSED_TILE as usize + thread_idx_x() as usize * FUSED_ITEMS,
+        ))
+    };
+    let slow = |k: usize| run_sum(load_run(v.counts(), v.p1, first_tile + k));
+    let sums: [u64; FUSED_PUSH_TILES] =
+        if inside { [fast(0), fast(1), fast(2), fast(3)] } else { [slow(0), slow(1), slow(2), slow(3)] };
+    let w = warp_id() as usize;
+    for (k, &s) in sums.iter().enumerate() {
+        let s = warp_inclusive_sum_u64(s);
+        if lane_id() == WARP_SIZE - 1 {
+            write_volatile(scratch.add(w * FUSED_PUSH_TILES + k), s);
+        }
+    }
+}
+
+/// Warp 0 of pass 1's block: publishes the block's sum, looks back for the sum before it,
+/// publishes the sum through it and writes the plan records of its tiles; the last block writes
+/// the end record and the control block, and flips the launch word. Also clears the other
+/// look-back word of the previous launch's blocks, for the next launch.
+#[inline(always)]
+unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
+    let lane = lane_id();
+    let (pos, grid) = (block_idx_x(), grid_dim_x());
+    let tiles = fused_tiles(v.p1);
+    let parity = (launch >> 63) as usize;
+    let words = v.scan_status() as *mut u64;
+    // Lane `k < FUSED_PUSH_TILES`: tile `k`'s sum, and the block's sums through it.
+    let k = lane as usize;
+    let tile_sum = if k < FUSED_PUSH_TILES {
+        (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * FUSED_PUSH_TILES + k)))
+    } else {
+        0
+    };
+    let through = warp_inclusive_sum_u64(tile_sum);
+    let aggregate = shfl_idx_any(through, FUSED_PUSH_TILES as u32 - 1);
+    let mine = words.add(2 * pos as usize + parity);
+    let (before, fell_back) = if pos == 0 {
+        (0, 0)
+    } else {
+        if lane == 0 {
+            store_relaxed_u64(mine, LB_AGGREGATE | aggregate);
+        }
+        look_back(v, words.add(parity), pos)
+    };
+    let after = sat_add(before, aggregate);
+    if lane == 0 {
+        store_relaxed_u64(mine, LB_PREFIX | fell_back | after);
+    }
+    // The previous launch's words on the other side, cleared for the next launch (it had
+    // `previous` blocks; this one has `grid`).
+    let previous = ((launch >> 32) & 0x7fff_ffff) as u32;
+    let mut i = pos + lane * grid;
+    while i < previous {
+        store_relaxed_u64(words.add(2 * i as usize + (1 - parity)), 0);
+        i += WARP_SIZE * grid;
+    }
+    let cap = v.capacity as u64;
+    let tile = pos * FUSED_PUSH_TILES as u32 + lane;
+    if k < FUSED_PUSH_TILES && tile < tiles {
+        let first = sat_add(before, through - tile_sum);
+        write_volatile(v.records().add(tile as usize) as *mut u64, fused_plan_record(first.min(cap), tile));
+    }
+    if pos == grid - 1 {
+        if fell_back != 0 {
+            // A block summed by another may not have started: the launch word is flipped only
+            // after every block has read it (its word is out).
+            wait_for_all(words.add(parity), grid);
+        }
+        if lane == 0 {
+            let over = after > cap;
+            let end = fused_plan_record(after.min(cap), tiles);
+            write_volatile(v.records().add(tiles as usize) as *mut u64, end);
+            store_relaxed_u64(addr_of_mut!((*v.ctrl()).total), after);
+            write_volatile(addr_of_mut!((*v.ctrl()).units), if over { 0 } else { (end >> 32) as u32 });
+            // Stored, not or-ed: the next pass 1 needs no memset of the control block.
+            write_volatile(
+                addr_of_mut!((*v.ctrl()).flags),
+                if over { crate::device::expand::FLAG_CAPACITY } else { 0 },
+            );
+            store_relaxed_u64(addr_of_mut!((*v.ctrl()).packed), (!launch & LAUNCH_PARITY) | (grid as u64) << 32);
+        }
+    }
+}
