@@ -190,8 +190,9 @@ fn rectangular_torus_and_sizes_a_kernel_cannot_take() {
     assert!(Life::random(&gpu, Kernel::Naive1d64, 10, 10, 1.5, 1).is_err());
 }
 
-/// Boards larger than one transfer chunk (2^20 cells) in every layout: uploads and read-backs
-/// convert a few rows at a time, with a short last chunk.
+/// Boards larger than one transfer chunk (2^20 cells or 32-bit words) in every layout: uploads
+/// and read-backs convert a chunk at a time, with a short last chunk and, for rows wider than a
+/// chunk, chunks that end inside a row.
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn boards_cross_transfer_chunks_intact() {
@@ -205,6 +206,9 @@ fn boards_cross_transfer_chunks_intact() {
         (Kernel::Bit32, 32 * 33, 40_001),
         (Kernel::Bit32, 64 * 17, 20_001),
         (Kernel::Bit64, 64 * 17, 20_001),
+        (Kernel::Naive1d256, (1 << 20) + 3, 3),
+        (Kernel::Byte, (1 << 20) + 3, 3),
+        (Kernel::Bit32, 32 * ((1 << 20) + 1), 3),
     ] {
         let start = BitGrid::random(w, h, 0.3, w as u64 ^ h as u64).unwrap();
         let mut life = Life::new(&gpu, kernel, &start).unwrap();

@@ -26,7 +26,7 @@ impl std::fmt::Debug for Life<'_> {
 
 impl<'g> Life<'g> {
     /// A board starting from `grid`. [`Kernel::check_size`] first; then the two device boards
-    /// (a driver error if the device is out of memory), filled a few rows at a time.
+    /// (a driver error if the device is out of memory), filled 2^20 cells at a time.
     ///
     /// ```no_run
     /// use warpwork::{Gpu, life::{BitGrid, Kernel, Life}};
@@ -207,7 +207,7 @@ impl<'g> Life<'g> {
         }
     }
 
-    /// The current generation, read back (waits for the GPU). Converted a few rows at a time:
+    /// The current generation, read back (waits for the GPU). Converted 2^20 cells at a time:
     /// the host needs the packed board and a few MiB, whatever the device layout.
     pub fn grid(&self) -> Result<BitGrid> {
         transfer::download(self.gpu, &self.boards, self.cur, self.width, self.height)

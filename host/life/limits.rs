@@ -11,7 +11,12 @@
 
 use crate::{Error, Result};
 
-/// Size limits for Life boards and patterns (see the [module docs](self)).
+/// Size limits for Life boards and patterns: a policy, checked before anything is allocated.
+///
+/// A pattern file a few bytes long can describe an enormous board, and a command line can ask
+/// for one; [`BitGrid::with_limits`](super::BitGrid::with_limits) and the readers of
+/// [`pattern`](super::pattern) refuse what is over these limits with
+/// [`Error::LimitExceeded`] instead of attempting the allocation.
 ///
 /// The default, [`Limits::DEFAULT`], allows 2^36 cells (a 262144 × 262144 board) and 8 GiB per
 /// board: one bit-packed board of 2^36 cells is 8 GiB, so the two boards a bit kernel keeps on

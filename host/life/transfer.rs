@@ -1,6 +1,7 @@
-//! Moving a [`BitGrid`] to and from the device in a kernel's [`Layout`]. Boards are converted a
-//! few rows at a time through a small host buffer, so a board of `u32` cells never needs a
-//! `u32`-per-cell copy on the host (32 times the packed board).
+//! Moving a [`BitGrid`] to and from the device in a kernel's [`Layout`]. Boards are converted
+//! 2^20 cells at a time through a 4 MiB host buffer (a chunk may end inside a row), so a board
+//! of `u32` cells never needs a `u32`-per-cell copy on the host (32 times the packed board),
+//! however wide its rows.
 
 use super::{grid::zeroed_words, BitGrid, Layout, Limits};
 use crate::{DeviceBuffer, Error, Gpu, Result};
@@ -14,8 +15,9 @@ pub(super) enum Boards {
     Bits64([DeviceBuffer<u64>; 2]),
 }
 
-/// Cells converted per host-to-device (or back) copy: 4 MiB of `u32` cells.
-const CHUNK_CELLS: usize = 1 << 20;
+/// Elements (cells, or 32-bit words) converted per host-to-device (or back) copy: 4 MiB of
+/// `u32` cells, however wide the rows.
+const CHUNK: usize = 1 << 20;
 
 /// A host buffer of `n` default values, or [`Error::OutOfMemory`].
 fn host_buffer<T: Pod>(n: usize) -> Result<Vec<T>> {
@@ -28,33 +30,41 @@ fn host_buffer<T: Pod>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
-/// Rows per chunk and the chunk's host buffer for a board `width` cells wide.
-fn chunks<T: Pod>(width: usize, height: usize) -> Result<(usize, Vec<T>)> {
-    let rows = (CHUNK_CELLS / width.max(1)).clamp(1, height.max(1));
-    Ok((rows, host_buffer(rows * width)?))
+/// The chunks of `n` row-major elements in rows of `per_row`: `(first, len, row, column)` of
+/// each, at most [`CHUNK`] elements, rows split where a chunk ends.
+fn chunks(n: usize, per_row: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    (0..n).step_by(CHUNK).map(move |first| (first, CHUNK.min(n - first), first / per_row, first % per_row))
 }
 
-/// `grid` as one `T` per cell (`alive` or zero) on the device, converted `CHUNK_CELLS` at a time.
-fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T) -> Result<DeviceBuffer<T>> {
-    let (w, h) = (grid.width(), grid.height());
-    let mut board = gpu.zeros::<T>(w * h)?;
-    let (rows, mut host) = chunks::<T>(w, h)?;
-    for y0 in (0..h).step_by(rows) {
-        let n = rows.min(h - y0);
-        for (r, out) in host[..n * w].chunks_mut(w).enumerate() {
-            let row = grid.row(y0 + r);
-            for (x, c) in out.iter_mut().enumerate() {
-                *c = if row[x / 64] >> (x % 64) & 1 != 0 { alive } else { T::zeroed() };
-            }
+/// Calls `f(y, x, element)` for `len` row-major elements from `(y, x)` in rows of `per_row`.
+fn walk<T>(items: &mut [T], per_row: usize, (mut y, mut x): (usize, usize), mut f: impl FnMut(usize, usize, &mut T)) {
+    for item in items {
+        f(y, x, item);
+        x += 1;
+        if x == per_row {
+            (x, y) = (0, y + 1);
         }
+    }
+}
+
+/// `grid` as one `T` per cell (`alive` or zero) on the device, converted [`CHUNK`] cells at a
+/// time.
+fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T) -> Result<DeviceBuffer<T>> {
+    let (w, n) = (grid.width(), grid.width() * grid.height());
+    let mut board = gpu.zeros::<T>(n)?;
+    let mut host = host_buffer::<T>(CHUNK.min(n))?;
+    for (first, len, y, x) in chunks(n, w) {
+        walk(&mut host[..len], w, (y, x), |y, x, c| {
+            *c = if grid.row(y)[x / 64] >> (x % 64) & 1 != 0 { alive } else { T::zeroed() }
+        });
         let bytes = size_of::<T>();
-        let mut dst = board.raw_mut().slice_mut(y0 * w * bytes..(y0 + n) * w * bytes);
-        gpu.stream().memcpy_htod(bytemuck::cast_slice::<T, u8>(&host[..n * w]), &mut dst)?;
+        let mut dst = board.raw_mut().slice_mut(first * bytes..(first + len) * bytes);
+        gpu.stream().memcpy_htod(bytemuck::cast_slice::<T, u8>(&host[..len]), &mut dst)?;
     }
     Ok(board)
 }
 
-/// Reads one `T` per cell back into a board (`is_alive` decides), `CHUNK_CELLS` at a time.
+/// Reads one `T` per cell back into a board (`is_alive` decides), [`CHUNK`] cells at a time.
 fn download_cells<T: Pod>(
     gpu: &Gpu,
     board: &DeviceBuffer<T>,
@@ -63,18 +73,15 @@ fn download_cells<T: Pod>(
     is_alive: impl Fn(T) -> bool,
 ) -> Result<BitGrid> {
     let mut grid = readback_grid(width, height)?;
-    let (rows, mut host) = chunks::<T>(width, height)?;
+    let n = width * height;
+    let mut host = host_buffer::<T>(CHUNK.min(n))?;
     let bytes = size_of::<T>();
-    for y0 in (0..height).step_by(rows) {
-        let n = rows.min(height - y0);
-        let src = board.raw().slice(y0 * width * bytes..(y0 + n) * width * bytes);
-        gpu.stream().memcpy_dtoh(&src, bytemuck::cast_slice_mut::<T, u8>(&mut host[..n * width]))?;
-        for (r, cells) in host[..n * width].chunks(width).enumerate() {
-            let row = grid.row_mut(y0 + r);
-            for (x, &c) in cells.iter().enumerate() {
-                row[x / 64] |= (is_alive(c) as u64) << (x % 64);
-            }
-        }
+    for (first, len, y, x) in chunks(n, width) {
+        let src = board.raw().slice(first * bytes..(first + len) * bytes);
+        gpu.stream().memcpy_dtoh(&src, bytemuck::cast_slice_mut::<T, u8>(&mut host[..len]))?;
+        walk(&mut host[..len], width, (y, x), |y, x, c| {
+            grid.row_mut(y)[x / 64] |= (is_alive(*c) as u64) << (x % 64);
+        });
     }
     Ok(grid)
 }
@@ -84,6 +91,11 @@ fn download_cells<T: Pod>(
 /// known here); its allocation can still fail, as [`Error::OutOfMemory`].
 fn readback_grid(width: usize, height: usize) -> Result<BitGrid> {
     BitGrid::with_limits(width, height, &Limits { max_cells: u64::MAX, max_bytes: u64::MAX })
+}
+
+/// The 32-bit word `wx` of row `y` of `grid` (bit `x` of the row is bit `x % 32` of word `x / 32`).
+fn word32(grid: &BitGrid, y: usize, wx: usize) -> u32 {
+    (grid.row(y)[wx / 2] >> (32 * (wx % 2))) as u32
 }
 
 /// The two boards of `layout` holding `grid`. `sparse` needs both equal at the start (its
@@ -112,16 +124,13 @@ pub(super) fn upload(gpu: &Gpu, layout: Layout, sparse: bool, grid: &BitGrid) ->
         }
         Layout::Bits32 => {
             // Each row ends with half a 64-bit word: drop the padding half, a chunk at a time.
-            let per_row = w / 32;
-            let mut a = gpu.zeros::<u32>(per_row * h)?;
-            let (rows, mut host) = chunks::<u32>(per_row, h)?;
-            for y0 in (0..h).step_by(rows) {
-                let n = rows.min(h - y0);
-                for (r, out) in host[..n * per_row].chunks_mut(per_row).enumerate() {
-                    out.copy_from_slice(&bytemuck::cast_slice::<u64, u32>(grid.row(y0 + r))[..per_row]);
-                }
-                let mut dst = a.raw_mut().slice_mut(y0 * per_row * 4..(y0 + n) * per_row * 4);
-                gpu.stream().memcpy_htod(bytemuck::cast_slice::<u32, u8>(&host[..n * per_row]), &mut dst)?;
+            let (per_row, n) = (w / 32, w / 32 * h);
+            let mut a = gpu.zeros::<u32>(n)?;
+            let mut host = host_buffer::<u32>(CHUNK.min(n))?;
+            for (first, len, y, x) in chunks(n, per_row) {
+                walk(&mut host[..len], per_row, (y, x), |y, wx, out| *out = word32(grid, y, wx));
+                let mut dst = a.raw_mut().slice_mut(first * 4..(first + len) * 4);
+                gpu.stream().memcpy_htod(bytemuck::cast_slice::<u32, u8>(&host[..len]), &mut dst)?;
             }
             let b = gpu.zeros(a.len())?;
             Boards::Bits32([a, b])
@@ -137,16 +146,15 @@ pub(super) fn download(gpu: &Gpu, boards: &Boards, cur: usize, width: usize, hei
         Boards::U8(b) => download_cells(gpu, &b[cur], width, height, |c| c != 0),
         Boards::Bits32(b) if width % 64 == 0 => download_words(gpu, b[cur].raw(), width, height),
         Boards::Bits32(b) => {
-            let per_row = width / 32;
+            let (per_row, n) = (width / 32, width / 32 * height);
             let mut grid = readback_grid(width, height)?;
-            let (rows, mut host) = chunks::<u32>(per_row, height)?;
-            for y0 in (0..height).step_by(rows) {
-                let n = rows.min(height - y0);
-                let src = b[cur].raw().slice(y0 * per_row * 4..(y0 + n) * per_row * 4);
-                gpu.stream().memcpy_dtoh(&src, bytemuck::cast_slice_mut::<u32, u8>(&mut host[..n * per_row]))?;
-                for (r, words) in host[..n * per_row].chunks(per_row).enumerate() {
-                    bytemuck::cast_slice_mut::<u64, u32>(grid.row_mut(y0 + r))[..per_row].copy_from_slice(words);
-                }
+            let mut host = host_buffer::<u32>(CHUNK.min(n))?;
+            for (first, len, y, x) in chunks(n, per_row) {
+                let src = b[cur].raw().slice(first * 4..(first + len) * 4);
+                gpu.stream().memcpy_dtoh(&src, bytemuck::cast_slice_mut::<u32, u8>(&mut host[..len]))?;
+                walk(&mut host[..len], per_row, (y, x), |y, wx, &mut word| {
+                    grid.row_mut(y)[wx / 2] |= (word as u64) << (32 * (wx % 2));
+                });
             }
             Ok(grid)
         }
@@ -170,13 +178,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn chunks_cover_wide_narrow_and_empty_boards() {
-        let (rows, host) = chunks::<u32>(3, 10).unwrap();
-        assert_eq!((rows, host.len()), (10, 30));
-        let (rows, host) = chunks::<u8>(CHUNK_CELLS * 3, 2).unwrap();
-        assert_eq!((rows, host.len()), (1, CHUNK_CELLS * 3));
-        let (rows, _) = chunks::<u32>(1000, 1 << 20).unwrap();
-        assert_eq!(rows, CHUNK_CELLS / 1000);
+    fn chunks_split_rows_anywhere_and_cover_everything() {
+        let got: Vec<_> = chunks(3 * CHUNK + 5, CHUNK + 1).collect();
+        assert_eq!(
+            got,
+            [
+                (0, CHUNK, 0, 0),
+                (CHUNK, CHUNK, 0, CHUNK),
+                (2 * CHUNK, CHUNK, 1, CHUNK - 1),
+                (3 * CHUNK, 5, 2, CHUNK - 2)
+            ]
+        );
+        assert_eq!(chunks(10, 3).collect::<Vec<_>>(), [(0, 10, 0, 0)]);
+        assert_eq!(chunks(0, 3).count(), 0);
+        let mut seen = Vec::new();
+        walk(&mut [0u8; 5], 3, (1, 2), |y, x, _| seen.push((y, x)));
+        assert_eq!(seen, [(1, 2), (2, 0), (2, 1), (2, 2), (3, 0)]);
         assert!(matches!(host_buffer::<u64>(usize::MAX / 8), Err(Error::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn words32_are_the_halves_of_words64() {
+        let g = BitGrid::random(96, 3, 0.5, 1).unwrap();
+        for y in 0..3 {
+            let row: &[u32] = bytemuck::cast_slice(g.row(y));
+            for wx in 0..3 {
+                assert_eq!(word32(&g, y, wx), row[wx], "little-endian halves");
+            }
+        }
     }
 }
