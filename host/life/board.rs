@@ -49,13 +49,15 @@ impl<'g> Life<'g> {
         Self::new(gpu, kernel, &BitGrid::new(width, height)?)
     }
 
-    /// A random board: each cell alive with probability `density`, reproducible from `seed`.
+    /// A random board: each cell alive with probability `density`, reproducible from `seed`
+    /// (within [`super::Limits::DEFAULT`], like [`Life::empty`]).
     pub fn random(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, density: f64, seed: u64) -> Result<Self> {
         kernel.check_size(width, height)?;
         Self::new(gpu, kernel, &BitGrid::random(width, height, density, seed)?)
     }
 
-    /// A `width × height` board with `pattern` in its centre.
+    /// A `width × height` board with `pattern` in its centre (within
+    /// [`super::Limits::DEFAULT`], like [`Life::empty`]).
     pub fn with_pattern(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, pattern: &BitGrid) -> Result<Self> {
         kernel.check_size(width, height)?;
         let mut board = BitGrid::new(width, height)?;

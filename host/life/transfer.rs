@@ -202,8 +202,8 @@ mod tests {
         let g = BitGrid::random(96, 3, 0.5, 1).unwrap();
         for y in 0..3 {
             let row: &[u32] = bytemuck::cast_slice(g.row(y));
-            for wx in 0..3 {
-                assert_eq!(word32(&g, y, wx), row[wx], "little-endian halves");
+            for (wx, &word) in row.iter().enumerate() {
+                assert_eq!(word32(&g, y, wx), word, "little-endian halves");
             }
         }
     }
