@@ -19,7 +19,7 @@ fn gpu_kernels(c: &mut Criterion) {
         }
     };
     for side in [4096usize, 16384] {
-        let start = BitGrid::random(side, side, 0.5, side as u64);
+        let start = BitGrid::random(side, side, 0.5, side as u64).expect("board");
         let mut group = c.benchmark_group(format!("life_gpu_{side}"));
         group.throughput(Throughput::Elements((side * side) as u64 * GENS));
         group.sample_size(10).measurement_time(Duration::from_secs(2));
@@ -43,7 +43,7 @@ fn cpu_reference(c: &mut Criterion) {
     let mut group = c.benchmark_group("life_cpu");
     group.sample_size(10);
     for side in [256usize, 1024] {
-        let start = BitGrid::random(side, side, 0.5, 1);
+        let start = cpu::BitGrid::random(side, side, 0.5, 1);
         group.throughput(Throughput::Elements((side * side) as u64));
         group.bench_function(format!("bit64_{side}"), |b| b.iter(|| cpu::step_once(&start)));
         if side <= 256 {

@@ -52,6 +52,26 @@ pub enum Error {
         /// How much fits.
         capacity: u64,
     },
+    /// A board or pattern larger than its [`crate::life::Limits`] allow. Refused before anything
+    /// was allocated; raise the limit to accept it.
+    #[error("{what}: {needed} is over the limit of {limit} (raise the limit to allow it)")]
+    LimitExceeded {
+        /// What was too large, and in which unit.
+        what: &'static str,
+        /// How much was asked for (`u64::MAX` where that overflows `u64`).
+        needed: u64,
+        /// The limit in force.
+        limit: u64,
+    },
+    /// Host memory could not be allocated (the request was within the limits, but the machine
+    /// could not satisfy it).
+    #[error("out of host memory: {what} needs {bytes} bytes")]
+    OutOfMemory {
+        /// What the memory was for.
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
 }
 
 /// `Result` with [`Error`].

@@ -393,23 +393,39 @@ impl Gpu {
     pub fn download_prefix<T: Pod>(&self, src: &impl DeviceRead<T>, len: usize) -> Result<Vec<T>> {
         crate::error::ensure_input!(len <= src.len(), "download of {len} elements from a buffer of {}", src.len());
         let mut out = try_vec::<T>(len)?;
+        self.download_into(src, &mut out)?;
+        Ok(out)
+    }
+
+    /// Copies the first `dst.len()` elements of `src` into `dst`. **Waits** for the stream.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.upload(&[5u16, 6, 7])?;
+    /// let mut host = [0u16; 3];
+    /// gpu.download_into(&v, &mut host)?;
+    /// assert_eq!(host, [5, 6, 7]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn download_into<T: Pod>(&self, src: &impl DeviceRead<T>, dst: &mut [T]) -> Result<()> {
+        crate::error::ensure_input!(
+            dst.len() <= src.len(),
+            "download of {} elements from a buffer of {}",
+            dst.len(),
+            src.len()
+        );
         let b = src.bind(self)?;
-        if len > 0 {
-            // SAFETY: `src` holds at least `len` elements and `out` has room for them; the
-            // stream is synchronized before `out` is read.
+        if !dst.is_empty() {
+            // SAFETY: `src` holds at least `dst.len()` elements and `dst` has room for them; the
+            // stream is synchronized before `dst` is read.
             unsafe {
-                sys::cuMemcpyDtoHAsync_v2(
-                    out.as_mut_ptr().cast(),
-                    b.addr,
-                    len * std::mem::size_of::<T>(),
-                    self.cu_stream(),
-                )
-                .result()?
+                sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), b.addr, std::mem::size_of_val(dst), self.cu_stream())
+                    .result()?
             };
         }
         drop(b);
-        self.synchronize()?;
-        Ok(out)
+        self.synchronize()
     }
 
     /// Copies `src` into the front of `dst` on the device. Asynchronous.

@@ -84,6 +84,11 @@ impl BitGrid {
     pub fn words(&self) -> &[u64] {
         &self.words
     }
+    /// The packed rows, by value (no copy): how a board moves to and from another crate's
+    /// board of the same layout (warpwork's `life::BitGrid`).
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
     /// Row `y` as words.
     pub fn row(&self, y: usize) -> &[u64] {
         &self.words[y * self.words_per_row..(y + 1) * self.words_per_row]
@@ -235,10 +240,18 @@ pub fn rule_sliced(alive: u64, above: (u64, u64), mid: (u64, u64), below: (u64, 
 
 /// One generation, 64 cells per word with a bit-sliced adder, rows in parallel. Any size.
 pub fn step_once(g: &BitGrid) -> BitGrid {
+    let mut out = BitGrid::new(g.width, g.height);
+    step_once_into(g, &mut out);
+    out
+}
+
+/// [`step_once`] into a board of the same size, allocating no board: for callers that keep
+/// two boards and swap them. Panics if the sizes differ.
+pub fn step_once_into(g: &BitGrid, out: &mut BitGrid) {
     let (w, h, wpr) = (g.width, g.height, g.words_per_row);
-    let mut out = BitGrid::new(w, h);
+    assert_eq!((out.width, out.height), (w, h), "step_once_into: boards of different sizes");
     if w == 0 || h == 0 {
-        return out;
+        return;
     }
     let mask = last_word_mask(w);
     out.words.par_chunks_mut(wpr).enumerate().for_each_init(
@@ -254,7 +267,6 @@ pub fn step_once(g: &BitGrid) -> BitGrid {
             dst[wpr - 1] &= mask;
         },
     );
-    out
 }
 
 /// `generations` generations with [`step_once`].
@@ -303,6 +315,16 @@ mod tests {
             let g = BitGrid::random(w, h, d, seed);
             proptest::prop_assert_eq!(step(&g, 3), step_simple(&step_simple(&step_simple(&g))));
         }
+    }
+
+    #[test]
+    fn stepping_into_a_used_board_overwrites_all_of_it() {
+        let g = BitGrid::random(130, 9, 0.4, 3);
+        let mut out = BitGrid::random(130, 9, 0.9, 4);
+        step_once_into(&g, &mut out);
+        assert_eq!(out, step_once(&g));
+        let words = g.clone().into_words();
+        assert_eq!(BitGrid::from_words(130, 9, words).unwrap(), g);
     }
 
     #[test]

@@ -40,7 +40,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
     let mut table = Table::new(&["kernel", "board", "B/cell/gen", "ms/gen", "cell updates/s", "GB/s", "% own roof"]);
     let mut tune = Table::new(&["kernel", "board", "strip rows", "ms/gen", "cell updates/s"]);
     for side in sides(args) {
-        let start = BitGrid::random(side, side, 0.5, side as u64);
+        let start = BitGrid::random(side, side, 0.5, side as u64)?;
         let cells = side * side;
         let mut check: Option<(BitGrid, u64)> = None;
         for kernel in Kernel::ALL {
@@ -97,7 +97,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
 fn run_cpu(args: &BenchArgs) -> Result<()> {
     let mut table = Table::new(&["kernel", "board", "ms/gen", "cell updates/s"]);
     for side in sides(args).into_iter().take(2) {
-        let start = BitGrid::random(side, side, 0.5, side as u64);
+        let start = cpu::BitGrid::random(side, side, 0.5, side as u64);
         let gens = 4;
         let ms = cpu_median_ms(args.reps.min(3), || {
             std::hint::black_box(cpu::step(&start, gens));

@@ -135,8 +135,9 @@ impl<P: Stages> Stages for Link<P> {
 ///
 /// # Safety
 /// `src`/`dst` hold `words_per_row · height` 64-bit words and differ; `rows ≥ 1`,
-/// `strip_row0 < height`, `first_word < words_per_row`. Every lane of the warp calls this with
-/// the same strip.
+/// `strip_row0 < height`, `first_word < words_per_row`; `rows + 3·P::LEN ≤ 2^32` (the steps are
+/// counted in `u32`; the host's `Kernel::check_size` bounds `height` so). Every lane of the warp
+/// calls this with the same strip.
 #[inline(always)]
 pub unsafe fn bit64_strip<P: Stages, const SKEW: bool>(
     src: *const u64,

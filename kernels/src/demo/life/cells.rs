@@ -113,7 +113,8 @@ pub const TILE_SHARED: usize = ((TILE + 2) * (TILE + 2)) as usize;
 ///
 /// # Safety
 /// As [`naive_cell`]; `tile` points to [`TILE_SHARED`] words of shared memory; the block is
-/// `TILE × TILE` threads and every thread calls this.
+/// `TILE × TILE` threads and every thread calls this. `width < 2^31` (and `height < 2^31`): the
+/// halo index `bx + sx + width − 1` is computed in `u32` (the host's `Kernel::check_size`).
 #[inline(always)]
 pub unsafe fn tiled_cells(src: *const u32, dst: *mut u32, width: u32, height: u32, tile: *mut u32) {
     use crate::arch::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};

@@ -2,7 +2,7 @@
 //!
 //! Cell kernels take `(src, dst, width, height)` with one `u32` (or `u8`) per cell; the bit
 //! kernels take `(src, dst, words_per_row, height, ...)` with one bit per cell. The host picks
-//! the launch shape (see `host/demo/life/mod.rs`).
+//! the launch shape (see `Kernel::launch_config` in `host/demo/life/kernel.rs`).
 
 use crate::arch::{block_dim_x, block_dim_y, block_idx_x, block_idx_y, global_thread_idx, thread_idx_x, thread_idx_y};
 use crate::demo::life::*;

@@ -1,0 +1,384 @@
+//! [`BitGrid`], the Life board on the host: what patterns are read into, what [`super::Life`]
+//! uploads and reads back, and what the tests compare.
+
+use super::Limits;
+use crate::{error::ensure_input, Error, Result};
+
+/// A Life board on the host: `width × height` cells, one bit each. Rows are padded to whole
+/// 64-bit words; cell `x` of a row is bit `x % 64` of word `x / 64` (least significant bit first)
+/// and padding bits are zero. This is the layout of the `bit64` kernels, so such a board uploads
+/// without conversion; the CPU reference (`warpwork-cpu-reference`) uses the same one, so a board
+/// converts to and from it with [`BitGrid::into_words`] / [`BitGrid::from_words`], without a copy.
+///
+/// Every constructor that allocates checks [`Limits`] first and reports an allocation the
+/// machine cannot satisfy as [`Error::OutOfMemory`].
+///
+/// ```
+/// use warpwork::life::BitGrid;
+/// let mut g = BitGrid::new(70, 3)?;
+/// g.set(69, 2, true);
+/// assert!(g.get(69, 2) && g.population() == 1);
+/// assert_eq!(g.words_per_row(), 2);
+/// # Ok::<(), warpwork::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct BitGrid {
+    width: usize,
+    height: usize,
+    words_per_row: usize,
+    words: Vec<u64>,
+}
+
+impl std::fmt::Debug for BitGrid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "BitGrid {}x{} (population {})", self.width, self.height, self.population())?;
+        for y in 0..self.height.min(64) {
+            let row: String = (0..self.width.min(128)).map(|x| if self.get(x, y) { 'o' } else { '.' }).collect();
+            writeln!(f, "{row}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `n` zeroed words, or [`Error::OutOfMemory`]. The memory comes from `alloc_zeroed`, so the
+/// operating system hands out zero pages lazily: an empty board costs nothing until written.
+pub(crate) fn zeroed_words(n: usize, what: &'static str) -> Result<Vec<u64>> {
+    let oom = || Error::OutOfMemory { what, bytes: (n as u64).saturating_mul(8) };
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u64>(n).map_err(|_| oom())?;
+    // SAFETY: `layout` has a non-zero size (n > 0). A non-null result is an allocation of the
+    // global allocator with `layout` (n u64s, zeroed, which is a valid u64), exactly what
+    // `Vec::from_raw_parts` with length and capacity `n` requires.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut u64;
+        if ptr.is_null() {
+            return Err(oom());
+        }
+        Ok(Vec::from_raw_parts(ptr, n, n))
+    }
+}
+
+impl BitGrid {
+    /// An empty (all dead) board within [`Limits::DEFAULT`].
+    pub fn new(width: usize, height: usize) -> Result<Self> {
+        Self::with_limits(width, height, &Limits::DEFAULT)
+    }
+
+    /// An empty board within `limits` ([`Error::LimitExceeded`] before anything is allocated).
+    pub fn with_limits(width: usize, height: usize, limits: &Limits) -> Result<Self> {
+        limits.check_board(width, height)?;
+        let words_per_row = width.div_ceil(64);
+        let n = words_per_row.checked_mul(height).ok_or(Error::OutOfMemory {
+            what: "Life board",
+            bytes: Limits::board_bytes(width, height).unwrap_or(u64::MAX),
+        })?;
+        Ok(BitGrid { width, height, words_per_row, words: zeroed_words(n, "Life board")? })
+    }
+
+    /// A board of its packed rows (`ceil(width / 64)` words each; padding bits are cleared).
+    /// Takes the vector as it is: nothing is allocated. [`Error::InvalidInput`] when the length
+    /// does not match.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let g = BitGrid::from_words(3, 2, vec![0b101, u64::MAX])?;
+    /// assert_eq!(g.population(), 5); // row 1: only its 3 cells of the word count
+    /// assert!(BitGrid::from_words(3, 2, vec![0]).is_err());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn from_words(width: usize, height: usize, mut words: Vec<u64>) -> Result<Self> {
+        let words_per_row = width.div_ceil(64);
+        ensure_input!(
+            words_per_row.checked_mul(height) == Some(words.len()),
+            "{} words are not a {width}x{height} board ({words_per_row} words per row)",
+            words.len()
+        );
+        let mask = last_word_mask(width);
+        if words_per_row > 0 {
+            for row in words.chunks_mut(words_per_row) {
+                row[words_per_row - 1] &= mask;
+            }
+        }
+        Ok(BitGrid { width, height, words_per_row, words })
+    }
+
+    /// A random board within [`Limits::DEFAULT`]: each cell alive with probability `density`
+    /// (in `0..=1`), reproducible from `seed` whatever the number of threads filling it.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let g = BitGrid::random(256, 256, 0.25, 7)?;
+    /// assert_eq!(g, BitGrid::random(256, 256, 0.25, 7)?);
+    /// assert!((14_000..18_000).contains(&g.population()));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn random(width: usize, height: usize, density: f64, seed: u64) -> Result<Self> {
+        let mut g = Self::new(width, height)?;
+        g.fill_random(density, seed)?;
+        Ok(g)
+    }
+
+    /// Overwrites every cell: alive with probability `density` (in `0..=1`), from `seed`.
+    pub fn fill_random(&mut self, density: f64, seed: u64) -> Result<()> {
+        ensure_input!((0.0..=1.0).contains(&density), "density {density} is not in 0..=1");
+        super::random::fill(&mut self.words, density, seed);
+        self.clear_padding();
+        Ok(())
+    }
+
+    /// Width in cells.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// Height in cells.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+    /// 64-bit words per row: `ceil(width / 64)`.
+    pub fn words_per_row(&self) -> usize {
+        self.words_per_row
+    }
+    /// The packed rows.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+    /// The packed rows, by value (no copy): for the CPU reference's board, for example.
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+    /// Row `y` as words. Panics if `y >= height`.
+    pub fn row(&self, y: usize) -> &[u64] {
+        &self.words[y * self.words_per_row..(y + 1) * self.words_per_row]
+    }
+    /// Row `y` as words, to write: the caller keeps the padding bits zero.
+    pub(crate) fn row_mut(&mut self, y: usize) -> &mut [u64] {
+        &mut self.words[y * self.words_per_row..(y + 1) * self.words_per_row]
+    }
+
+    /// Whether cell `(x, y)` is alive. Panics outside the board (as slice indexing does).
+    pub fn get(&self, x: usize, y: usize) -> bool {
+        assert!(x < self.width && y < self.height, "({x}, {y}) outside {}x{}", self.width, self.height);
+        self.words[y * self.words_per_row + x / 64] >> (x % 64) & 1 != 0
+    }
+
+    /// Sets cell `(x, y)`. Panics outside the board (as slice indexing does).
+    pub fn set(&mut self, x: usize, y: usize, alive: bool) {
+        assert!(x < self.width && y < self.height, "({x}, {y}) outside {}x{}", self.width, self.height);
+        let w = &mut self.words[y * self.words_per_row + x / 64];
+        let bit = 1u64 << (x % 64);
+        if alive {
+            *w |= bit
+        } else {
+            *w &= !bit
+        }
+    }
+
+    /// Live cells.
+    pub fn population(&self) -> u64 {
+        self.words.iter().map(|w| w.count_ones() as u64).sum()
+    }
+
+    /// Cells that are alive in `self` and dead in `other` or the reverse, up to `max` of them,
+    /// row by row (for test messages).
+    pub fn differences(&self, other: &BitGrid, max: usize) -> Vec<(usize, usize)> {
+        let mut d = Vec::new();
+        if self.width.min(other.width) == 0 {
+            return d;
+        }
+        for y in 0..self.height.min(other.height) {
+            for x in 0..self.width.min(other.width) {
+                if d.len() == max {
+                    return d;
+                }
+                if self.get(x, y) != other.get(x, y) {
+                    d.push((x, y));
+                }
+            }
+        }
+        d
+    }
+
+    /// Copies `pattern` onto this board with its top-left corner at `(x0, y0)` (its dead cells
+    /// too). [`Error::InvalidInput`] when it does not fit, however large the offsets.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let mut dot = BitGrid::new(1, 1)?;
+    /// dot.set(0, 0, true);
+    /// let mut board = BitGrid::new(100, 10)?;
+    /// board.paste(&dot, 99, 9)?;
+    /// assert!(board.get(99, 9));
+    /// assert!(board.paste(&dot, usize::MAX, 0).is_err());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn paste(&mut self, pattern: &BitGrid, x0: usize, y0: usize) -> Result<()> {
+        let fits = |at: usize, len: usize, size: usize| at.checked_add(len).is_some_and(|end| end <= size);
+        ensure_input!(
+            fits(x0, pattern.width, self.width) && fits(y0, pattern.height, self.height),
+            "a {}x{} pattern at ({x0}, {y0}) does not fit a {}x{} board",
+            pattern.width,
+            pattern.height,
+            self.width,
+            self.height
+        );
+        if pattern.width == 0 {
+            return Ok(()); // no cells: nothing to copy, however many rows
+        }
+        for y in 0..pattern.height {
+            let src = pattern.row(y);
+            let dst = self.row_mut(y0 + y);
+            for (i, &word) in src.iter().enumerate() {
+                let bits = (pattern.width - 64 * i).min(64);
+                copy_bits(dst, x0 + 64 * i, word, bits);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`BitGrid::paste`] at the centre (rounded towards the top left).
+    pub fn paste_centred(&mut self, pattern: &BitGrid) -> Result<()> {
+        let x0 = (self.width - pattern.width.min(self.width)) / 2;
+        let y0 = (self.height - pattern.height.min(self.height)) / 2;
+        self.paste(pattern, x0, y0)
+    }
+
+    /// Sets the `n` cells `x .. x + n` of row `y` alive, a word at a time. The caller checks
+    /// that they lie inside the board.
+    pub(crate) fn fill_run(&mut self, x: usize, y: usize, n: usize) {
+        let row = self.row_mut(y);
+        let (mut at, end) = (x, x + n);
+        while at < end {
+            let bits = (end - at).min(64 - at % 64);
+            let mask = if bits == 64 { u64::MAX } else { ((1u64 << bits) - 1) << (at % 64) };
+            row[at / 64] |= mask;
+            at += bits;
+        }
+    }
+
+    /// Clears the padding bits past `width` in every row.
+    pub(crate) fn clear_padding(&mut self) {
+        let (wpr, mask) = (self.words_per_row, last_word_mask(self.width));
+        if wpr > 0 && mask != u64::MAX {
+            for row in self.words.chunks_mut(wpr) {
+                row[wpr - 1] &= mask;
+            }
+        }
+    }
+}
+
+/// Bits of the last word of a row that are cells (not padding).
+fn last_word_mask(width: usize) -> u64 {
+    match width % 64 {
+        0 => u64::MAX,
+        r => (1u64 << r) - 1,
+    }
+}
+
+/// Writes the low `bits` bits (1..=64) of `value` into `row` starting at bit `at`.
+fn copy_bits(row: &mut [u64], at: usize, value: u64, bits: usize) {
+    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let (i, s) = (at / 64, at % 64);
+    let v = value & mask;
+    row[i] = (row[i] & !(mask << s)) | (v << s);
+    if s != 0 && s + bits > 64 {
+        row[i + 1] = (row[i + 1] & !(mask >> (64 - s))) | (v >> (64 - s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A board from rows of `.`/`o`.
+    fn from_text(rows: &[&str]) -> BitGrid {
+        let mut g = BitGrid::new(rows.first().map_or(0, |r| r.len()), rows.len()).unwrap();
+        for (y, r) in rows.iter().enumerate() {
+            for (x, c) in r.chars().enumerate() {
+                g.set(x, y, c == 'o');
+            }
+        }
+        g
+    }
+
+    #[test]
+    fn paste_matches_cell_by_cell_at_every_offset() {
+        for (pw, ph) in [(1, 1), (3, 2), (63, 2), (64, 3), (65, 2), (130, 2)] {
+            let pattern = BitGrid::random(pw, ph, 0.5, pw as u64).unwrap();
+            for x0 in [0, 1, 7, 63, 64, 65, 100] {
+                let mut board = BitGrid::random(300, 5, 0.5, 99).unwrap();
+                let mut want = board.clone();
+                board.paste(&pattern, x0, 2).unwrap();
+                for y in 0..ph {
+                    for x in 0..pw {
+                        want.set(x0 + x, 2 + y, pattern.get(x, y));
+                    }
+                }
+                assert_eq!(board, want, "{pw}x{ph} at {x0}");
+            }
+        }
+    }
+
+    #[test]
+    fn paste_refuses_what_does_not_fit_without_overflowing() {
+        let dot = from_text(&["o"]);
+        let mut board = BitGrid::new(8, 8).unwrap();
+        for (x, y) in [(8, 0), (0, 8), (usize::MAX, 0), (0, usize::MAX), (usize::MAX, usize::MAX)] {
+            assert!(matches!(board.paste(&dot, x, y), Err(Error::InvalidInput(_))), "({x}, {y})");
+        }
+        let big = BitGrid::new(9, 1).unwrap();
+        assert!(board.paste_centred(&big).is_err());
+        board.paste_centred(&from_text(&["oo", "oo"])).unwrap();
+        assert!(board.get(3, 3) && board.get(4, 4) && board.population() == 4);
+    }
+
+    #[test]
+    fn fill_run_sets_exactly_the_run() {
+        for (x, n) in [(0, 1), (0, 64), (1, 64), (63, 2), (5, 190), (64, 64), (199, 1)] {
+            let mut g = BitGrid::new(200, 2).unwrap();
+            g.fill_run(x, 1, n);
+            let want: Vec<usize> = (x..x + n).collect();
+            let got: Vec<usize> = (0..200).filter(|&c| g.get(c, 1)).collect();
+            assert_eq!(got, want, "x {x} n {n}");
+            assert_eq!(g.population(), n as u64);
+        }
+    }
+
+    #[test]
+    fn limits_and_lengths_are_checked_before_allocating() {
+        assert!(matches!(BitGrid::new(1 << 20, 1 << 20), Err(Error::LimitExceeded { .. })));
+        assert!(matches!(BitGrid::new(usize::MAX, 64), Err(Error::LimitExceeded { .. })));
+        let tiny = Limits { max_cells: 100, max_bytes: 1 << 20 };
+        assert!(BitGrid::with_limits(10, 10, &tiny).is_ok());
+        assert!(BitGrid::with_limits(10, 11, &tiny).is_err());
+        assert!(matches!(BitGrid::from_words(70, 3, vec![0; 5]), Err(Error::InvalidInput(_))));
+        assert!(BitGrid::from_words(usize::MAX, 3, vec![]).is_err());
+        assert!(BitGrid::random(4, 4, 1.5, 1).is_err() && BitGrid::random(4, 4, f64::NAN, 1).is_err());
+    }
+
+    #[test]
+    fn random_respects_density_and_padding() {
+        assert_eq!(BitGrid::random(70, 9, 0.0, 3).unwrap().population(), 0);
+        let full = BitGrid::random(70, 9, 1.0, 3).unwrap();
+        assert_eq!(full.population(), 70 * 9);
+        assert!(full.words().chunks(2).all(|r| r[1] >> 6 == 0));
+        let half = BitGrid::random(4096, 64, 0.5, 5).unwrap();
+        let p = half.population() as f64 / (4096.0 * 64.0);
+        assert!((0.49..0.51).contains(&p), "{p}");
+        assert_ne!(half, BitGrid::random(4096, 64, 0.5, 6).unwrap());
+    }
+
+    #[test]
+    fn words_round_trip_without_copy() {
+        let g = BitGrid::random(130, 4, 0.3, 1).unwrap();
+        let ptr = g.words().as_ptr();
+        let words = g.clone().into_words();
+        let back = BitGrid::from_words(130, 4, words).unwrap();
+        assert_eq!(back, g);
+        assert_ne!(back.words().as_ptr(), ptr, "a clone, so a different buffer");
+        let v = back.into_words();
+        let p = v.as_ptr();
+        assert_eq!(BitGrid::from_words(130, 4, v).unwrap().words().as_ptr(), p);
+    }
+}
