@@ -16,7 +16,7 @@ pub struct DeviceBuffer<T: Pod> {
 impl<T: Pod> DeviceBuffer<T> {
     pub(crate) fn from_bytes(raw: CudaSlice<u8>) -> Result<Self> {
         let size = std::mem::size_of::<T>().max(1);
-        if raw.len() % size != 0 {
+        if !raw.len().is_multiple_of(size) {
             return Err(Error::InvalidInput(format!(
                 "{} bytes is not a whole number of {size}-byte elements",
                 raw.len()
