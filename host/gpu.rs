@@ -1,5 +1,6 @@
 //! The [`Gpu`] handle: one device's context, a stream, and warpwork's loaded kernels.
 
+use crate::launch::DependentLaunch;
 use crate::{DeviceBuffer, Error, Result};
 use bytemuck::Pod;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtrMut};
@@ -35,6 +36,8 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
     info: DeviceInfo,
+    /// How kernels that may start before their predecessor ends are launched (chosen once).
+    dependent_launch: DependentLaunch,
     /// The host flag of [`Gpu::time_ms`]'s stream hold, allocated on first use.
     pub(crate) hold: std::sync::OnceLock<crate::timing::HoldFlag>,
 }
@@ -53,6 +56,17 @@ impl Gpu {
     }
 
     /// Opens device `ordinal` and loads warpwork's kernels onto it.
+    ///
+    /// Also chooses how this handle launches kernels that may start while the kernel before them
+    /// still runs (see [`Gpu::programmatic_dependent_launch`]); setting the environment variable
+    /// `WARPWORK_PLAIN_LAUNCH=1` before the call launches them plainly.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// println!("{} (compute capability {:?})", gpu.info().name, gpu.info().compute_capability);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn new(ordinal: usize) -> Result<Self> {
         let count = Self::device_count()?;
         if ordinal >= count {
@@ -71,7 +85,31 @@ impl Gpu {
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream, module, info, hold: std::sync::OnceLock::new() })
+        let dependent_launch = DependentLaunch::for_device(major);
+        Ok(Gpu { ctx, stream, module, info, dependent_launch, hold: std::sync::OnceLock::new() })
+    }
+
+    /// Whether kernels that may start before their predecessor ends (S2.5f's pass 2) are
+    /// launched as *programmatic dependents*, which hides the launch gap: on compute capability
+    /// 9.0 and newer, with a driver that has `cuLaunchKernelEx` (CUDA 11.8 and newer), unless
+    /// `WARPWORK_PLAIN_LAUNCH` was set. Otherwise they are launched plainly, with the same
+    /// results.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// println!("programmatic dependent launch: {}", gpu.programmatic_dependent_launch());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn programmatic_dependent_launch(&self) -> bool {
+        self.dependent_launch.is_programmatic()
+    }
+
+    /// This handle, launching every kernel plainly: the fallback path, for tests.
+    #[doc(hidden)]
+    pub fn with_plain_launch(mut self) -> Self {
+        self.dependent_launch = DependentLaunch::Plain;
+        self
     }
 
     /// Facts about the device.
@@ -159,11 +197,11 @@ impl Gpu {
         Ok(self.module.load_function(name)?)
     }
 
-    /// Launches `f` as a *programmatic dependent* of the kernel before it on the stream (compute
-    /// capability 9.0 and newer; an ordinary launch before): its blocks may start while that
-    /// kernel's last blocks still run, hiding the launch gap. For kernels that wait
-    /// (`griddepcontrol.wait`) before reading what the previous kernel writes, and whose
-    /// predecessor lets them start (`griddepcontrol.launch_dependents`).
+    /// Launches `f` as a *programmatic dependent* of the kernel before it on the stream where
+    /// this handle can (see [`Gpu::programmatic_dependent_launch`]; an ordinary launch
+    /// otherwise): its blocks may start while that kernel's last blocks still run, hiding the
+    /// launch gap. For kernels that wait (`griddepcontrol.wait`) before reading what the previous
+    /// kernel writes, and whose predecessor lets them start (`griddepcontrol.launch_dependents`).
     ///
     /// # Safety
     /// As for any launch: `params` point to values matching `f`'s parameters, and the memory
@@ -174,25 +212,8 @@ impl Gpu {
         cfg: cudarc::driver::LaunchConfig,
         params: &mut [*mut std::ffi::c_void],
     ) -> Result<()> {
-        use cudarc::driver::sys::{cuLaunchKernelEx, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig};
         self.ctx.bind_to_thread()?;
-        let mut attr: CUlaunchAttribute = std::mem::zeroed();
-        attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attr.value.programmaticStreamSerializationAllowed = 1;
-        let config = CUlaunchConfig {
-            gridDimX: cfg.grid_dim.0,
-            gridDimY: cfg.grid_dim.1,
-            gridDimZ: cfg.grid_dim.2,
-            blockDimX: cfg.block_dim.0,
-            blockDimY: cfg.block_dim.1,
-            blockDimZ: cfg.block_dim.2,
-            sharedMemBytes: cfg.shared_mem_bytes,
-            hStream: self.stream.cu_stream(),
-            attrs: &mut attr,
-            numAttrs: (self.info.compute_capability.0 >= 9) as u32,
-        };
-        cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()).result()?;
-        Ok(())
+        self.dependent_launch.launch(f, cfg, self.stream.cu_stream(), params)
     }
 
     /// Blocks per multiprocessor at which kernel `name` is resident with `threads` per block:

@@ -22,6 +22,7 @@ mod buffer;
 mod error;
 pub mod expand;
 mod gpu;
+mod launch;
 pub mod life;
 pub mod scan;
 pub mod select;
