@@ -75,10 +75,18 @@ impl DependentLaunch {
                 launch_kernel_ex(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()).result()?;
             }
             DependentLaunch::Plain => {
-                #[rustfmt::skip]
                 sys::cuLaunchKernel(
-                    f.cu_function(), grid.0, grid.1, grid.2, block.0, block.1, block.2,
-                    cfg.shared_mem_bytes, stream, params.as_mut_ptr(), std::ptr::null_mut(),
+                    f.cu_function(),
+                    grid.0,
+                    grid.1,
+                    grid.2,
+                    block.0,
+                    block.1,
+                    block.2,
+                    cfg.shared_mem_bytes,
+                    stream,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
                 )
                 .result()?;
             }
