@@ -1,6 +1,7 @@
 //! The [`Gpu`] handle: warpwork's kernels loaded into a CUDA context, and the stream its calls
 //! are issued to.
 
+use crate::driver::DependentLaunch;
 use crate::launch::KernelArgs;
 use crate::memory::LaunchStream;
 use crate::{DeviceRead, DeviceWrite, Error, Result};
@@ -39,7 +40,6 @@ pub(crate) struct Loaded {
     _module: Arc<CudaModule>,
     functions: HashMap<&'static str, CudaFunction>,
     info: DeviceInfo,
-    programmatic: bool,
     pub(crate) hold: OnceLock<crate::timing::HoldFlag>,
 }
 
@@ -79,6 +79,9 @@ pub struct Gpu {
     loaded: Arc<Loaded>,
     stream: Arc<CudaStream>,
     raw_stream: Option<CUstream>,
+    /// How kernels that may start before their predecessor ends are launched (chosen once,
+    /// when the kernels are loaded; see [`Gpu::programmatic_dependent_launch`]).
+    dependent_launch: DependentLaunch,
 }
 
 // SAFETY: a raw `CUstream` is a handle the driver accepts from any thread; `on_raw_stream`'s
@@ -108,7 +111,8 @@ impl Gpu {
     }
 
     /// Opens device `ordinal` (its primary context), loads warpwork's kernels and creates a new
-    /// stream for this handle.
+    /// stream for this handle. Also chooses how the handle launches kernels that may start while
+    /// the kernel before them still runs (see [`Gpu::programmatic_dependent_launch`]).
     ///
     /// # Examples
     /// ```no_run
@@ -153,15 +157,9 @@ impl Gpu {
         let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
-        let loaded = Loaded {
-            programmatic: major >= 9 && crate::driver::has_launch_kernel_ex(),
-            ctx,
-            _module: module,
-            functions,
-            info,
-            hold: OnceLock::new(),
-        };
-        Ok(Gpu { loaded: Arc::new(loaded), stream, raw_stream: None })
+        let loaded = Loaded { ctx, _module: module, functions, info, hold: OnceLock::new() };
+        let dependent_launch = DependentLaunch::for_device(major);
+        Ok(Gpu { loaded: Arc::new(loaded), stream, raw_stream: None, dependent_launch })
     }
 
     /// The same kernels, issuing to `stream` (which must belong to this handle's context:
@@ -179,7 +177,7 @@ impl Gpu {
         if stream.context().cu_ctx() != self.loaded.ctx.cu_ctx() {
             return Err(Error::WrongContext);
         }
-        Ok(Gpu { loaded: self.loaded.clone(), stream: stream.clone(), raw_stream: None })
+        Ok(Gpu { stream: stream.clone(), raw_stream: None, ..self.clone() })
     }
 
     /// The same kernels, issuing to a raw `CUstream` (from cust, FFI or another framework).
@@ -204,7 +202,7 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub unsafe fn on_raw_stream(&self, stream: CUstream) -> Gpu {
-        Gpu { loaded: self.loaded.clone(), stream: self.stream.clone(), raw_stream: Some(stream) }
+        Gpu { raw_stream: Some(stream), ..self.clone() }
     }
 
     /// Facts about the device.
@@ -235,9 +233,32 @@ impl Gpu {
         }
     }
 
-    /// Whether programmatic dependent launches are used (CC ≥ 9.0 and `cuLaunchKernelEx`).
-    pub(crate) fn programmatic_launch(&self) -> bool {
-        self.loaded.programmatic
+    /// Whether kernels that may start before their predecessor ends (S2.5f's pass 2) are
+    /// launched as *programmatic dependents*, which hides the launch gap: on compute capability
+    /// 9.0 and newer, with a driver that has `cuLaunchKernelEx` (CUDA 11.8 and newer), unless
+    /// `WARPWORK_PLAIN_LAUNCH` was set when the kernels were loaded. Otherwise they are launched
+    /// plainly, with the same results.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// println!("programmatic dependent launch: {}", gpu.programmatic_dependent_launch());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn programmatic_dependent_launch(&self) -> bool {
+        self.dependent_launch.is_programmatic()
+    }
+
+    /// This handle, launching every kernel plainly: the fallback path, for tests.
+    #[doc(hidden)]
+    pub fn with_plain_launch(mut self) -> Self {
+        self.dependent_launch = DependentLaunch::Plain;
+        self
+    }
+
+    /// How this handle launches kernels that may start early.
+    pub(crate) fn dependent_launch(&self) -> DependentLaunch {
+        self.dependent_launch
     }
 
     pub(crate) fn loaded(&self) -> &Loaded {

@@ -127,9 +127,9 @@ impl<'a> KernelArgs<'a> {
         self.launch_inner(f, cfg, false)
     }
 
-    /// Launches `f` as a *programmatic dependent* of the kernel before it on the stream
-    /// (compute capability 9.0 and newer, where the driver has `cuLaunchKernelEx`; an ordinary
-    /// launch otherwise): its blocks may start while that kernel's last blocks still run.
+    /// Launches `f` as a *programmatic dependent* of the kernel before it on the stream where
+    /// the handle can (see [`Gpu::programmatic_dependent_launch`]; an ordinary launch
+    /// otherwise): its blocks may start while that kernel's last blocks still run.
     ///
     /// # Safety
     /// As [`KernelArgs::launch`], and `f` waits (`griddepcontrol.wait`) before reading what the
@@ -143,23 +143,8 @@ impl<'a> KernelArgs<'a> {
         let gpu = self.gpu;
         gpu.context().bind_to_thread()?;
         let stream = gpu.cu_stream();
-        if dependent && gpu.programmatic_launch() {
-            let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
-            attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-            attr.value.programmaticStreamSerializationAllowed = 1;
-            let config = sys::CUlaunchConfig {
-                gridDimX: cfg.grid_dim.0,
-                gridDimY: cfg.grid_dim.1,
-                gridDimZ: cfg.grid_dim.2,
-                blockDimX: cfg.block_dim.0,
-                blockDimY: cfg.block_dim.1,
-                blockDimZ: cfg.block_dim.2,
-                sharedMemBytes: cfg.shared_mem_bytes,
-                hStream: stream,
-                attrs: &mut attr,
-                numAttrs: 1,
-            };
-            sys::cuLaunchKernelEx(&config, f.cu_function(), ptrs.as_mut_ptr(), std::ptr::null_mut()).result()?;
+        if dependent {
+            gpu.dependent_launch().launch(f, cfg, stream, &mut ptrs[..self.count])?;
         } else {
             sys::cuLaunchKernel(
                 f.cu_function(),

@@ -14,7 +14,12 @@
 //! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
-//! nothing panics. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
+//! nothing panics. Building needs nothing but Rust: the kernels come as PTX shipped with the crate.
+//!
+//! cudarc (any 0.19 from 0.19.10) needs exactly one CUDA version feature. warpwork enables
+//! `cuda-12080` by default; its features `cuda-11080` … `cuda-13040` pick another, and
+//! `default-features = false` leaves the choice to your own cudarc dependency. The feature does
+//! not limit the driver: drivers of CUDA 11.8 through 13.x work. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
 //! same contract, which the tests check the GPU against.
 
 mod demo;

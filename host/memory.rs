@@ -137,7 +137,7 @@ pub struct RawSliceMut<'a, T> {
 /// Checks a raw range's alignment and size: the kernels load `T` at its natural alignment.
 fn check_raw<T>(addr: CUdeviceptr, len: usize) -> Result<()> {
     let align = std::mem::align_of::<T>() as u64;
-    crate::error::ensure_input!(addr % align == 0, "device address {addr:#x} is not aligned to {align} bytes");
+    crate::error::ensure_input!(addr.is_multiple_of(align), "device address {addr:#x} is not aligned to {align} bytes");
     let bytes = (len as u64).checked_mul(std::mem::size_of::<T>() as u64);
     crate::error::ensure_input!(
         bytes.and_then(|b| addr.checked_add(b)).is_some(),

@@ -9,7 +9,7 @@ ptxas="${1:?usage: check-ptx.sh PATH_TO_PTXAS}"
 fail=0
 check() { # module arch
   local report
-  if ! report=$("$ptxas" -arch="$2" -v "kernels/ptx/$1" -o /dev/null 2>&1); then
+  if ! report=$("$ptxas" -arch="$2" -v "ptx/$1" -o /dev/null 2>&1); then
     echo "$report"; echo "FAIL: ptxas rejected $1 for $2"; fail=1; return
   fi
   # ptxas prints, per kernel: "Compiling entry function 'NAME'", then "N bytes stack frame,
@@ -32,7 +32,7 @@ check() { # module arch
 # GPU. A barrier followed by an unconditional jump is that shape.
 barriers() { # module
   local n
-  n=$(grep -A1 -E "^\s*bar\.sync" "kernels/ptx/$1" | grep -c -E "^\s*bra\.uni" || true)
+  n=$(grep -A1 -E "^\s*bar\.sync" "ptx/$1" | grep -c -E "^\s*bra\.uni" || true)
   if [ "$n" != 0 ]; then
     echo "FAIL: $1 has $n barrier(s) duplicated onto divergent paths (bar.sync then bra.uni)"; fail=1
   else

@@ -192,12 +192,12 @@ impl Kernel {
         ensure_input!(width >= 1 && height >= 1, "a Life board needs at least 1x1 cells, got {width}x{height}");
         match self.layout() {
             Layout::Bits32 => ensure_input!(
-                width % 32 == 0,
+                width.is_multiple_of(32),
                 "kernel {} needs a width that is a multiple of 32 cells, got {width} (use bit64 for multiples of 64 or a cell kernel)",
                 self.name()
             ),
             Layout::Bits64 => ensure_input!(
-                width % 64 == 0,
+                width.is_multiple_of(64),
                 "kernel {} needs a width that is a multiple of 64 cells, got {width} (bit32 takes multiples of 32, cell kernels any width)",
                 self.name()
             ),

@@ -140,7 +140,7 @@ pub(super) fn download(gpu: &Gpu, boards: &Boards, cur: usize, width: usize, hei
     match boards {
         Boards::U32(b) => download_cells(gpu, &b[cur], width, height, |c| c & 1 != 0),
         Boards::U8(b) => download_cells(gpu, &b[cur], width, height, |c| c != 0),
-        Boards::Bits32(b) if width % 64 == 0 => download_words(gpu, &b[cur], width, height),
+        Boards::Bits32(b) if width.is_multiple_of(64) => download_words(gpu, &b[cur], width, height),
         Boards::Bits32(b) => {
             let (per_row, n) = (width / 32, width / 32 * height);
             let mut grid = readback_grid(width, height)?;

@@ -44,13 +44,14 @@ fn info() -> warpwork::Result<()> {
     let gpu = warpwork::Gpu::new(0)?;
     let i = gpu.info();
     println!(
-        "{}: compute capability {}.{}, {} SMs, {:.1} GiB, kernels {}",
+        "{}: compute capability {}.{}, {} SMs, {:.1} GiB, kernels {}, {} dependent launches",
         i.name,
         i.compute_capability.0,
         i.compute_capability.1,
         i.sm_count,
         i.total_memory as f64 / (1u64 << 30) as f64,
-        i.ptx_arch
+        i.ptx_arch,
+        if gpu.programmatic_dependent_launch() { "programmatic" } else { "plain" }
     );
     Ok(())
 }
