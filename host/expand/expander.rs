@@ -5,7 +5,7 @@ use super::{Control, ExpandView, Strategy};
 use crate::memory::bind::{Bind, Bound};
 use crate::{error::ensure_input, DeviceRead, Error, Gpu, Result};
 use cudarc::driver::CudaSlice;
-use warpwork_abi::expand::{FLAG_CAPACITY, FLAG_MAX_N};
+use warpwork_abi::expand::{BUCKETS, FLAG_CAPACITY, FLAG_MAX_N};
 
 /// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
 /// one [`Strategy`]: its workspace is allocated once, by [`Gpu::expander`], and nothing per call.
@@ -111,6 +111,18 @@ impl Gpu {
         let state = self.zeros::<u32>(CTRL_WORDS + layout.lookback_words)?;
         let view = self.zeros::<ExpandView>(1)?;
         let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
+        // Only S3 reads the bucket layout; for it, record bases must fit the kernels' u32.
+        let bucket_base = match bucket_base {
+            Some(base) => base,
+            None if matches!(strategy, Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket) => {
+                return Err(Error::CapacityExceeded {
+                    what: "Po2Buckets records before the last bucket (u32 record indices)",
+                    needed: layout.records as u64,
+                    capacity: u32::MAX as u64,
+                })
+            }
+            None => [0; BUCKETS],
+        };
         let tile_words = layout.scan_tiles as u64 * 4;
         let ctrl = self.device_address(&state)?;
         let lookback = ctrl + 4 * CTRL_WORDS as u64;

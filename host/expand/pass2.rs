@@ -84,7 +84,8 @@ impl Expander {
     /// persistent grid.
     fn blocks_for(&self, items: u64) -> u32 {
         let per_block = (THREADS / warpwork_abi::WARP_SIZE) as u64 * PASS2_STEP as u64;
-        (items.div_ceil(per_block).max(1) as u32).min(self.pass2_blocks)
+        // Clamped in 64 bits: `items` may exceed what a u32 grid size holds (S0's slots).
+        items.div_ceil(per_block).clamp(1, self.pass2_blocks.max(1) as u64) as u32
     }
 
     /// The grids of a [`Dispatch::ReadBack`] pass 2, from the control block read back.
@@ -94,7 +95,7 @@ impl Expander {
         let grid = match items {
             Pass2Items::Slots => {
                 let slots = p1 as u64 * self.strategy.max_n().unwrap_or(0) as u64;
-                (slots.div_ceil(THREADS as u64 * MAXN_ITEMS as u64).max(1) as u32).min(self.pass2_blocks)
+                slots.div_ceil(THREADS as u64 * MAXN_ITEMS as u64).clamp(1, self.pass2_blocks.max(1) as u64) as u32
             }
             Pass2Items::Destinations => self.blocks_for(dst_count(&c, &self.host_view) as u64),
             // One block per first claim at most (each claims units until none is left).

@@ -90,15 +90,20 @@ pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize 
 
 /// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most
 /// `min(p1, capacity >> b)` records.
-pub(super) fn bucket_layout(p1: usize, capacity: usize) -> (usize, [u32; BUCKETS], [u32; BUCKETS]) {
+/// The bases are `None` when a bucket would start past `u32::MAX` (the kernels index records
+/// from a `u32` base): only for more than about 2^30 sources with a capacity near 2^32.
+pub(super) fn bucket_layout(p1: usize, capacity: usize) -> (usize, Option<[u32; BUCKETS]>, [u32; BUCKETS]) {
     let (mut base, mut cap) = ([0u32; BUCKETS], [0u32; BUCKETS]);
     let mut at = 0usize;
+    let mut fits = true;
     for b in 0..BUCKETS {
+        fits &= u32::try_from(at).is_ok();
         base[b] = at as u32;
+        // `capacity <= u32::MAX` (`Gpu::expander`), so each bucket's count fits.
         cap[b] = p1.min(capacity >> b) as u32;
         at += cap[b] as usize;
     }
-    (at, base, cap)
+    (at, fits.then_some(base), cap)
 }
 
 /// `u32` words of the [`Control`] block at the front of an expander's state buffer.
@@ -115,9 +120,21 @@ mod tests {
         assert_eq!(cap[3], 512);
         assert_eq!(cap[12], 1);
         assert_eq!(cap[13], 0);
-        assert_eq!(base[1], 1000);
+        assert_eq!(base.unwrap()[1], 1000);
         assert_eq!(total, cap.iter().map(|&c| c as usize).sum::<usize>());
         assert_eq!(bucket_layout(0, 0).0, 0);
+    }
+
+    #[test]
+    fn bucket_layout_at_the_u32_capacity() {
+        let max = u32::MAX as usize;
+        // A few sources: every bucket's base fits.
+        let (total, base, cap) = bucket_layout(1000, max);
+        assert!(base.is_some() && total < max);
+        assert_eq!(cap[31], 1);
+        // 2^31 sources at capacity u32::MAX: bucket 3 would start at 2^31 + (2^31 - 1) + (2^30 - 1) > 2^32.
+        let (_, base, _) = bucket_layout(1 << 31, max);
+        assert!(base.is_none(), "a base past u32::MAX must be refused, not truncated");
     }
 
     #[test]

@@ -187,7 +187,7 @@ impl ExpandView {
 
 /// Destination items of a finished pass 1, as pass 2 covers them: 0 when a flag is set (so a
 /// pass 2 after an overflow does nothing and reads nothing out of bounds); for S0 the slot
-/// count `p1·max_n` (wrapping: S0's host side bounds it); for S2.5+ the packed sum; otherwise
+/// count `p1·max_n` (saturated at `u32::MAX`: S0's own loops count slots in 64 bits); for S2.5+ the packed sum; otherwise
 /// the total (S3: of the buckets), at most the capacity.
 #[inline(always)]
 pub fn dst_count(c: &Control, v: &ExpandView) -> u32 {
@@ -195,7 +195,7 @@ pub fn dst_count(c: &Control, v: &ExpandView) -> u32 {
         return 0;
     }
     match v.strategy {
-        strategy::MAX_N => v.p1.wrapping_mul(v.max_n),
+        strategy::MAX_N => (v.p1 as u64 * v.max_n as u64).min(u32::MAX as u64) as u32,
         strategy::PO2_BUCKETS => c.bucket_items().min(v.capacity as u64) as u32,
         strategy::PACKED_ATOMIC_CAS | strategy::PACKED_ATOMIC_ADD => c.packed_sum(),
         _ => c.total.min(v.capacity as u64) as u32,

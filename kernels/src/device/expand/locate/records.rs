@@ -49,13 +49,15 @@ pub unsafe fn linear_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u3
     let mut base = warp as u64 * PASS2_STEP as u64;
     while base < total as u64 {
         let lo = base as u32;
-        let hi = (lo + PASS2_STEP).min(total);
+        // Not `(lo + PASS2_STEP).min(total)`: the last step of a total near 2^32 ends at 2^32.
+        let hi = if total - lo < PASS2_STEP { total } else { lo + PASS2_STEP };
         let t0 = lo + 2 * lane;
         let (mut src, mut local) = ([0u32; 2], [0u32; 2]);
         let mut acc = 0u32;
         let mut r0 = 0u32;
         while r0 < records {
-            let r = if r0 + lane < records { *v.records().add((r0 + lane) as usize) } else { [0, 0] };
+            // Record indices without a wrap for `records` near 2^32 (`r0 < records`).
+            let r = if lane < records - r0 { *v.records().add((r0 + lane) as usize) } else { [0, 0] };
             let incl = warp_inclusive_sum(r[1]).wrapping_add(acc);
             let end = shfl_idx(incl, WARP_SIZE - 1);
             if end > lo {
@@ -74,7 +76,7 @@ pub unsafe fn linear_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u3
                 break;
             }
             acc = end;
-            r0 += WARP_SIZE;
+            r0 = r0.saturating_add(WARP_SIZE);
         }
         let valid = if t0 < hi { (hi - t0).min(2) } else { 0 };
         f(t0, src, local, valid);

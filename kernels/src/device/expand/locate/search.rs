@@ -50,19 +50,23 @@ pub unsafe fn search_driver(
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
     let (warp, warps) = warps();
-    let chunk = ((total as u64).div_ceil(warps as u64).div_ceil(PASS2_STEP as u64) * PASS2_STEP as u64) as u32;
-    let a = warp as u64 * chunk as u64;
+    // The chunk bounds in 64 bits: a chunk reaches 2^32 (one warp, a total near 2^32), and so
+    // does `a + chunk` for the last warp. Inside the chunk everything fits in 32 bits: `a` is a
+    // multiple of `PASS2_STEP` below `total < 2^32`, so every step's items do too.
+    let chunk = (total as u64).div_ceil(warps as u64).div_ceil(PASS2_STEP as u64) * PASS2_STEP as u64;
+    let a = warp as u64 * chunk;
     if a >= total as u64 {
         return;
     }
+    let b = (a + chunk).min(total as u64) as u32;
     let a = a as u32;
-    let b = (a + chunk).min(total);
     let lane = lane_id();
     let mut cur = upper_bound(prefix, 0, records, a) - 1;
     let mut base = a;
-    while base < b {
-        let idx = cur + lane;
-        let w = if idx < records { load_nc_u32(prefix.add(idx as usize)) } else { u32::MAX };
+    loop {
+        // `lane < records - cur` rather than `cur + lane < records`, which wraps for a `cur`
+        // within 32 of 2^32 (`cur < records` always).
+        let w = if lane < records - cur { load_nc_u32(prefix.add((cur + lane) as usize)) } else { u32::MAX };
         let w_last = shfl_idx(w, WARP_SIZE - 1);
         let mut rec = [0u32; 2];
         let mut local = [0u32; 2];
@@ -74,6 +78,7 @@ pub unsafe fn search_driver(
                 rec[k] = cur + c - 1;
                 local[k] = t - start;
             } else if t < b {
+                // Only when `prefix[cur + 31]` is a real value (at most `t`): `cur + 32 <= records`.
                 let r = upper_bound(prefix, cur + WARP_SIZE, records, t) - 1;
                 rec[k] = r;
                 local[k] = t - load_nc_u32(prefix.add(r as usize));
@@ -82,9 +87,12 @@ pub unsafe fn search_driver(
         let t0 = base + 2 * lane;
         let valid = if t0 < b { (b - t0).min(2) } else { 0 };
         f(t0, rec, local, valid);
-        let last = (base + PASS2_STEP).min(b) - 1 - base;
-        let r_last = if valid == 2 { rec[1] } else { rec[0] };
-        cur = shfl_idx(r_last, last / 2);
+        // The chunk's last step ends here: `base + PASS2_STEP` may be 2^32, which wraps.
+        if b - base <= PASS2_STEP {
+            break;
+        }
+        // A whole step: lane 31's second item is its last, and the next step starts there.
+        cur = shfl_idx(rec[1], WARP_SIZE - 1);
         base += PASS2_STEP;
     }
 }
