@@ -73,19 +73,24 @@ pub unsafe fn search_driver(
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
     let (warp, warps) = warps();
-    let chunk = ((total as u64).div_ceil(warps as u64).div_ceil(STEP as u64) * STEP as u64) as u32;
-    let a = warp as u64 * chunk as u64;
+    // The chunk bounds in 64 bits: a chunk reaches 2^32 (one warp, a total near 2^32), and so
+    // does `a + chunk` for the last warp. Inside the chunk everything fits in 32 bits: `a` is a
+    // multiple of `STEP` below `total < 2^32`, so every step's items `base .. base + STEP - 1`
+    // do too.
+    let chunk = (total as u64).div_ceil(warps as u64).div_ceil(STEP as u64) * STEP as u64;
+    let a = warp as u64 * chunk;
     if a >= total as u64 {
         return;
     }
+    let b = (a + chunk).min(total as u64) as u32;
     let a = a as u32;
-    let b = (a + chunk).min(total);
     let lane = lane_id();
     let mut cur = upper_bound(prefix, 0, records, a) - 1;
     let mut base = a;
-    while base < b {
-        let idx = cur + lane;
-        let w = if idx < records { load_nc_u32(prefix.add(idx as usize)) } else { u32::MAX };
+    loop {
+        // `lane < records - cur` rather than `cur + lane < records`, which wraps for a `cur`
+        // within 32 of 2^32 (`cur < records` always).
+        let w = if lane < records - cur { load_nc_u32(prefix.add((cur + lane) as usize)) } else { u32::MAX };
         let w_last = shfl_idx(w, WARP_SIZE - 1);
         let mut rec = [0u32; 2];
         let mut local = [0u32; 2];
@@ -97,6 +102,7 @@ pub unsafe fn search_driver(
                 rec[k] = cur + c - 1;
                 local[k] = t - start;
             } else if t < b {
+                // Only when `prefix[cur + 31]` is a real value (at most `t`): `cur + 32 <= records`.
                 let r = upper_bound(prefix, cur + WARP_SIZE, records, t) - 1;
                 rec[k] = r;
                 local[k] = t - load_nc_u32(prefix.add(r as usize));
@@ -105,9 +111,12 @@ pub unsafe fn search_driver(
         let t0 = base + 2 * lane;
         let valid = if t0 < b { (b - t0).min(2) } else { 0 };
         f(t0, rec, local, valid);
-        let last = (base + STEP).min(b) - 1 - base;
-        let r_last = if valid == 2 { rec[1] } else { rec[0] };
-        cur = shfl_idx(r_last, last / 2);
+        // The chunk's last step ends here: `base + STEP` may be 2^32, which wraps.
+        if b - base <= STEP {
+            break;
+        }
+        // A whole step: lane 31's second item is its last, and the next step starts there.
+        cur = shfl_idx(rec[1], WARP_SIZE - 1);
         base += STEP;
     }
 }
@@ -242,13 +251,15 @@ pub unsafe fn linear_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u3
     let mut base = warp as u64 * STEP as u64;
     while base < total as u64 {
         let lo = base as u32;
-        let hi = (lo + STEP).min(total);
+        // Not `(lo + STEP).min(total)`: the last step of a total near 2^32 ends at 2^32.
+        let hi = if total - lo < STEP { total } else { lo + STEP };
         let t0 = lo + 2 * lane;
         let (mut src, mut local) = ([0u32; 2], [0u32; 2]);
         let mut acc = 0u32;
         let mut r0 = 0u32;
         while r0 < records {
-            let r = if r0 + lane < records { *v.records.add((r0 + lane) as usize) } else { [0, 0] };
+            // Record indices without a wrap for `records` near 2^32 (`r0 < records`).
+            let r = if lane < records - r0 { *v.records.add((r0 + lane) as usize) } else { [0, 0] };
             let incl = warp_inclusive_sum(r[1]).wrapping_add(acc);
             let end = shfl_idx(incl, WARP_SIZE - 1);
             if end > lo {
@@ -267,7 +278,7 @@ pub unsafe fn linear_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u3
                 break;
             }
             acc = end;
-            r0 += WARP_SIZE;
+            r0 = r0.saturating_add(WARP_SIZE);
         }
         let valid = if t0 < hi { (hi - t0).min(2) } else { 0 };
         f(t0, src, local, valid);

@@ -136,7 +136,8 @@ impl ExpandView {
 
 /// Destination items of a finished pass 1, or 0 when a flag is set (so that a pass 2 after an
 /// overflow does nothing, and reads nothing out of bounds). For S0 it is the slot count
-/// `p1·max_n`; for S3 the sum of the buckets.
+/// `p1·max_n`, saturated at `u32::MAX` (S0's own loops count slots in 64 bits); for S3 the sum
+/// of the buckets.
 ///
 /// # Safety
 /// `v` is a valid view whose pass 1 has finished (an earlier launch).
@@ -147,7 +148,7 @@ pub unsafe fn dst_count(v: &ExpandView) -> u32 {
         return 0;
     }
     match v.strategy {
-        strategy::MAX_N => v.p1.wrapping_mul(v.max_n),
+        strategy::MAX_N => (v.p1 as u64 * v.max_n as u64).min(u32::MAX as u64) as u32,
         strategy::PO2_BUCKETS => {
             let mut t = 0u64;
             for b in 0..BUCKETS {

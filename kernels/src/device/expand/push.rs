@@ -141,7 +141,8 @@ pub unsafe fn push_append_per_item_with(v: &ExpandView, first: u32, c: [u32; PUS
             if i < row && at < v.capacity as u64 {
                 *v.records.add(at as usize) = [src, local];
             }
-            i0 += WARP_SIZE;
+            // Saturating: a row within 32 of 2^32 items would wrap `i0` to 0 and start over.
+            i0 = i0.saturating_add(WARP_SIZE);
         }
         run = run.wrapping_add(n);
     }
