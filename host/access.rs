@@ -26,6 +26,23 @@ pub const LIGHTING_THREADS: u32 = TILE * TILE;
 pub const PARTICLE_THREADS: u32 = 256;
 /// Largest grid y dimension CUDA allows: the most tile rows one launch can shade.
 const MAX_GRID_Y: u32 = 65_535;
+/// Largest grid x dimension CUDA allows (2^31 − 1). A lighting grid stays far below it: its x
+/// is the tile columns, at most `ceil((2^32 − 1) / 8)` = 2^29.
+const MAX_GRID_X: u64 = i32::MAX as u64;
+
+/// Blocks of a particle update of `n` particles, `items_per_thread` per thread (≥ 1): in 64
+/// bits, refused past CUDA's grid x limit.
+fn particle_blocks(n: usize, items_per_thread: u32) -> Result<u32> {
+    let blocks = (n as u64).div_ceil(items_per_thread as u64 * PARTICLE_THREADS as u64);
+    if blocks > MAX_GRID_X {
+        return Err(Error::CapacityExceeded {
+            what: "particle blocks (grid x); raise items_per_thread",
+            needed: blocks,
+            capacity: MAX_GRID_X,
+        });
+    }
+    Ok(blocks as u32)
+}
 
 /// How the warps of a lighting tile walk its light list; see the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -164,20 +181,12 @@ impl Gpu {
         let n = pos.len();
         ensure_input!(vel.len() == n, "{n} positions but {} velocities", vel.len());
         ensure_input!(items_per_thread >= 1, "items_per_thread must be at least 1");
-        let blocks = (n as u64).div_ceil(items_per_thread as u64 * PARTICLE_THREADS as u64);
-        if blocks > i32::MAX as u64 {
-            return Err(Error::CapacityExceeded {
-                what: "particle blocks (grid x); raise items_per_thread",
-                needed: blocks,
-                capacity: i32::MAX as u64,
-            });
-        }
+        let blocks = particle_blocks(n, items_per_thread)?;
         if n == 0 {
             return Ok(());
         }
         let f = self.function(&format!("particles_{}", partition.name()))?;
-        let cfg =
-            LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (PARTICLE_THREADS, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (PARTICLE_THREADS, 1, 1), shared_mem_bytes: 0 };
         let n = n as u64;
         let [gx, gy, gz] = step.gravity;
         let mut l = self.kernel_args();
@@ -186,5 +195,36 @@ impl Gpu {
         // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/access.rs`; `pos` and
         // `vel` hold `n` 16-byte aligned elements and the grid covers `n` items.
         unsafe { l.launch(f, cfg) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn particle_grid_is_refused_past_cudas_grid_x_limit() {
+        let per_block = PARTICLE_THREADS as usize;
+        assert_eq!(particle_blocks(0, 1).unwrap(), 0);
+        assert_eq!(particle_blocks(1, 1).unwrap(), 1);
+        // 2^31 − 1 blocks is the most; one particle more is refused, not truncated.
+        let most = MAX_GRID_X as usize * per_block;
+        assert_eq!(particle_blocks(most, 1).unwrap(), i32::MAX as u32);
+        assert!(matches!(
+            particle_blocks(most + 1, 1),
+            Err(Error::CapacityExceeded { needed, capacity, .. }) if needed == 1 << 31 && capacity == MAX_GRID_X
+        ));
+        // More items per thread bring the same list back in range; u32::MAX of them is no overflow.
+        assert_eq!(particle_blocks(most + 1, 2).unwrap(), 1 << 30);
+        assert_eq!(particle_blocks(usize::MAX, u32::MAX).unwrap() as u64, (u64::MAX).div_ceil(u32::MAX as u64 * 256));
+    }
+
+    #[test]
+    fn lighting_grid_x_is_within_cudas_limit_for_any_width() {
+        let (tiles_x, _) = tile_grid(u32::MAX, 8);
+        assert_eq!(tiles_x, 1 << 29);
+        assert!((tiles_x as u64) < MAX_GRID_X);
+        // The kernel's pixel column `tile · 8 + 7` of the last tile still fits a u32.
+        assert_eq!((tiles_x - 1) as u64 * TILE as u64 + (TILE as u64 - 1), u32::MAX as u64);
     }
 }

@@ -251,21 +251,42 @@ pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize 
         Strategy::ScanBinarySearch => p1 * 4 + p1.div_ceil((THREADS * SCAN_ITEMS) as usize) * 12,
         Strategy::ScanFused => (fused_tiles(p1) + 1) * 8 + fused_blocks(p1) * 16,
         Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => p1 * 8,
-        Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => bucket_layout(p1, capacity).0 * 8,
+        Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => bucket_caps(p1, capacity).iter().sum::<usize>() * 8,
     }
 }
 
-/// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most
-/// `min(p1, capacity >> b)` records.
-fn bucket_layout(p1: usize, capacity: usize) -> (usize, [u32; BUCKETS], [u32; BUCKETS]) {
+/// Records each S3 bucket holds: bucket `b` at most `min(p1, capacity >> b)` (a source's bit `b`
+/// stands for `2^b` items, and at most `capacity` items fit).
+fn bucket_caps(p1: usize, capacity: usize) -> [usize; BUCKETS] {
+    std::array::from_fn(|b| p1.min(capacity >> b))
+}
+
+/// S3's record layout: the first record (`base`) and the records (`cap`) of each bucket, as the
+/// view gives them to the kernels, which index records from a `u32` base. `None` when a bucket
+/// would start past `u32::MAX`: only for more than about 2^30 sources with a capacity near 2^32
+/// (records of over 32 GiB).
+fn bucket_layout(p1: usize, capacity: usize) -> Option<([u32; BUCKETS], [u32; BUCKETS])> {
     let (mut base, mut cap) = ([0u32; BUCKETS], [0u32; BUCKETS]);
     let mut at = 0usize;
-    for b in 0..BUCKETS {
-        base[b] = at as u32;
-        cap[b] = p1.min(capacity >> b) as u32;
-        at += cap[b] as usize;
+    for (b, &n) in bucket_caps(p1, capacity).iter().enumerate() {
+        base[b] = u32::try_from(at).ok()?;
+        cap[b] = u32::try_from(n).ok()?;
+        at += n;
     }
-    (at, base, cap)
+    Some((base, cap))
+}
+
+/// Blocks of a pass 2 sized to `items` destination items (`Dispatch::ReadBack`): one per 512
+/// items (a step of its eight warps), at least one, at most the persistent grid. In 64 bits:
+/// `items` may exceed what a `u32` grid size holds (S0's slots reach 2^64).
+fn pass2_grid(items: u64, persistent: u32) -> u32 {
+    items.div_ceil(PASS2_BLOCK_ITEMS).clamp(1, persistent.max(1) as u64) as u32
+}
+
+/// Blocks of a pass-1 launch of `per_block` sources per block over `p1` sources.
+fn push_grid(p1: usize, per_block: u32) -> u32 {
+    // `p1 <= u32::MAX` (`Gpu::expander` refuses more): the quotient fits.
+    (p1 as u64).div_ceil(per_block as u64) as u32
 }
 
 /// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
@@ -367,6 +388,19 @@ impl Gpu {
         if let Strategy::MaxN { max_n } = strategy {
             ensure_input!(max_n > 0, "MaxN needs max_n > 0");
         }
+        let po2 = matches!(strategy, Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket);
+        // Only S3 reads the bucket layout; the other strategies' views carry zeros.
+        let (bucket_base, bucket_cap) = match bucket_layout(max_p1, capacity) {
+            Some(layout) if po2 => layout,
+            None if po2 => {
+                return Err(Error::CapacityExceeded {
+                    what: "Po2Buckets records before the last bucket (u32 record indices)",
+                    needed: bucket_caps(max_p1, capacity)[..BUCKETS - 1].iter().sum::<usize>() as u64,
+                    capacity: u32::MAX as u64,
+                })
+            }
+            _ => ([0; BUCKETS], [0; BUCKETS]),
+        };
         let one = |n: usize| n.max(1);
         let (offsets, srcs, records, scan_tiles) = match strategy {
             Strategy::MaxN { .. } => (self.zeros(1)?, self.zeros(1)?, self.zeros(1)?, 0),
@@ -381,7 +415,7 @@ impl Gpu {
                 (self.zeros(one(max_p1))?, self.zeros(one(max_p1))?, self.zeros(1)?, 0)
             }
             Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket => {
-                (self.zeros(1)?, self.zeros(1)?, self.zeros(one(bucket_layout(max_p1, capacity).0))?, 0)
+                (self.zeros(1)?, self.zeros(1)?, self.zeros(one(bucket_caps(max_p1, capacity).iter().sum()))?, 0)
             }
         };
         // After the control block: S2.5's status, aggregate and inclusive prefix per scan tile
@@ -396,7 +430,6 @@ impl Gpu {
         };
         let state = self.zeros::<u32>(CTRL_WORDS + lookback_words)?;
         let view = self.zeros::<View>(1)?;
-        let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
         let t4 = scan_tiles as u64 * 4;
         let ctrl = addr(self, &state)?;
         let scan = ctrl + 4 * CTRL_WORDS as u64;
@@ -574,7 +607,7 @@ impl Expander {
                 };
             let f = gpu.function(name)?;
             let cfg = LaunchConfig {
-                grid_dim: ((p1 as u32).div_ceil(per_block), 1, 1),
+                grid_dim: (push_grid(p1, per_block), 1, 1),
                 block_dim: (THREADS, 1, 1),
                 shared_mem_bytes: 0,
             };
@@ -641,8 +674,7 @@ impl<'e, 'c> Planned<'e, 'c> {
         self.pass2_ran = true;
         let e = &*self.e;
         let f = gpu.function(e.strategy.pass2_kernel())?;
-        let per_block = (THREADS / 32) as u64 * 64;
-        let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(e.pass2_blocks) };
+        let blocks = |items: u64| pass2_grid(items, e.pass2_blocks);
         let (grid, bucket_items) = match dispatch {
             Dispatch::Persistent => (e.pass2_blocks, None),
             Dispatch::ReadBack if e.strategy == Strategy::ScanFused => {
@@ -653,8 +685,10 @@ impl<'e, 'c> Planned<'e, 'c> {
             Dispatch::ReadBack => {
                 let c = e.control(gpu)?;
                 let items = match e.strategy {
+                    // One block per block step of `THREADS · MAXN_ITEMS` slots, given to
+                    // `blocks` as that many steps of `PASS2_BLOCK_ITEMS` items.
                     Strategy::MaxN { max_n } => {
-                        (self.p1 as u64 * max_n as u64).div_ceil(THREADS as u64 * MAXN_ITEMS) * per_block
+                        (self.p1 as u64 * max_n as u64).div_ceil(THREADS as u64 * MAXN_ITEMS) * PASS2_BLOCK_ITEMS
                     }
                     _ if c.flags != 0 => 0,
                     Strategy::PackedAtomicCas | Strategy::PackedAtomicAdd => c.packed & 0xffff_ffff,
@@ -733,7 +767,7 @@ impl<'e, 'c> Planned<'e, 'c> {
                 self.maxn_counted = true;
                 let f = gpu.function("expand_maxn_total")?;
                 let cfg = LaunchConfig {
-                    grid_dim: ((self.p1 as u32).div_ceil(THREADS * PUSH_ITEMS), 1, 1),
+                    grid_dim: (push_grid(self.p1, THREADS * PUSH_ITEMS), 1, 1),
                     block_dim: (THREADS, 1, 1),
                     shared_mem_bytes: 0,
                 };
@@ -797,6 +831,9 @@ const CTRL_WORDS: usize = std::mem::size_of::<Control>() / 4;
 /// per step.
 const MAXN_ITEMS: u64 = 4;
 
+/// Destination items a pass-2 block of [`THREADS`] handles per step: 64 per warp (`STEP`).
+const PASS2_BLOCK_ITEMS: u64 = (THREADS / 32) as u64 * 64;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -815,14 +852,51 @@ mod tests {
 
     #[test]
     fn bucket_layout_bounds_each_bucket_by_sources_and_capacity() {
-        let (total, base, cap) = bucket_layout(1000, 1 << 12);
+        let (base, cap) = bucket_layout(1000, 1 << 12).unwrap();
         assert_eq!(cap[0], 1000);
         assert_eq!(cap[3], 512);
         assert_eq!(cap[12], 1);
         assert_eq!(cap[13], 0);
         assert_eq!(base[1], 1000);
-        assert_eq!(total, cap.iter().map(|&c| c as usize).sum::<usize>());
-        assert_eq!(bucket_layout(0, 0).0, 0);
+        assert_eq!(base[31] as usize + cap[31] as usize, bucket_caps(1000, 1 << 12).iter().sum::<usize>());
+        assert_eq!(bucket_layout(0, 0).unwrap(), ([0; BUCKETS], [0; BUCKETS]));
+    }
+
+    #[test]
+    fn bucket_layout_at_the_u32_capacity() {
+        let max = u32::MAX as usize;
+        // A few sources: every bucket holds them all but the top ones, which hold what fits
+        // in 2^32 - 1 items (one record of 2^31 in bucket 31).
+        let (base, cap) = bucket_layout(1000, max).unwrap();
+        assert_eq!(cap[22], 1000); // (2^32 - 1) >> 22 = 1023
+        assert_eq!(cap[23], 511);
+        assert_eq!(cap[31], 1);
+        assert_eq!(base[31], 23 * 1000 + (511 + 255 + 127 + 63 + 31 + 15 + 7 + 3));
+        // The largest source count whose last bucket still starts at a u32 index, and one more.
+        let fits = (1 << 30) + 16;
+        assert_eq!(bucket_caps(fits, max)[..BUCKETS - 1].iter().sum::<usize>(), max);
+        assert!(bucket_layout(fits, max).is_some());
+        assert!(bucket_layout(fits + 1, max).is_none());
+        assert_eq!(bucket_layout(fits, max).unwrap().0[31] as usize, bucket_caps(fits, max)[..31].iter().sum());
+        // A full u32 of sources at a small capacity is fine: the capacity bounds the buckets.
+        assert!(bucket_layout(max, 1 << 20).is_some());
+    }
+
+    #[test]
+    fn grid_sizes_stay_in_range_at_the_u32_boundaries() {
+        // Pass 1 over u32::MAX sources: 2^21 blocks of 2048 sources, 2^20 of 4096.
+        assert_eq!(push_grid(u32::MAX as usize, THREADS * PUSH_ITEMS), 1 << 21);
+        assert_eq!(push_grid(u32::MAX as usize, THREADS * SCAN_ITEMS), 1 << 20);
+        assert_eq!(push_grid(1, THREADS * PUSH_ITEMS), 1);
+        assert_eq!(push_grid(0, THREADS * PUSH_ITEMS), 0);
+        // A read-back pass 2: 2^32 - 1 items, or S0's up to (2^32 - 1)^2 slots, never truncate
+        // to a small (or zero) grid.
+        assert_eq!(pass2_grid(u32::MAX as u64, 1056), 1056);
+        assert_eq!(pass2_grid(u64::MAX, 1056), 1056);
+        assert_eq!(pass2_grid((1 << 32) * PASS2_BLOCK_ITEMS, 1056), 1056);
+        assert_eq!(pass2_grid(0, 1056), 1);
+        assert_eq!(pass2_grid(PASS2_BLOCK_ITEMS + 1, 1056), 2);
+        assert_eq!(pass2_grid(100, 0), 1);
     }
 
     #[test]
