@@ -438,13 +438,14 @@ impl Gpu {
         Ok(())
     }
 
-    /// Zeroes the 32-bit words `range` of `buf`, as one 32-bit memset (the driver's byte-wise
-    /// memset was measured slower for the few KiB an expander clears). Asynchronous.
-    pub(crate) fn zero_words(&self, buf: &mut impl DeviceWrite<u32>, range: std::ops::Range<usize>) -> Result<()> {
+    /// Zeroes the 32-bit words `range` of `buf` (counted in 32-bit words from its start,
+    /// whatever its element type), as one 32-bit memset (the driver's byte-wise memset was
+    /// measured slower for the few KiB an expander clears). Asynchronous.
+    pub(crate) fn zero_words<T>(&self, buf: &mut impl DeviceWrite<T>, range: std::ops::Range<usize>) -> Result<()> {
+        let words = buf.len().saturating_mul(std::mem::size_of::<T>()) / 4;
         crate::error::ensure_input!(
-            range.start <= range.end && range.end <= buf.len(),
-            "zeroing words {range:?} of a buffer of {}",
-            buf.len()
+            range.start <= range.end && range.end <= words,
+            "zeroing words {range:?} of a buffer of {words} words"
         );
         let d = buf.bind_mut(self)?;
         // SAFETY: the words `range` lie inside `buf`.

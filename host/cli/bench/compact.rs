@@ -3,7 +3,7 @@
 
 use super::{cpu_median_ms, device_line, sizes, BenchArgs};
 use crate::table::{giga, size, Table};
-use warpwork::select::{state_words, Keep, Predicate, Variant};
+use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
 use warpwork_cpu_reference::{inputs, select};
@@ -38,7 +38,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, sizes: &[usize], items: &[u32]) -> Resul
             let t = threshold(rate);
             let expected = items[..n].iter().filter(|&&v| v < t).count();
             for variant in Variant::ALL {
-                let mut state = gpu.zeros::<u32>(state_words::<u32>(variant, n))?;
+                let mut state = gpu.zeros::<u64>(state_len::<u32>(variant, n))?;
                 let ms = gpu.median_ms(3, args.reps, || {
                     gpu.fill_bytes(&mut state.slice_mut(0..1), 0)?;
                     gpu.select_into(&input, Keep::If(Predicate::Less(t)), variant, &mut out, &mut state)
