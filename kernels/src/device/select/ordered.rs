@@ -159,7 +159,8 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const ITEMS: usize>(
     slots.look_back(state, tile, kept);
     sync_threads();
     let base = slots.base();
-    let (dst, room) = (out.add(base as usize), super::room_after(base, capacity));
+    // `dst` is only dereferenced below the capacity (`room` is 0 when `base` is past it).
+    let (dst, room) = (out.wrapping_add(base as usize), super::room_after(base, capacity));
     let mut i = tid as u32;
     while i < kept.min(room) {
         *dst.add(i as usize) = T::load_staged(stage.add(i as usize));
