@@ -20,14 +20,14 @@ const ZEROS: [usize; 3] = [5, 1 << 31, (1 << 32) + 1];
 /// a wrapped index) shows in the histogram.
 const MARKED_FROM: usize = N - 10;
 
-/// Item `i` of the large input: 1..=254 from a hash of `i`, 0 at [`ZEROS`], 255 from
-/// [`MARKED_FROM`] on.
+/// Item `i` of the large input: 0 at [`ZEROS`], else 255 from [`MARKED_FROM`] on, else
+/// 1..=254 from a hash of `i`.
 fn item(i: usize) -> u8 {
-    if i >= MARKED_FROM {
-        return 255;
-    }
     if ZEROS.contains(&i) {
         return 0;
+    }
+    if i >= MARKED_FROM {
+        return 255;
     }
     let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     x ^= x >> 29;
@@ -151,7 +151,7 @@ fn preset_suite<T: Pod>(gpu: &Gpu, items: &[T], keep: Keep<'_, T>, expected: &[T
         if variant == Variant::Ordered {
             assert!(bytemuck::cast_slice::<T, u8>(&kept) == bytemuck::cast_slice::<T, u8>(expected), "ordered");
         } else {
-            assert!(select_support::multiset(&kept) == select_support::multiset(expected), "{}", variant.name());
+            assert!(select_support::same_multiset(&kept, expected), "{}", variant.name());
         }
         for_chunks(gpu, &d_out, |start, c| {
             // The chunk's bytes before and after the window of kept items.
@@ -160,4 +160,19 @@ fn preset_suite<T: Pod>(gpu: &Gpu, items: &[T], keep: Keep<'_, T>, expected: &[T
             assert!(untouched, "{}: wrote outside slots {preset}.. (chunk at byte {start})", variant.name());
         });
     }
+}
+
+/// The large input's formula (no GPU): its zeros, its marks across 2^32, and hashed values that
+/// are neither.
+#[test]
+fn the_large_input_is_as_described() {
+    assert!(ZEROS.iter().all(|&i| item(i) == 0));
+    let marked: Vec<usize> = (MARKED_FROM..N).filter(|&i| item(i) == 255).collect();
+    assert_eq!(marked.len(), 9, "ten marks less the zero at 2^32 + 1");
+    assert!(marked[0] < 1 << 32 && *marked.last().unwrap() == N - 1);
+    let mut seen = [false; 256];
+    for i in (0..MARKED_FROM).step_by(4093).filter(|i| !ZEROS.contains(i)) {
+        seen[item(i) as usize] = true;
+    }
+    assert!(!seen[0] && !seen[255] && seen[1..255].iter().all(|&s| s), "hashed values cover 1..=254 only");
 }
