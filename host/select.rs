@@ -235,7 +235,8 @@ impl Gpu {
             Some(f) => l.bind(f)?,
             None => items_addr,
         };
-        let item_bytes = size as u32;
+        let item_bytes =
+            u32::try_from(size).map_err(|_| Error::InvalidInput(format!("select items of {size} bytes")))?;
         let (op, a, b) = match predicate {
             Some((_, (op, a, b))) => (op, Scalar(a), Scalar(b)),
             None => (0, Scalar(T::zeroed()), Scalar(T::zeroed())),
