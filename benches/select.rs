@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
-use warpwork::select::{state_words, Keep, Predicate, Variant};
+use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::Gpu;
 use warpwork_cpu_reference::{inputs, select};
 
@@ -25,7 +25,7 @@ fn gpu_benches(c: &mut Criterion) {
         let input = gpu.upload(&items).unwrap();
         let mut out = gpu.zeros::<u32>(n).unwrap();
         for variant in Variant::ALL {
-            let mut state = gpu.zeros::<u32>(state_words::<u32>(variant, n)).unwrap();
+            let mut state = gpu.zeros::<u64>(state_len::<u32>(variant, n)).unwrap();
             group.bench_function(BenchmarkId::new(variant.name(), n), |b| {
                 b.iter_custom(|iters| {
                     let ms = gpu

@@ -11,7 +11,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStrea
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use warpwork_abi::kernels::ALL_KERNELS;
+use warpwork_abi::kernels::all_kernels;
 
 /// warpwork's kernels for every GPU of compute capability 7.0 or newer.
 const PTX_SM70: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_70.ptx"));
@@ -150,10 +150,8 @@ impl Gpu {
         }
         let (ptx, ptx_arch) = if major >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
         let module = ctx.load_module(Ptx::from_src(ptx))?;
-        let functions = ALL_KERNELS
-            .iter()
-            .map(|&name| Ok((name, module.load_function(name)?)))
-            .collect::<Result<HashMap<_, _>>>()?;
+        let functions =
+            all_kernels().map(|name| Ok((name, module.load_function(name)?))).collect::<Result<HashMap<_, _>>>()?;
         let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
@@ -476,13 +474,14 @@ impl Gpu {
         Ok(())
     }
 
-    /// Zeroes the 32-bit words `range` of `buf`, as one 32-bit memset (the driver's byte-wise
-    /// memset was measured slower for the few KiB an expander clears). Asynchronous.
-    pub(crate) fn zero_words(&self, buf: &mut impl DeviceWrite<u32>, range: std::ops::Range<usize>) -> Result<()> {
+    /// Zeroes the 32-bit words `range` of `buf` (counted in 32-bit words from its start,
+    /// whatever its element type), as one 32-bit memset (the driver's byte-wise memset was
+    /// measured slower for the few KiB an expander clears). Asynchronous.
+    pub(crate) fn zero_words<T>(&self, buf: &mut impl DeviceWrite<T>, range: std::ops::Range<usize>) -> Result<()> {
+        let words = buf.len().saturating_mul(std::mem::size_of::<T>()) / 4;
         crate::error::ensure_input!(
-            range.start <= range.end && range.end <= buf.len(),
-            "zeroing words {range:?} of a buffer of {}",
-            buf.len()
+            range.start <= range.end && range.end <= words,
+            "zeroing words {range:?} of a buffer of {words} words"
         );
         let d = buf.bind_mut(self)?;
         // SAFETY: the words `range` lie inside `buf`.
@@ -540,15 +539,15 @@ mod tests {
 
     #[test]
     fn both_modules_export_exactly_the_abi_kernel_list() {
-        let listed: BTreeSet<&str> = ALL_KERNELS.iter().copied().collect();
-        assert_eq!(listed.len(), ALL_KERNELS.len(), "a name is listed twice in warpwork_abi::kernels");
+        let listed: BTreeSet<&str> = all_kernels().collect();
+        assert_eq!(listed.len(), all_kernels().count(), "a name is listed twice in warpwork_abi::kernels");
         for (arch, ptx) in [("sm_70", PTX_SM70), ("sm_90", PTX_SM90)] {
             let exported = entries(ptx);
             let unlisted: Vec<_> = exported.difference(&listed).collect();
             let missing: Vec<_> = listed.difference(&exported).collect();
             assert!(
                 unlisted.is_empty(),
-                "{arch}: kernels missing from warpwork_abi::kernels::ALL_KERNELS: {unlisted:?}"
+                "{arch}: kernels missing from warpwork_abi::kernels::all_kernels(): {unlisted:?}"
             );
             assert!(missing.is_empty(), "{arch}: listed in warpwork_abi::kernels but not in the PTX: {missing:?}");
         }

@@ -82,6 +82,16 @@ impl<'a> KernelArgs<'a> {
         self.push_bound(b)
     }
 
+    /// Binds `buf` for reading without passing it: its address, for a launch that chooses its
+    /// kernel by the address (pass it with [`KernelArgs::addr`]); the binding lasts until the
+    /// launch is issued.
+    pub(crate) fn bind<T, B: DeviceRead<T> + ?Sized>(&mut self, buf: &'a B) -> Result<u64> {
+        let b = buf.bind(self.gpu)?;
+        let addr = b.addr;
+        self.bound.push(b);
+        Ok(addr)
+    }
+
     /// Binds `buf` for writing without passing it: its address, for parameters that point
     /// inside it ([`KernelArgs::addr`]); the binding lasts until the launch is issued.
     pub(crate) fn bind_mut<T, B: DeviceWrite<T> + ?Sized>(&mut self, buf: &'a mut B) -> Result<u64> {

@@ -1,4 +1,4 @@
-//! Select: keep the items whose flag is set or that pass a value test.
+//! Stream compaction: keep the items whose flag is set or that pass a value test.
 //!
 //! Three kernels share one body (`kernels/src/device/select.rs`) and differ only in how output
 //! slots are reserved, which is the point of the seed article:
@@ -17,23 +17,42 @@
 //! look-back (`kernels/src/device/select.rs`, `select_ordered_tile`), then writes its items
 //! through shared memory with coalesced stores.
 //!
-//! On `Lane`: the kernel issues one `atom.global.add.u32 [counter], 1` per kept item, but
+//! **Items.** By flag ([`Keep::Flagged`], [`Gpu::select_flagged`]): any [`Pod`] type of at
+//! least one byte. Items of 1, 2, 4 or 8 bytes aligned to their size go through the unsigned
+//! kernel of that size, 16-byte items through a 16-byte kernel (both 16-byte vector loads);
+//! every other size (3, 5, 6, 7, 9 … 15 bytes and larger), and power-of-two sizes at addresses
+//! not aligned to them, through the generic path, which copies each kept item in the widest
+//! words its size and addresses allow. By value test ([`Keep::If`], [`Gpu::select_if`]): the
+//! [`SelectItem`] types `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+//!
+//! **Sizes** are 64-bit: inputs, outputs and the count may exceed 2^32 items (the device-side
+//! count is a `u64`); the grid limit (2^31 − 1 tiles, about 2^43 items) is checked before any
+//! launch ([`Error::CapacityExceeded`]).
+//!
+//! On `Lane`: the kernel issues one `atom.global.add.u64 [counter], 1` per kept item, but
 //! `ptxas` (CUDA 12.9, sm_80 and sm_90 SASS) already rewrites a uniform-address atomic add into
 //! a warp-aggregated one: `VOTEU.ANY` → `FLO` (leader) → `POPC` → one `ATOMG.ADD` per warp and
 //! per loop step, then a shuffle of the base. So on these GPUs "per lane" really costs one atomic
 //! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
-//! block per tile for `Block`. See `docs/select.md`.
+//! block per tile for `Block`. See `docs/compaction.md`.
 
-use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
+mod keep;
+mod plan;
+
+pub use keep::{Keep, Predicate, SelectItem};
+
+use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use warpwork_abi::kernels;
-use warpwork_abi::select::{op, ordered_items};
+use keep::predicate_suffix;
+use plan::{check_args, grid_blocks, ordered_tiles_bound, Body, LookbackLayout};
 
-pub use warpwork_abi::select::THREADS;
-/// Items per thread of the unordered variants (`warpwork_abi::select::ITEMS_PER_THREAD`).
-pub const ITEMS_PER_THREAD: u32 = warpwork_abi::select::ITEMS_PER_THREAD as u32;
-/// Items one block of the unordered variants selects from.
+/// Threads per block of the select kernels.
+pub const THREADS: u32 = 256;
+/// Items per thread of the unordered kernels for items of 1 to 8 bytes (`select_items` in the
+/// kernels; 16-byte items take 8).
+pub const ITEMS_PER_THREAD: u32 = plan::select_items(4) as u32;
+/// Items one block of the unordered kernels handles, for items of 1 to 8 bytes.
 pub const TILE: u32 = THREADS * ITEMS_PER_THREAD;
 
 /// How output slots are reserved; see the [module docs](self).
@@ -63,89 +82,6 @@ impl Variant {
             Variant::Ordered => "ordered",
         }
     }
-
-    /// Position in [`Variant::ALL`] and in [`SelectItem::KERNELS`].
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// Element types the select kernels are built for.
-pub trait SelectItem: Pod + PartialOrd + Default + std::fmt::Debug + sealed::Sealed {
-    /// The kernel of each [`Variant`] for this type, in the order of [`Variant::ALL`].
-    const KERNELS: [&'static str; 4];
-}
-mod sealed {
-    pub trait Sealed {}
-}
-macro_rules! select_item {
-    ($($t:ty: $lane:ident, $warp:ident, $block:ident, $ordered:ident;)*) => {$(
-        impl sealed::Sealed for $t {}
-        impl SelectItem for $t {
-            const KERNELS: [&'static str; 4] = [kernels::$lane, kernels::$warp, kernels::$block, kernels::$ordered];
-        }
-    )*};
-}
-select_item! {
-    u32: SELECT_LANE_U32, SELECT_WARP_U32, SELECT_BLOCK_U32, SELECT_ORDERED_U32;
-    i32: SELECT_LANE_I32, SELECT_WARP_I32, SELECT_BLOCK_I32, SELECT_ORDERED_I32;
-    u64: SELECT_LANE_U64, SELECT_WARP_U64, SELECT_BLOCK_U64, SELECT_ORDERED_U64;
-    f32: SELECT_LANE_F32, SELECT_WARP_F32, SELECT_BLOCK_F32, SELECT_ORDERED_F32;
-}
-
-/// A value test for [`Gpu::select_if`]. Comparisons are Rust's `PartialOrd` on both the GPU and
-/// the CPU reference: a NaN fails every test except `NonZero`, and `-0.0` counts as zero.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Predicate<T> {
-    /// `item < a`.
-    Less(T),
-    /// `item >= a`.
-    GreaterEqual(T),
-    /// `lo <= item < hi`.
-    InRange(T, T),
-    /// `item == a`.
-    Equal(T),
-    /// `item != 0`.
-    NonZero,
-}
-
-impl<T: SelectItem> Predicate<T> {
-    /// Whether `v` passes: the very function the kernels evaluate
-    /// (`warpwork_abi::select::test`).
-    pub fn test(&self, v: T) -> bool {
-        let (code, a, b) = self.abi();
-        warpwork_abi::select::test(code, v, a, b)
-    }
-
-    /// (op code, a, b) as the kernels take them (`warpwork_abi::select::op`).
-    fn abi(&self) -> (u32, T, T) {
-        let z = T::default();
-        match *self {
-            Predicate::Less(a) => (op::LESS, a, z),
-            Predicate::GreaterEqual(a) => (op::GREATER_EQUAL, a, z),
-            Predicate::InRange(lo, hi) => (op::IN_RANGE, lo, hi),
-            Predicate::Equal(a) => (op::EQUAL, a, z),
-            Predicate::NonZero => (op::NON_ZERO, z, z),
-        }
-    }
-}
-
-/// What decides whether an item is kept.
-#[derive(Clone, Copy)]
-pub enum Keep<'a, T: Pod> {
-    /// Item `i` is kept where `flags[i] != 0`; `flags` has one byte per item.
-    Flagged(&'a dyn DeviceRead<u8>),
-    /// Item `i` is kept where the test holds.
-    If(Predicate<T>),
-}
-
-impl<T: Pod + std::fmt::Debug> std::fmt::Debug for Keep<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Keep::Flagged(flags) => write!(f, "Flagged({} flags)", flags.len()),
-            Keep::If(p) => write!(f, "If({p:?})"),
-        }
-    }
 }
 
 /// The result of a compaction: `items[..count]` are the kept items, in the variant's order.
@@ -157,41 +93,41 @@ pub struct Selection<T> {
     pub items: CudaSlice<T>,
 }
 
-/// `u32` words of the `state` buffer [`Gpu::select_into`] takes for `n` items of `T`: word 0
-/// is the output counter, the rest (ordered only) the look-back state, which the call clears.
+/// `u64` elements of the `state` buffer [`Gpu::select_into`] takes for `n` items of `T`:
+/// element 0 is the output count, the rest (ordered variant only) the look-back scratch, which
+/// the call clears.
 ///
 /// # Examples
 /// ```
-/// use warpwork::select::{state_words, Variant};
-/// assert_eq!(state_words::<u32>(Variant::Block, 1 << 20), 1);
-/// assert!(state_words::<u32>(Variant::Ordered, 1 << 20) > 1);
+/// use warpwork::select::{state_len, Variant};
+/// assert_eq!(state_len::<u32>(Variant::Block, 1 << 20), 1);
+/// assert!(state_len::<[u8; 3]>(Variant::Ordered, 1 << 20) > 1);
 /// ```
-pub fn state_words<T>(variant: Variant, n: usize) -> usize {
+pub fn state_len<T>(variant: Variant, n: usize) -> usize {
     match variant {
-        Variant::Ordered => 1 + 3 * ordered_tiles::<T>(n) + 1,
+        Variant::Ordered => {
+            let tiles = ordered_tiles_bound(std::mem::size_of::<T>().max(1), n as u64);
+            LookbackLayout { tiles }.state_len() as usize
+        }
         _ => 1,
     }
 }
 
-/// Tiles of the ordered kernels for `n` items.
-fn ordered_tiles<T>(n: usize) -> usize {
-    n.div_ceil(THREADS as usize * ordered_items(std::mem::size_of::<T>()))
-}
-
 impl Gpu {
-    /// Keeps `items[i]` where `flags[i] != 0`. **Allocates** the output; **waits** for the count.
+    /// Keeps `items[i]` where `flags[i] != 0`, for items of any [`Pod`] type. **Allocates** the
+    /// output; **waits** for the count.
     ///
     /// # Examples
     /// ```no_run
     /// use warpwork::select::Variant;
     /// # let gpu = warpwork::Gpu::new(0)?;
-    /// let items = gpu.upload(&[10u32, 11, 12, 13])?;
-    /// let flags = gpu.upload(&[1u8, 0, 0, 1])?;
+    /// let items = gpu.upload(&[[1u8, 2, 3], [4, 5, 6], [7, 8, 9]])?; // 3-byte items
+    /// let flags = gpu.upload(&[1u8, 0, 1])?;
     /// let kept = gpu.select_flagged(&items, &flags, Variant::Ordered)?;
-    /// assert_eq!(gpu.download_prefix(&kept.items, kept.count)?, [10, 13]);
+    /// assert_eq!(gpu.download_prefix(&kept.items, kept.count)?, [[1, 2, 3], [7, 8, 9]]);
     /// # Ok::<(), warpwork::Error>(())
     /// ```
-    pub fn select_flagged<T: SelectItem>(
+    pub fn select_flagged<T: Pod>(
         &self,
         items: &impl DeviceRead<T>,
         flags: &impl DeviceRead<u8>,
@@ -206,7 +142,7 @@ impl Gpu {
     /// ```no_run
     /// use warpwork::select::{Predicate, Variant};
     /// # let gpu = warpwork::Gpu::new(0)?;
-    /// let items = gpu.upload(&[5i32, -17, 2, 40])?;
+    /// let items = gpu.upload(&[5i16, -17, 2, 40])?;
     /// let kept = gpu.select_if(&items, Predicate::Less(3), Variant::Ordered)?;
     /// assert_eq!(gpu.download_prefix(&kept.items, kept.count)?, [-17, 2]);
     /// # Ok::<(), warpwork::Error>(())
@@ -220,14 +156,9 @@ impl Gpu {
         self.select(items, Keep::If(predicate), variant)
     }
 
-    fn select<T: SelectItem>(
-        &self,
-        items: &impl DeviceRead<T>,
-        keep: Keep<'_, T>,
-        variant: Variant,
-    ) -> Result<Selection<T>> {
+    fn select<T: Pod>(&self, items: &impl DeviceRead<T>, keep: Keep<'_, T>, variant: Variant) -> Result<Selection<T>> {
         let mut out = self.zeros::<T>(items.len())?;
-        let mut state = self.zeros::<u32>(state_words::<T>(variant, items.len()))?;
+        let mut state = self.zeros::<u64>(state_len::<T>(variant, items.len()))?;
         self.select_into(items, keep, variant, &mut out, &mut state)?;
         let count = self.select_count(&out, &state)?;
         Ok(Selection { count, items: out })
@@ -235,164 +166,152 @@ impl Gpu {
 
     /// The form that allocates nothing and never waits: appends the kept items to `out` at the
     /// slots counted by `state[0]` (set it to 0, or to the number of items already in `out`).
-    /// `state` holds [`state_words`] words; the words after the first are scratch that the call
-    /// clears (ordered variant). Items that would land at or past `out.len()` are not written,
-    /// but still counted: read the count with [`Gpu::select_count`], which reports the overflow.
-    /// Asynchronous.
+    /// `state` holds at least [`state_len`] `u64`s; the elements after the first are scratch
+    /// that the call clears (ordered variant). Items that would land at or past `out.len()` are
+    /// not written, but still counted: read the count with [`Gpu::select_count`], which reports
+    /// the overflow. Sizes and the count are 64-bit. Asynchronous.
+    ///
+    /// `T` is any [`Pod`] type with [`Keep::Flagged`]; [`Keep::If`] needs a [`SelectItem`] type
+    /// ([`Error::InvalidInput`] otherwise).
     ///
     /// # Examples
     /// ```no_run
-    /// use warpwork::select::{state_words, Keep, Predicate, Variant};
+    /// use warpwork::select::{state_len, Keep, Predicate, Variant};
     /// # let gpu = warpwork::Gpu::new(0)?;
-    /// let items = gpu.upload(&[1.5f32, 9.0, -2.0])?;
-    /// let mut out = gpu.zeros::<f32>(3)?;
-    /// let mut state = gpu.zeros::<u32>(state_words::<f32>(Variant::Ordered, 3))?;
+    /// let items = gpu.upload(&[1.5f64, 9.0, -2.0])?;
+    /// let mut out = gpu.zeros::<f64>(3)?;
+    /// let mut state = gpu.zeros::<u64>(state_len::<f64>(Variant::Ordered, 3))?;
     /// gpu.select_into(&items, Keep::If(Predicate::Less(2.0)), Variant::Ordered, &mut out, &mut state)?;
     /// let n = gpu.select_count(&out, &state)?; // waits
     /// assert_eq!(gpu.download_prefix(&out, n)?, [1.5, -2.0]);
     /// # Ok::<(), warpwork::Error>(())
     /// ```
-    pub fn select_into<T: SelectItem>(
+    pub fn select_into<T: Pod>(
         &self,
         items: &impl DeviceRead<T>,
         keep: Keep<'_, T>,
         variant: Variant,
         out: &mut impl DeviceWrite<T>,
-        state: &mut impl DeviceWrite<u32>,
+        state: &mut impl DeviceWrite<u64>,
     ) -> Result<()> {
-        let flags = match keep {
-            Keep::Flagged(flags) => Some(flags),
-            Keep::If(_) => None,
+        let size = std::mem::size_of::<T>();
+        let (flags, predicate) = match keep {
+            Keep::Flagged(flags) => (Some(flags), None),
+            Keep::If(p) => {
+                let suffix = predicate_suffix::<T>().ok_or_else(|| {
+                    Error::InvalidInput(format!(
+                        "a value test on {}: predicates are for u8, i8, u16, i16, u32, i32, u64, i64, f32 and f64 \
+                         (select other items by flag)",
+                        std::any::type_name::<T>()
+                    ))
+                })?;
+                (None, Some((suffix, p.abi())))
+            }
         };
-        let words = state_words::<T>(variant, items.len());
-        let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), state.len(), words)?;
-        let (op, a, b) = match keep {
-            Keep::Flagged(_) => (op::FLAGGED, T::default(), T::default()),
-            Keep::If(p) => p.abi(),
-        };
+        let needed = state_len::<T>(variant, items.len()) as u64;
+        let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), state.len(), needed)?;
+        crate::error::ensure_input!(size > 0, "select items of zero bytes");
         if n == 0 {
             return Ok(());
         }
-        let (a, b) = (Scalar(a), Scalar(b));
-        let ordered = variant == Variant::Ordered;
-        if ordered {
+
+        let mut l = self.kernel_args();
+        let items_addr = l.bind(items)?;
+        let out_addr = l.bind_mut(out)?;
+        let body = Body::choose(size, predicate.map(|(suffix, _)| suffix), items_addr, out_addr)?;
+        let tile = body.tile(variant);
+        let blocks = grid_blocks(n, tile)?;
+        let lookback = LookbackLayout { tiles: blocks as u64 };
+        if variant == Variant::Ordered {
             // The look-back's status words and tile counter start at zero (its aggregates and
             // inclusive prefixes are written before being read).
-            let tiles = ordered_tiles::<T>(n as usize);
-            self.zero_words(state, 1..2 + tiles)?;
+            self.zero_words(state, lookback.zeroed_words())?;
         }
-        let mut l = self.kernel_args();
         let counter = l.bind_mut(state)?;
-        l.read(items);
+        let f = self.function(&body.kernel(variant))?;
+
         // The flags parameter is a pointer either way; the items stand in when it is not read.
-        match flags {
-            Some(f) => l.read(f),
-            None => l.read(items),
+        let flags_addr = match flags {
+            Some(f) => l.bind(f)?,
+            None => items_addr,
         };
-        l.value(&n).value(&op).value(&a).value(&b).write(out).value(&capacity).addr(counter);
-        if ordered {
-            let tiles = ordered_tiles::<T>(n as usize) as u64;
-            let (f, tile) =
-                (self.function(T::KERNELS[variant.index()])?, THREADS * ordered_items(std::mem::size_of::<T>()) as u32);
-            // status [tiles], tile counter, aggregate [tiles], inclusive [tiles], after the counter.
-            let status = counter + 4;
-            l.addr(status).addr(status + 4 * (tiles + 1)).addr(status + 4 * (2 * tiles + 1)).addr(status + 4 * tiles);
-            let cfg = LaunchConfig {
-                grid_dim: (tiles as u32, 1, 1),
-                block_dim: (THREADS, 1, 1),
-                // The staging buffer: the tile's kept items, in order.
-                shared_mem_bytes: tile * std::mem::size_of::<T>() as u32,
-            };
-            // SAFETY: the arguments match `select_ordered_*` in `kernels/src/kernels/select.rs`;
-            // the look-back state has a zeroed status word per tile and a zeroed tile counter,
-            // and the grid has one block per tile.
-            return unsafe { l.launch(f, cfg) };
+        let item_bytes =
+            u32::try_from(size).map_err(|_| Error::InvalidInput(format!("select items of {size} bytes")))?;
+        let (op, a, b) = match predicate {
+            Some((_, (op, a, b))) => (op, Scalar(a), Scalar(b)),
+            None => (0, Scalar(T::zeroed()), Scalar(T::zeroed())),
+        };
+        l.addr(items_addr).addr(flags_addr).value(&n);
+        match body {
+            Body::Typed { .. } if predicate.is_some() => l.value(&op).value(&a).value(&b),
+            // By flag through a typed kernel: its operands are unused; any zero of the size does.
+            Body::Typed { .. } => l.value(&op).value(&ZERO_OPERAND).value(&ZERO_OPERAND),
+            Body::Bytes16 => &mut l,
+            Body::Bytes { .. } => l.value(&item_bytes),
+        };
+        l.addr(out_addr).value(&capacity).addr(counter);
+        if variant == Variant::Ordered {
+            let [status, aggregate, inclusive, tile_counter] = lookback.offsets();
+            l.addr(counter + status).addr(counter + aggregate).addr(counter + inclusive).addr(counter + tile_counter);
         }
-        let f = self.function(T::KERNELS[variant.index()])?;
-        let cfg = LaunchConfig { grid_dim: (n.div_ceil(TILE), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: the arguments match `select_*` in `kernels/src/kernels/select.rs`; `items` and
-        // `flags` hold `n` elements and `out` holds `capacity`.
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: body.shared_bytes(variant),
+        };
+        // SAFETY: the arguments match `select_{variant}_{type}` in `kernels/src/kernels/select.rs`
+        // for the chosen body (`plan::Body`, whose alignment rules the addresses meet); `items`
+        // and `flags` hold `n` elements, `out` holds `capacity`; the grid has one block per
+        // tile; for the ordered variant the look-back state of `blocks` tiles lies inside
+        // `state` (at least `state_len` elements) with its status words and tile counter zeroed.
         unsafe { l.launch(f, cfg) }
     }
 
     /// Reads a select count (`state[0]`) back and checks it against the output's capacity:
     /// [`Error::CapacityExceeded`] when items were dropped. **Waits** for the stream.
-    pub fn select_count<T>(&self, out: &impl DeviceRead<T>, state: &impl DeviceRead<u32>) -> Result<usize> {
-        let count = self.download_prefix(state, 1)?[0] as usize;
-        if count > out.len() {
-            return Err(Error::CapacityExceeded {
-                what: "select output",
-                needed: count as u64,
-                capacity: out.len() as u64,
-            });
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::select::{state_len, Keep, Predicate, Variant};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let items = gpu.upload(&[1u8, 2, 3, 4])?;
+    /// let mut out = gpu.zeros::<u8>(2)?; // room for two
+    /// let mut state = gpu.zeros::<u64>(state_len::<u8>(Variant::Block, 4))?;
+    /// gpu.select_into(&items, Keep::If(Predicate::NonZero), Variant::Block, &mut out, &mut state)?;
+    /// assert!(matches!(gpu.select_count(&out, &state), Err(warpwork::Error::CapacityExceeded { needed: 4, .. })));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn select_count<T>(&self, out: &impl DeviceRead<T>, state: &impl DeviceRead<u64>) -> Result<usize> {
+        let count = self.download_prefix(state, 1)?[0];
+        match usize::try_from(count) {
+            Ok(count) if count <= out.len() => Ok(count),
+            _ => Err(Error::CapacityExceeded { what: "select output", needed: count, capacity: out.len() as u64 }),
         }
-        Ok(count)
     }
 }
 
-/// Checks a select call's lengths; returns `(n, capacity)` as the kernels take them.
-fn check_args(n: usize, flags: Option<usize>, out: usize, state: usize, words: usize) -> Result<(u32, u32)> {
-    if n > u32::MAX as usize {
-        return Err(Error::CapacityExceeded {
-            what: "select input (u32 indices)",
-            needed: n as u64,
-            capacity: u32::MAX as u64,
-        });
-    }
-    if let Some(flags) = flags {
-        ensure_input!(flags == n, "{n} items but {flags} flags");
-    }
-    ensure_input!(state >= words, "a select state of {state} words; {words} needed");
-    Ok((n as u32, out.min(u32::MAX as usize) as u32))
-}
-
-/// A scalar kernel argument of a [`SelectItem`] type, passed by value.
+/// A scalar kernel argument of a [`Pod`] type, passed by value (its bytes, as the kernel's
+/// parameter of the same size).
 #[repr(transparent)]
 struct Scalar<T>(T);
-unsafe impl<T: SelectItem> cudarc::driver::DeviceRepr for Scalar<T> {}
+unsafe impl<T: Pod> cudarc::driver::DeviceRepr for Scalar<T> {}
+
+/// The unused operands of a by-flag launch of a typed kernel: the driver reads as many bytes as
+/// the parameter has (1 to 8), all zero.
+static ZERO_OPERAND: Scalar<[u64; 2]> = Scalar([0; 2]);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn lengths_are_checked_without_a_gpu() {
-        assert_eq!(check_args(10, Some(10), 7, 1, 1).unwrap(), (10, 7));
-        assert_eq!(check_args(0, None, 0, 1, 1).unwrap(), (0, 0));
-        assert!(matches!(check_args(10, Some(9), 10, 1, 1), Err(Error::InvalidInput(m)) if m.contains("9 flags")));
-        assert!(matches!(check_args(10, None, 10, 2, 3), Err(Error::InvalidInput(m)) if m.contains("state")));
-        assert!(matches!(
-            check_args(u32::MAX as usize + 1, None, 0, 1, 1),
-            Err(Error::CapacityExceeded { needed, .. }) if needed == u32::MAX as u64 + 1
-        ));
-    }
-
-    #[test]
-    fn predicates_follow_rust_comparisons() {
-        assert!(Predicate::Less(5u32).test(4) && !Predicate::Less(5u32).test(5));
-        assert!(Predicate::GreaterEqual(5i32).test(5) && !Predicate::GreaterEqual(5i32).test(-6));
-        assert!(Predicate::InRange(2u64, 4).test(2) && !Predicate::InRange(2u64, 4).test(4));
-        assert!(Predicate::Equal(-0.0f32).test(0.0));
-        assert!(!Predicate::Equal(f32::NAN).test(f32::NAN));
-        assert!(Predicate::<f32>::NonZero.test(f32::NAN) && !Predicate::<f32>::NonZero.test(-0.0));
-    }
-
-    #[test]
-    fn predicates_pass_their_operands_to_the_kernels() {
-        assert_eq!(Predicate::Less(1u32).abi(), (op::LESS, 1, 0));
-        assert_eq!(Predicate::GreaterEqual(-1i32).abi(), (op::GREATER_EQUAL, -1, 0));
-        assert_eq!(Predicate::InRange(1u64, 2).abi(), (op::IN_RANGE, 1, 2));
-        assert_eq!(Predicate::Equal(1.5f32).abi(), (op::EQUAL, 1.5, 0.0));
-        assert_eq!(Predicate::<u32>::NonZero.abi().0, op::NON_ZERO);
-    }
-
-    #[test]
-    fn each_variant_has_its_kernel() {
-        for v in Variant::ALL {
-            assert_eq!(Variant::ALL[v.index()], v);
-            for name in [<u32 as SelectItem>::KERNELS[v.index()], <f32 as SelectItem>::KERNELS[v.index()]] {
-                assert!(name.starts_with(&format!("select_{}_", v.name())), "{v:?}: {name}");
-            }
-        }
+    fn state_lengths_cover_every_body() {
+        assert_eq!(state_len::<u8>(Variant::Warp, 1 << 40), 1);
+        // 2^20 u32 items: 256 tiles of 4096 → 1 + 129 + 512.
+        assert_eq!(state_len::<u32>(Variant::Ordered, 1 << 20), 1 + 129 + 2 * 256);
+        // 16-byte items: 1024-item tiles.
+        assert_eq!(state_len::<[u32; 4]>(Variant::Ordered, 1 << 20), 1 + 513 + 2 * 1024);
+        // Zero-sized items: sized as bytes, refused by the call.
+        assert_eq!(state_len::<()>(Variant::Ordered, 0), 2);
     }
 }

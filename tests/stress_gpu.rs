@@ -11,7 +11,7 @@
 //! inputs of at most 2^18 items.
 
 use warpwork::expand::{Dispatch, Strategy};
-use warpwork::select::{state_words, Keep, Predicate, Variant};
+use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::Gpu;
 use warpwork_cpu_reference::{expand as cpu, inputs, select as cpu_select};
 
@@ -173,7 +173,7 @@ fn ordered_select_stress() {
             None => Keep::If(predicate),
         };
         let mut out = gpu.filled::<u32>(n + 64, POISON).unwrap();
-        let mut counter = gpu.zeros::<u32>(state_words::<u32>(Variant::Ordered, n)).unwrap();
+        let mut counter = gpu.zeros::<u64>(state_len::<u32>(Variant::Ordered, n)).unwrap();
         gpu.select_into(&d_items, keep, Variant::Ordered, &mut out, &mut counter).unwrap();
         let what = format!("ordered select run {run}, n = {n}, {}", if flagged { "flagged" } else { "predicate" });
         let count = gpu.select_count(&out, &counter).unwrap();

@@ -27,17 +27,18 @@ pub fn select_if<T: Copy + Send + Sync>(items: &[T], keep: impl Fn(T) -> bool + 
 }
 
 /// The items' bit patterns, sorted: a canonical form for comparing unordered results as
-/// multisets (bit patterns, so that floats, NaN included, compare exactly).
-pub fn sorted_bits<T: Copy>(items: &[T]) -> Vec<u64> {
+/// multisets (bit patterns, so that floats, NaN included, compare exactly). Items of up to 16
+/// bytes (any `Copy` type: its bytes, little-endian, zero-extended).
+pub fn sorted_bits<T: Copy>(items: &[T]) -> Vec<u128> {
     let size = std::mem::size_of::<T>();
-    assert!(size <= 8, "sorted_bits takes elements of at most 8 bytes");
-    let mut bits: Vec<u64> = items
+    assert!(size <= 16, "sorted_bits takes elements of at most 16 bytes");
+    let mut bits: Vec<u128> = items
         .iter()
         .map(|v| {
-            let mut word = [0u8; 8];
-            // SAFETY: `v` is `size` readable bytes, and `size <= 8`.
+            let mut word = [0u8; 16];
+            // SAFETY: `v` is `size` readable bytes, and `size <= 16`.
             unsafe { std::ptr::copy_nonoverlapping(v as *const T as *const u8, word.as_mut_ptr(), size) };
-            u64::from_le_bytes(word)
+            u128::from_le_bytes(word)
         })
         .collect();
     bits.par_sort_unstable();
@@ -91,6 +92,14 @@ mod tests {
             let a = sorted_bits(&items);
             items.reverse();
             prop_assert_eq!(a, sorted_bits(&items));
+        }
+
+        #[test]
+        fn sorted_bits_tells_16_byte_items_apart(mut items in prop::collection::vec(any::<[u32; 4]>(), 1..500)) {
+            let a = sorted_bits(&items);
+            prop_assert!(a.windows(2).all(|w| w[0] <= w[1]));
+            items[0][3] ^= 1; // a change in the last word changes the multiset
+            prop_assert_ne!(a, sorted_bits(&items));
         }
     }
 }

@@ -11,7 +11,7 @@ use super::cub::CubPeer;
 use super::{cpu_median_ms, cub_cells, device_line, peer_line, sizes, BenchArgs};
 use crate::table::{giga, size, Table};
 use warpwork::cudarc::driver::CudaSlice;
-use warpwork::select::{state_words, Keep, Predicate, Variant};
+use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
 use warpwork_cpu_reference::{inputs, select};
@@ -93,7 +93,7 @@ fn time_warpwork(
     out: &mut CudaSlice<u32>,
     kept: &[u32],
 ) -> Result<f64> {
-    let mut state = gpu.zeros::<u32>(state_words::<u32>(variant, input.len()))?;
+    let mut state = gpu.zeros::<u64>(state_len::<u32>(variant, input.len()))?;
     // Cleared, so that the check cannot read an earlier run's items.
     gpu.fill_bytes(out, 0)?;
     let ms = gpu.median_ms(3, args.reps, || {

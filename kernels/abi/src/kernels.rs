@@ -1,14 +1,15 @@
 //! The names of warpwork's exported kernels (`#[no_mangle] extern "ptx-kernel"` functions of
 //! `warpwork-kernels`, feature `kernels`). An exported symbol cannot be named by a constant, so
 //! the kernels spell these out once more; the host's tests check that the `.entry` list of both
-//! shipped PTX modules is exactly [`ALL_KERNELS`], and the host loads every one of them once,
+//! shipped PTX modules is exactly [`all_kernels`], and the host loads every one of them once,
 //! when a `Gpu` is opened.
 
 macro_rules! kernel_names {
     ($($(#[$doc:meta])* $name:ident = $symbol:literal;)*) => {
         $($(#[$doc])* pub const $name: &str = $symbol;)*
-        /// Every exported kernel, in the order above.
-        pub const ALL_KERNELS: &[&str] = &[$($name),*];
+        /// The kernels named one by one above (the families of many instances are in their own
+        /// lists: [`SELECT_KERNELS`]); [`all_kernels`] gives every exported kernel.
+        pub const NAMED_KERNELS: &[&str] = &[$($name),*];
     };
 }
 
@@ -18,41 +19,6 @@ kernel_names! {
     SCAN_EXCLUSIVE_U32 = "scan_exclusive_u32";
     /// `scan_exclusive_u64(..)`: as [`SCAN_EXCLUSIVE_U32`] for `u64`.
     SCAN_EXCLUSIVE_U64 = "scan_exclusive_u64";
-
-    // Select (`kernels/src/kernels/select.rs`): `(items, flags, n, op, a, b, out, capacity,
-    // counter)`, and for the ordered ones the look-back state after it.
-    /// One global atomic per kept item, `u32` items.
-    SELECT_LANE_U32 = "select_lane_u32";
-    /// One global atomic per warp, `u32` items.
-    SELECT_WARP_U32 = "select_warp_u32";
-    /// One global atomic per block, `u32` items.
-    SELECT_BLOCK_U32 = "select_block_u32";
-    /// Order-preserving single pass, `u32` items.
-    SELECT_ORDERED_U32 = "select_ordered_u32";
-    /// As [`SELECT_LANE_U32`] for `i32`.
-    SELECT_LANE_I32 = "select_lane_i32";
-    /// As [`SELECT_WARP_U32`] for `i32`.
-    SELECT_WARP_I32 = "select_warp_i32";
-    /// As [`SELECT_BLOCK_U32`] for `i32`.
-    SELECT_BLOCK_I32 = "select_block_i32";
-    /// As [`SELECT_ORDERED_U32`] for `i32`.
-    SELECT_ORDERED_I32 = "select_ordered_i32";
-    /// As [`SELECT_LANE_U32`] for `u64`.
-    SELECT_LANE_U64 = "select_lane_u64";
-    /// As [`SELECT_WARP_U32`] for `u64`.
-    SELECT_WARP_U64 = "select_warp_u64";
-    /// As [`SELECT_BLOCK_U32`] for `u64`.
-    SELECT_BLOCK_U64 = "select_block_u64";
-    /// As [`SELECT_ORDERED_U32`] for `u64`.
-    SELECT_ORDERED_U64 = "select_ordered_u64";
-    /// As [`SELECT_LANE_U32`] for `f32`.
-    SELECT_LANE_F32 = "select_lane_f32";
-    /// As [`SELECT_WARP_U32`] for `f32`.
-    SELECT_WARP_F32 = "select_warp_f32";
-    /// As [`SELECT_BLOCK_U32`] for `f32`.
-    SELECT_BLOCK_F32 = "select_block_f32";
-    /// As [`SELECT_ORDERED_U32`] for `f32`.
-    SELECT_ORDERED_F32 = "select_ordered_f32";
 
     // Work expansion (`kernels/src/kernels/expand.rs`): every kernel takes `*const ExpandView`
     // first; pass 2 also `out: *mut [u32; 2]`.
@@ -147,17 +113,59 @@ kernel_names! {
     LIFE_POPULATION = "life_population";
 }
 
+/// The item types of the select kernels, as kernel-name suffixes: value tests for the ten
+/// primitive numbers, and by flag for 16-byte items (`bytes16`) and any other size (`bytes`).
+pub const SELECT_ITEM_TYPES: [&str; 12] =
+    ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16", "bytes"];
+/// The select variants, as kernel-name infixes (`warpwork::select::Variant` in this order).
+pub const SELECT_VARIANTS: [&str; 4] = ["lane", "warp", "block", "ordered"];
+
+macro_rules! select_names {
+    ($($t:literal),*) => {
+        [$(concat!("select_lane_", $t), concat!("select_warp_", $t), concat!("select_block_", $t),
+           concat!("select_ordered_", $t)),*]
+    };
+}
+
+/// The select kernels `select_{variant}_{type}` (`kernels/src/kernels/select.rs`), variants of
+/// one type together: `(items, flags, n, op, a, b, out, capacity, counter)`, and for the ordered
+/// ones the look-back state after it. The order is [`SELECT_ITEM_TYPES`] × [`SELECT_VARIANTS`].
+pub const SELECT_KERNELS: [&str; 48] =
+    select_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16", "bytes");
+
+/// Every exported kernel: what the host loads once per module, and what both shipped PTX
+/// modules export (checked by a host test).
+pub fn all_kernels() -> impl Iterator<Item = &'static str> {
+    NAMED_KERNELS.iter().chain(SELECT_KERNELS.iter()).copied()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::ALL_KERNELS;
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    #[test]
+    fn select_names_follow_types_and_variants() {
+        for (t, ty) in SELECT_ITEM_TYPES.iter().enumerate() {
+            for (v, var) in SELECT_VARIANTS.iter().enumerate() {
+                let name = SELECT_KERNELS[4 * t + v];
+                assert_eq!(
+                    name.strip_prefix("select_").and_then(|r| r.strip_suffix(ty)),
+                    Some(&*std::format!("{var}_"))
+                );
+            }
+        }
+    }
 
     #[test]
     fn names_are_distinct_ptx_identifiers() {
-        let mut names = ALL_KERNELS.to_vec();
+        let all: Vec<&str> = all_kernels().collect();
+        let mut names = all.clone();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), ALL_KERNELS.len(), "a kernel name is listed twice");
-        for n in ALL_KERNELS {
+        assert_eq!(names.len(), all.len(), "a kernel name is listed twice");
+        for n in all {
             assert!(
                 !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
                 "{n}"

@@ -2,8 +2,9 @@
 //!
 //! Items are read group-wise as 16-byte vectors: vector `v` of thread `t` starts at item
 //! `tile_base + (v·blockDim.x + t)·(16 / size_of::<T>())`, so each warp load is 512 coalesced
-//! bytes. `T` must be 4 or 8 bytes. The kept items are written through one of three
-//! ways of reserving output slots, which is all that differs between the variants:
+//! bytes. `T` is one of the [`SelectValue`] types (1, 2, 4, 8 or 16 bytes). The kept items are
+//! written through one of three ways of reserving output slots, which is all that differs
+//! between the variants:
 //!
 //! * [`Reserve::Lane`]: one global atomic per kept item (the naive baseline);
 //! * [`Reserve::Warp`]: ballot + popc, one global atomic per warp per tile;
@@ -12,18 +13,107 @@
 //!
 //! Output order is not the input order: warps and blocks claim their runs in whatever order
 //! their atomics land. [`select_ordered_tile`] is the order-preserving single-pass variant: it
-//! replaces the atomics with a decoupled look-back over tiles.
+//! replaces the atomics with a decoupled look-back over tiles. [`select_bytes_tile`] and
+//! [`select_bytes_ordered_tile`] are the generic path for items of any size (kept by flag),
+//! copied word by word.
+//!
+//! Sizes are 64-bit throughout: `n`, the output capacity and the counter (`u64`) may exceed
+//! 2^32; only a tile's own counts are 32-bit.
+
+mod bytes;
+mod ordered;
+
+pub use bytes::*;
+pub use ordered::*;
 
 use crate::arch::{
-    atomic_add_u32, ballot, block_dim_x, block_idx_x, lane_id, lanemask_lt, load_nc_v4_u32, popc, shfl_idx,
-    thread_idx_x,
+    atomic_add_u64, ballot, block_dim_x, block_idx_x, lane_id, lanemask_lt, load_nc_v4_u32, load_shared_v4, popc,
+    shfl_idx_any, store_shared_v4, thread_idx_x,
 };
-use crate::arch::{load_relaxed_u32, load_shared, sync_threads, warp_id};
-use crate::block::{block_append, block_exclusive_sum, BLOCK_SCAN_SCRATCH};
-use crate::device::scan::{lookback, LookbackState, NARROW_LOOKBACK};
-use core::ptr::{read_volatile, write_volatile};
+use crate::block::block_append;
 
-pub use warpwork_abi::select::{op, test};
+/// Which value test decides whether an item is kept. The numbers are the host's ABI
+/// (`warpwork::select::Predicate`): keep them in step.
+pub mod op {
+    /// `flags[i] != 0`.
+    pub const FLAGGED: u32 = 0;
+    /// `item < a`.
+    pub const LESS: u32 = 1;
+    /// `item >= a`.
+    pub const GREATER_EQUAL: u32 = 2;
+    /// `a <= item < b`.
+    pub const IN_RANGE: u32 = 3;
+    /// `item == a`.
+    pub const EQUAL: u32 = 4;
+    /// `item != 0`.
+    pub const NON_ZERO: u32 = 5;
+}
+
+/// The item types the select bodies are instantiated for: the primitive numbers of 1 to 8 bytes
+/// (tested with Rust's `PartialOrd`), and `[u32; 4]`, which stands for any 16-byte item and is
+/// only ever kept by flag.
+pub trait SelectValue: PartialOrd + Default + Copy {
+    /// Stores an item into the ordered variant's staging buffer (`st.shared`: a plain store
+    /// through the generic pointer would be a generic `ST`, and a 16-byte array would go
+    /// through the stack).
+    ///
+    /// # Safety
+    /// `p` points to an aligned `Self` in shared memory.
+    unsafe fn store_staged(p: *mut Self, v: Self);
+    /// Loads an item staged in shared memory (`ld.shared`).
+    ///
+    /// # Safety
+    /// `p` points to an aligned `Self` in shared memory.
+    unsafe fn load_staged(p: *const Self) -> Self;
+}
+
+/// `$t` staged as `$bits` (`$width` bits, a `$reg` register; 8- and 16-bit items move through
+/// a 32-bit register, which `ld`/`st` of a narrower width accept), converted by `$to`/`$from`.
+macro_rules! staged {
+    ($($t:ty => $bits:ty, $reg:ident, $width:literal, $to:expr, $from:expr;)*) => {$(
+        impl SelectValue for $t {
+            #[inline(always)]
+            unsafe fn store_staged(p: *mut Self, v: Self) {
+                let bits: $bits = ($to)(v);
+                core::arch::asm!(
+                    concat!("{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; st.shared.", $width, " [%s], {v}; }}"),
+                    p = in(reg64) p, v = in($reg) bits, options(nostack));
+            }
+            #[inline(always)]
+            unsafe fn load_staged(p: *const Self) -> Self {
+                let bits: $bits;
+                core::arch::asm!(
+                    concat!("{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; ld.shared.", $width, " {v}, [%s]; }}"),
+                    p = in(reg64) p, v = out($reg) bits, options(nostack, readonly));
+                ($from)(bits)
+            }
+        }
+    )*};
+}
+staged! {
+    u8 => u32, reg32, "b8", |v: u8| v as u32, |b: u32| b as u8;
+    i8 => u32, reg32, "b8", |v: i8| v as u8 as u32, |b: u32| b as u8 as i8;
+    u16 => u32, reg32, "b16", |v: u16| v as u32, |b: u32| b as u16;
+    i16 => u32, reg32, "b16", |v: i16| v as u16 as u32, |b: u32| b as u16 as i16;
+    u32 => u32, reg32, "b32", |v: u32| v, |b: u32| b;
+    i32 => u32, reg32, "b32", |v: i32| v as u32, |b: u32| b as i32;
+    f32 => u32, reg32, "b32", f32::to_bits, f32::from_bits;
+    u64 => u64, reg64, "b64", |v: u64| v, |b: u64| b;
+    i64 => u64, reg64, "b64", |v: i64| v as u64, |b: u64| b as i64;
+    f64 => u64, reg64, "b64", f64::to_bits, f64::from_bits;
+}
+
+impl SelectValue for [u32; 4] {
+    #[inline(always)]
+    unsafe fn store_staged(p: *mut Self, v: Self) {
+        // Staging slots of 16-byte items are 16-byte aligned (the staging buffer is).
+        store_shared_v4(p, v)
+    }
+    #[inline(always)]
+    unsafe fn load_staged(p: *const Self) -> Self {
+        load_shared_v4(p)
+    }
+}
 
 /// How a tile reserves its output slots.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,11 +126,33 @@ pub enum Reserve {
     Block,
 }
 
+/// Evaluates value test `op` (see [`op`]) with operands `a`, `b`. The comparisons are Rust's own
+/// (`PartialOrd`), so floats behave as on the CPU: NaN is never less, greater, in range or equal,
+/// and is non-zero; `-0.0 == 0.0`.
+#[inline(always)]
+pub fn test<T: PartialOrd + Default + Copy>(op: u32, v: T, a: T, b: T) -> bool {
+    match op {
+        op::LESS => v < a,
+        op::GREATER_EQUAL => v >= a,
+        op::IN_RANGE => a <= v && v < b,
+        op::EQUAL => v == a,
+        _ => v != T::default(),
+    }
+}
+
 /// Global index of item `k` of thread `t`: the tile is read as 16-byte vectors of `vec` items,
 /// vector `k / vec` of every thread before vector `k / vec + 1` of any (group-wise, coalesced).
 #[inline(always)]
 fn item_index(tile_base: usize, t: usize, threads: usize, vec: usize, k: usize) -> usize {
     tile_base + ((k / vec) * threads + t) * vec + k % vec
+}
+
+/// Whether the 16-byte vector loads of a full tile are allowed: `items` 16-byte aligned, and
+/// for [`op::FLAGGED`] `flags` aligned to the `flag_bytes` read at once. A misaligned view
+/// (a raw pointer or a sub-slice) takes the checked scalar path instead of faulting.
+#[inline(always)]
+fn vectors_aligned<T>(items: *const T, flags: *const u8, op: u32, flag_bytes: usize) -> bool {
+    (items as usize).is_multiple_of(16) && (op != op::FLAGGED || (flags as usize).is_multiple_of(flag_bytes))
 }
 
 /// Reads a thread's `ITEMS` items of a full tile as `ITEMS / vec` non-coherent 16-byte loads.
@@ -63,6 +175,21 @@ unsafe fn load_full_tile<T: Copy, const ITEMS: usize>(
     }
 }
 
+/// Reads `vec` consecutive flag bytes (1, 2, 4, 8 or 16) at a `vec`-aligned address, as words.
+#[inline(always)]
+unsafe fn load_flag_run(p: *const u8, vec: usize) -> [u32; 4] {
+    match vec {
+        16 => load_nc_v4_u32(p as *const [u32; 4]),
+        8 => {
+            let w = (p as *const u64).read();
+            [w as u32, (w >> 32) as u32, 0, 0]
+        }
+        4 => [(p as *const u32).read(), 0, 0, 0],
+        2 => [(p as *const u16).read() as u32, 0, 0, 0],
+        _ => [p.read() as u32, 0, 0, 0],
+    }
+}
+
 /// Reads the flag bytes of a full tile's items: `vec` consecutive bytes per item vector.
 #[inline(always)]
 unsafe fn load_full_flags<const ITEMS: usize>(
@@ -74,11 +201,9 @@ unsafe fn load_full_flags<const ITEMS: usize>(
     flag: &mut [bool; ITEMS],
 ) {
     for v in 0..ITEMS / vec {
-        let p = flags.add(item_index(tile_base, t, threads, vec, v * vec));
-        // `vec` flags are 4 (or 2) consecutive bytes at a 4- (or 2-) aligned offset.
-        let bits = if vec == 4 { (p as *const u32).read() } else { (p as *const u16).read() as u32 };
+        let words = load_flag_run(flags.add(item_index(tile_base, t, threads, vec, v * vec)), vec);
         for j in 0..vec {
-            flag[v * vec + j] = (bits >> (8 * j)) & 0xff != 0;
+            flag[v * vec + j] = (words[j / 4] >> (8 * (j % 4))) & 0xff != 0;
         }
     }
 }
@@ -126,57 +251,38 @@ fn keep_mask<T: PartialOrd + Default + Copy, const ITEMS: usize>(
     keep
 }
 
-/// Selects from one tile: keeps item `i` where `flags[i] != 0` (op [`op::FLAGGED`]) or where
-/// [`test`] holds, appending kept items to `out` at slots reserved on `counter`. Slots at or
-/// past `capacity` are counted but not written, so the caller can detect the overflow.
+/// Output slots left at or after `first` below `capacity`, as a 32-bit bound (saturated): a
+/// warp's or tile's run is far shorter than 2^32, so its slots are checked as 32-bit offsets
+/// from its first.
+#[inline(always)]
+pub fn room_after(first: u64, capacity: u64) -> u32 {
+    capacity.saturating_sub(first).min(u32::MAX as u64) as u32
+}
+
+/// Reserves output slots for a thread's kept items (`keep`, the same `ITEMS` steps on every
+/// thread) the [`Reserve`] way, and calls `place(k, first, offset)` for each kept item `k`
+/// whose slot `first + offset` is below `capacity` (`first` is the same for all of a thread's
+/// calls except with [`Reserve::Lane`], so that the address of slot `first` is computed once).
+/// Slots at or past `capacity` are counted on `counter` but not placed.
 ///
 /// # Safety
-/// `items` (and `flags` for [`op::FLAGGED`]) hold `n` elements; `out` holds `capacity`;
-/// `counter` is a global `u32` that starts at the number of items already in `out`;
-/// `scratch` is [`crate::block::BLOCK_APPEND_SCRATCH_WORDS`] words of shared memory (used only
-/// by [`Reserve::Block`]). Every thread of the block calls this with the same arguments.
+/// `counter` is a global `u64`; `scratch` is [`crate::block::BLOCK_APPEND_SCRATCH_WORDS_U64`]
+/// shared words (read only by [`Reserve::Block`]). Every thread of the block calls this.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn select_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
+pub unsafe fn place_kept<const ITEMS: usize>(
     reserve: Reserve,
-    items: *const T,
-    flags: *const u8,
-    n: u32,
-    op: u32,
-    a: T,
-    b: T,
-    out: *mut T,
-    capacity: u32,
-    counter: *mut u32,
+    keep: &[bool; ITEMS],
+    capacity: u64,
+    counter: *mut u64,
     scratch: *mut u32,
+    mut place: impl FnMut(usize, u64, u32),
 ) {
-    let threads = block_dim_x() as usize;
-    let tile_base = block_idx_x() as usize * ITEMS * threads;
-    let t = thread_idx_x() as usize;
-    let n = n as usize;
-    let vec = 16 / core::mem::size_of::<T>();
-
-    // Load phase: every load is issued before any item is tested, so a thread keeps ITEMS
-    // loads in flight. Full tiles (all but the last) read 16-byte vectors with no bounds checks.
-    let mut vals = [T::default(); ITEMS];
-    let mut valid = [true; ITEMS];
-    let mut flag = [true; ITEMS];
-    if tile_base + ITEMS * threads <= n {
-        load_full_tile(items, tile_base, t, threads, &mut vals);
-        if op == op::FLAGGED {
-            load_full_flags::<ITEMS>(flags, tile_base, t, threads, vec, &mut flag);
-        }
-    } else {
-        valid = load_checked(items, flags, op, n, |k| item_index(tile_base, t, threads, vec, k), &mut vals, &mut flag);
-    }
-    let keep = keep_mask(op, a, b, &vals, &flag, &valid);
-
     if reserve == Reserve::Lane {
         for k in 0..ITEMS {
             if keep[k] {
-                let slot = atomic_add_u32(counter, 1);
+                let slot = atomic_add_u64(counter, 1);
                 if slot < capacity {
-                    *out.add(slot as usize) = vals[k];
+                    place(k, slot, 0);
                 }
             }
         }
@@ -189,129 +295,74 @@ pub unsafe fn select_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
         masks[k] = ballot(keep[k]);
         warp_count += popc(masks[k]);
     }
-    let mut slot = if reserve == Reserve::Warp {
+    let first = if reserve == Reserve::Warp {
         let mut base = 0;
         if lane_id() == 0 && warp_count != 0 {
-            base = atomic_add_u32(counter, warp_count);
+            base = atomic_add_u64(counter, warp_count as u64);
         }
-        shfl_idx(base, 0)
+        shfl_idx_any(base, 0)
     } else {
         block_append(scratch, counter, warp_count)
     };
+    let room = room_after(first, capacity);
     let below = lanemask_lt();
+    let mut run = 0;
     for k in 0..ITEMS {
-        let at = slot + popc(masks[k] & below);
-        if keep[k] && at < capacity {
-            *out.add(at as usize) = vals[k];
+        let at = run + popc(masks[k] & below);
+        if keep[k] && at < room {
+            place(k, first, at);
         }
-        slot += popc(masks[k]);
+        run += popc(masks[k]);
     }
 }
 
-/// Shared `u32`s [`select_ordered_tile`] needs besides its staging buffer: the block scan's
-/// scratch, the tile id, the tile's prefix and the counter's starting value.
-pub const ORDERED_SCRATCH_U32: usize = crate::block::BLOCK_SCAN_SCRATCH + 3;
-
-/// Order-preserving select over one tile, in a single pass over the input.
-///
-/// The block claims a tile from `state.tile_counter` (so it only ever waits on tiles of blocks
-/// already running: it cannot hang), counts its kept items, scans the counts across the block
-/// ([`crate::block::block_exclusive_sum`]), and learns how many items all earlier tiles keep from
-/// the decoupled look-back ([`crate::device::scan::lookback`]). Kept items are staged in shared
-/// memory in input order and written out with coalesced stores at
-/// `counter₀ + prefix + rank`, where `counter₀` is `*counter` before the launch. The block of the
-/// last tile stores the new count in `*counter`. Slots at or past `capacity` are not written.
-///
-/// Thread `t` of tile `k` owns items `(k·blockDim.x + t)·ITEMS ..` (consecutive, so its rank is
-/// a running count); `ITEMS · size_of::<T>()` must be a multiple of 16.
+/// Selects from one tile: keeps item `i` where `flags[i] != 0` (op [`op::FLAGGED`]) or where
+/// [`test`] holds, appending kept items to `out` at slots reserved on `counter`. Slots at or
+/// past `capacity` are counted but not written, so the caller can detect the overflow.
+/// `ITEMS` is a multiple of `16 / size_of::<T>()`.
 ///
 /// # Safety
-/// As for [`select_tile`]; in addition `state` has one slot per tile with `status` and
-/// `tile_counter` zeroed before the launch, the launch has exactly `ceil(n / tile)` blocks,
-/// `scratch` is [`ORDERED_SCRATCH_U32`] shared words and `stage` `ITEMS · blockDim.x` shared `T`s.
+/// `items` (and `flags` for [`op::FLAGGED`]) hold `n` elements, `T`-aligned; `out` holds
+/// `capacity`; `counter` is a global `u64` that starts at the number of items already in `out`;
+/// `scratch` is [`crate::block::BLOCK_APPEND_SCRATCH_WORDS_U64`] words of shared memory (used
+/// only by [`Reserve::Block`]). Every thread of the block calls this with the same arguments.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn select_ordered_tile<T: PartialOrd + Default + Copy, const ITEMS: usize>(
+pub unsafe fn select_tile<T: SelectValue, const ITEMS: usize>(
+    reserve: Reserve,
     items: *const T,
     flags: *const u8,
-    n: u32,
+    n: u64,
     op: u32,
     a: T,
     b: T,
     out: *mut T,
-    capacity: u32,
-    counter: *mut u32,
-    state: LookbackState<u32>,
+    capacity: u64,
+    counter: *mut u64,
     scratch: *mut u32,
-    stage: *mut T,
 ) {
-    let tid = thread_idx_x() as usize;
+    let vec = 16 / core::mem::size_of::<T>();
+    const { assert!(ITEMS.is_multiple_of(16 / core::mem::size_of::<T>())) };
     let threads = block_dim_x() as usize;
-    let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH);
-    let (prefix_slot, base_slot) = (tile_slot.add(1), tile_slot.add(2));
-    if tid == 0 {
-        // Read before this tile publishes anything, hence (through the look-back's
-        // release/acquire chain) before the last tile overwrites it.
-        write_volatile(base_slot, load_relaxed_u32(counter));
-        write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
-    }
-    sync_threads();
-    let tile = read_volatile(tile_slot) as usize;
+    let tile_base = block_idx_x() as usize * ITEMS * threads;
+    let t = thread_idx_x() as usize;
     let n = n as usize;
-    let first = (tile * threads + tid) * ITEMS;
-    let valid = n.saturating_sub(first).min(ITEMS);
 
+    // Load phase: every load is issued before any item is tested, so a thread keeps ITEMS
+    // loads in flight. Full tiles (all but the last) read 16-byte vectors with no bounds checks.
     let mut vals = [T::default(); ITEMS];
+    let mut valid = [true; ITEMS];
     let mut flag = [true; ITEMS];
-    let mut in_range = [true; ITEMS];
-    if valid == ITEMS {
-        let mut words = [[0u32; 4]; ITEMS];
-        let bytes = ITEMS * core::mem::size_of::<T>();
-        for v in 0..bytes / 16 {
-            words[v] = load_nc_v4_u32((items.add(first) as *const [u32; 4]).add(v));
-        }
-        let per_vec = 16 / core::mem::size_of::<T>();
-        for j in 0..ITEMS {
-            vals[j] = (words[j / per_vec].as_ptr() as *const T).add(j % per_vec).read();
-        }
+    if tile_base + ITEMS * threads <= n && vectors_aligned(items, flags, op, vec) {
+        load_full_tile(items, tile_base, t, threads, &mut vals);
         if op == op::FLAGGED {
-            // ITEMS flag bytes at a multiple of ITEMS (≥ 4): whole aligned words.
-            for w in 0..ITEMS / 4 {
-                let bits = (flags.add(first) as *const u32).add(w).read();
-                for q in 0..4 {
-                    flag[4 * w + q] = (bits >> (8 * q)) & 0xff != 0;
-                }
-            }
+            load_full_flags::<ITEMS>(flags, tile_base, t, threads, vec, &mut flag);
         }
     } else {
-        in_range = load_checked(items, flags, op, n, |j| first + j, &mut vals, &mut flag);
+        valid = load_checked(items, flags, op, n, |k| item_index(tile_base, t, threads, vec, k), &mut vals, &mut flag);
     }
-    let keep = keep_mask(op, a, b, &vals, &flag, &in_range);
-    let count = keep.iter().map(|&k| k as u32).sum::<u32>();
-    let (mut rank, kept) = block_exclusive_sum(scratch, count);
-    if warp_id() == 0 {
-        let prefix = lookback::<u32, NARROW_LOOKBACK>(state, tile as u32, kept);
-        if lane_id() == 0 {
-            write_volatile(prefix_slot, prefix);
-        }
-    }
-    for j in 0..ITEMS {
-        if keep[j] {
-            write_volatile(stage.add(rank as usize), vals[j]);
-            rank += 1;
-        }
-    }
-    sync_threads();
-    let base = read_volatile(base_slot).wrapping_add(read_volatile(prefix_slot));
-    let mut i = tid as u32;
-    while i < kept {
-        let slot = base.wrapping_add(i);
-        if slot < capacity {
-            *out.add(slot as usize) = load_shared(stage.add(i as usize));
-        }
-        i += threads as u32;
-    }
-    if tid == 0 && (tile + 1) * threads * ITEMS >= n {
-        *counter = base.wrapping_add(kept);
-    }
+    let keep = keep_mask(op, a, b, &vals, &flag, &valid);
+    place_kept(reserve, &keep, capacity, counter, scratch, |k, first, at| {
+        *out.add(first as usize).add(at as usize) = vals[k]
+    });
 }

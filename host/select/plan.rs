@@ -1,0 +1,272 @@
+//! Which select kernel serves a call, its grid, and the layout of the select state: all decided
+//! on the host from sizes and addresses, before anything is launched (and tested without a GPU).
+
+use super::{Variant, THREADS};
+use crate::{error::ensure_input, Error, Result};
+
+/// Items per thread of the unordered typed kernels for items of `size` bytes (`select_items`
+/// in the kernels).
+pub(super) const fn select_items(size: usize) -> u64 {
+    if size >= 16 {
+        8
+    } else {
+        16
+    }
+}
+/// Items per thread of the generic path (`BYTES_ITEMS` in the kernels).
+pub(super) const BYTES_ITEMS: u64 = 16;
+/// The most blocks a launch may have in x (CUDA's grid limit, 2^31 − 1).
+pub(super) const MAX_BLOCKS: u64 = i32::MAX as u64;
+
+/// Items per thread of the ordered typed kernels for items of `size` bytes (`ordered_items`
+/// in the kernels): 64 bytes of items, at least 4 and at most 16 items.
+pub(super) const fn ordered_items(size: usize) -> u64 {
+    let items = 64 / size as u64;
+    if items > 16 {
+        16
+    } else if items < 4 {
+        4
+    } else {
+        items
+    }
+}
+
+/// The kernel body that serves a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Body {
+    /// A typed kernel (`select_{variant}_{suffix}`) of items of `size` bytes: a primitive
+    /// number's own, or the unsigned kernel of the size for items kept by flag.
+    Typed { suffix: &'static str, size: usize },
+    /// The 16-byte kernels (`select_{variant}_bytes16`), by flag.
+    Bytes16,
+    /// The generic path (`select_{variant}_bytes`) for items of `size` bytes, by flag.
+    Bytes { size: usize },
+}
+
+impl Body {
+    /// The body for items of `size` bytes at device addresses `items` and `out`: `predicate`
+    /// is the kernel suffix of a value test, if the call has one. A typed body needs its items
+    /// aligned to their size (4 bytes for the 16-byte kernels, whose loads are 32-bit words
+    /// outside full vectors); items kept by flag that are not go through the generic path.
+    pub(super) fn choose(size: usize, predicate: Option<&'static str>, items: u64, out: u64) -> Result<Body> {
+        ensure_input!(size > 0, "select items of zero bytes");
+        let aligned = |to: u64| items.is_multiple_of(to) && out.is_multiple_of(to);
+        if let Some(suffix) = predicate {
+            ensure_input!(
+                aligned(size as u64),
+                "select items at {items:#x} and output at {out:#x} must be aligned to the items' {size} bytes"
+            );
+            return Ok(Body::Typed { suffix, size });
+        }
+        let unsigned = match size {
+            1 => "u8",
+            2 => "u16",
+            4 => "u32",
+            8 => "u64",
+            16 if aligned(4) => return Ok(Body::Bytes16),
+            _ => return Ok(Body::Bytes { size }),
+        };
+        Ok(if aligned(size as u64) { Body::Typed { suffix: unsigned, size } } else { Body::Bytes { size } })
+    }
+
+    /// The kernel's name for `variant`.
+    pub(super) fn kernel(self, variant: Variant) -> String {
+        match self {
+            Body::Typed { suffix, .. } => format!("select_{}_{suffix}", variant.name()),
+            Body::Bytes16 => format!("select_{}_bytes16", variant.name()),
+            Body::Bytes { .. } => format!("select_{}_bytes", variant.name()),
+        }
+    }
+
+    /// Items one block handles.
+    pub(super) fn tile(self, variant: Variant) -> u64 {
+        let per_thread = match (self, variant) {
+            (Body::Bytes { .. }, _) => BYTES_ITEMS,
+            (Body::Typed { size, .. }, Variant::Ordered) => ordered_items(size),
+            (Body::Bytes16, Variant::Ordered) => ordered_items(16),
+            (Body::Typed { size, .. }, _) => select_items(size),
+            (Body::Bytes16, _) => select_items(16),
+        };
+        THREADS as u64 * per_thread
+    }
+
+    /// Bytes of dynamic shared memory a launch needs: the ordered typed kernels stage their
+    /// tile's kept items.
+    pub(super) fn shared_bytes(self, variant: Variant) -> u32 {
+        match (self, variant) {
+            (Body::Typed { size, .. }, Variant::Ordered) => (self.tile(variant) * size as u64) as u32,
+            (Body::Bytes16, Variant::Ordered) => (self.tile(variant) * 16) as u32,
+            _ => 0,
+        }
+    }
+}
+
+/// Blocks of a launch over `n` items with tiles of `tile`: [`Error::CapacityExceeded`] past
+/// CUDA's grid limit (2^31 − 1 blocks), before anything is launched.
+pub(super) fn grid_blocks(n: u64, tile: u64) -> Result<u32> {
+    let blocks = n.div_ceil(tile);
+    if blocks > MAX_BLOCKS {
+        return Err(Error::CapacityExceeded {
+            what: "select input (items; the grid holds 2^31 - 1 tiles)",
+            needed: n,
+            capacity: MAX_BLOCKS * tile,
+        });
+    }
+    Ok(blocks as u32)
+}
+
+/// The ordered look-back state of `tiles` tiles inside the select state (in `u64` elements,
+/// after the count at element 0): the tiles' `u32` status words and the `u32` tile counter,
+/// then the `u64` aggregates, then the `u64` inclusive prefixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct LookbackLayout {
+    pub tiles: u64,
+}
+
+impl LookbackLayout {
+    /// `u64` elements of the status words and the tile counter.
+    fn status_elements(self) -> u64 {
+        (self.tiles + 1).div_ceil(2)
+    }
+    /// `u64` elements of the whole state, the count included.
+    pub fn state_len(self) -> u64 {
+        1 + self.status_elements() + 2 * self.tiles
+    }
+    /// The 32-bit words to zero before a launch (status words and tile counter), counted in
+    /// `u32` words from the start of the state.
+    pub fn zeroed_words(self) -> std::ops::Range<usize> {
+        2..2 + (self.tiles + 1) as usize
+    }
+    /// Byte offsets from the state's start of (status, aggregate, inclusive, tile counter).
+    pub fn offsets(self) -> [u64; 4] {
+        let status = 8;
+        let aggregate = 8 * (1 + self.status_elements());
+        [status, aggregate, aggregate + 8 * self.tiles, status + 4 * self.tiles]
+    }
+}
+
+/// Tiles an ordered select of `n` items of `size` bytes may use, whichever body serves it (the
+/// body of a by-flag call depends on its addresses' alignment): what the state is sized for.
+pub(super) fn ordered_tiles_bound(size: usize, n: u64) -> u64 {
+    let typed = match size {
+        1 | 2 | 4 | 8 | 16 => n.div_ceil(THREADS as u64 * ordered_items(size)),
+        _ => 0,
+    };
+    typed.max(n.div_ceil(THREADS as u64 * BYTES_ITEMS))
+}
+
+/// Checks a select call's lengths: flags (if any) as many as the items, and a state of at least
+/// `needed` elements. Returns `(n, capacity)` as the kernels take them.
+pub(super) fn check_args(n: usize, flags: Option<usize>, out: usize, state: usize, needed: u64) -> Result<(u64, u64)> {
+    if let Some(flags) = flags {
+        ensure_input!(flags == n, "{n} items but {flags} flags");
+    }
+    ensure_input!(state as u64 >= needed, "a select state of {state} elements; {needed} needed");
+    Ok((n as u64, out as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_are_checked_without_a_gpu() {
+        assert_eq!(check_args(10, Some(10), 7, 1, 1).unwrap(), (10, 7));
+        assert_eq!(check_args(0, None, 0, 1, 1).unwrap(), (0, 0));
+        assert!(matches!(check_args(10, Some(9), 10, 1, 1), Err(Error::InvalidInput(m)) if m.contains("9 flags")));
+        assert!(matches!(check_args(10, None, 10, 2, 3), Err(Error::InvalidInput(m)) if m.contains("state")));
+        // Past 2^32 items and slots: 64-bit throughout.
+        let big = (1usize << 36) + 7;
+        assert_eq!(check_args(big, Some(big), big, 1, 1).unwrap(), (big as u64, big as u64));
+    }
+
+    #[test]
+    fn the_grid_limit_is_checked_before_launch() {
+        let tile = 4096;
+        assert_eq!(grid_blocks(0, tile).unwrap(), 0);
+        assert_eq!(grid_blocks(1, tile).unwrap(), 1);
+        assert_eq!(grid_blocks(tile + 1, tile).unwrap(), 2);
+        assert_eq!(grid_blocks(1 << 36, tile).unwrap(), 1 << 24);
+        assert_eq!(grid_blocks((1 << 32) + 7, 256 * 16).unwrap(), (1 << 20) + 1);
+        assert_eq!(grid_blocks(MAX_BLOCKS * tile, tile).unwrap(), i32::MAX as u32);
+        match grid_blocks(MAX_BLOCKS * tile + 1, tile) {
+            Err(Error::CapacityExceeded { needed, capacity, .. }) => {
+                assert_eq!((needed, capacity), (MAX_BLOCKS * tile + 1, MAX_BLOCKS * tile))
+            }
+            other => panic!("expected CapacityExceeded, got {other:?}"),
+        }
+        assert!(grid_blocks(u64::MAX, tile).is_err());
+    }
+
+    #[test]
+    fn bodies_follow_size_type_and_alignment() {
+        let typed = |suffix, size| Body::Typed { suffix, size };
+        // Value tests: the type's own kernel; misaligned items are refused.
+        assert_eq!(Body::choose(4, Some("f32"), 256, 512).unwrap(), typed("f32", 4));
+        assert!(matches!(Body::choose(8, Some("i64"), 260, 512), Err(Error::InvalidInput(_))));
+        // By flag: the unsigned kernel of the size, aligned; the generic path otherwise.
+        assert_eq!(Body::choose(1, None, 3, 5).unwrap(), typed("u8", 1));
+        assert_eq!(Body::choose(2, None, 256, 512).unwrap(), typed("u16", 2));
+        assert_eq!(Body::choose(2, None, 257, 512).unwrap(), Body::Bytes { size: 2 });
+        assert_eq!(Body::choose(4, None, 256, 512).unwrap(), typed("u32", 4));
+        assert_eq!(Body::choose(8, None, 256, 516).unwrap(), Body::Bytes { size: 8 });
+        assert_eq!(Body::choose(16, None, 4, 20).unwrap(), Body::Bytes16);
+        assert_eq!(Body::choose(16, None, 2, 16).unwrap(), Body::Bytes { size: 16 });
+        for size in [3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 24] {
+            assert_eq!(Body::choose(size, None, 256, 512).unwrap(), Body::Bytes { size });
+        }
+        assert!(matches!(Body::choose(0, None, 256, 512), Err(Error::InvalidInput(_))));
+        assert_eq!(typed("u32", 4).kernel(Variant::Block), "select_block_u32");
+        // Every name the host can ask for is one the abi lists (and the PTX exports).
+        for v in Variant::ALL {
+            for body in [typed("f64", 8), Body::Bytes16, Body::Bytes { size: 3 }] {
+                let name = body.kernel(v);
+                assert!(warpwork_abi::kernels::SELECT_KERNELS.contains(&name.as_str()), "{name}");
+            }
+        }
+        assert_eq!(Body::Bytes16.kernel(Variant::Ordered), "select_ordered_bytes16");
+        assert_eq!(Body::Bytes { size: 3 }.kernel(Variant::Lane), "select_lane_bytes");
+    }
+
+    #[test]
+    fn tiles_and_staging_match_the_kernels() {
+        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Block), 4096);
+        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Ordered), 4096);
+        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Ordered), 4096);
+        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Lane), 4096);
+        assert_eq!(Body::Bytes16.tile(Variant::Warp), 2048);
+        assert_eq!(Body::Typed { suffix: "f64", size: 8 }.tile(Variant::Ordered), 2048);
+        assert_eq!(Body::Bytes16.tile(Variant::Ordered), 1024);
+        assert_eq!(Body::Bytes { size: 3 }.tile(Variant::Ordered), 4096);
+        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.shared_bytes(Variant::Ordered), 16384);
+        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.shared_bytes(Variant::Ordered), 4096);
+        assert_eq!(Body::Bytes16.shared_bytes(Variant::Ordered), 16384);
+        assert_eq!(Body::Bytes { size: 3 }.shared_bytes(Variant::Ordered), 0);
+        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.shared_bytes(Variant::Block), 0);
+    }
+
+    #[test]
+    fn the_lookback_state_is_laid_out_without_overlap() {
+        for tiles in [1u64, 2, 3, 1000, 1 << 20] {
+            let l = LookbackLayout { tiles };
+            let [status, aggregate, inclusive, counter] = l.offsets();
+            assert_eq!(status, 8, "after the u64 count");
+            assert_eq!(counter, status + 4 * tiles, "the tile counter follows the status words");
+            assert!(counter + 4 <= aggregate && aggregate % 8 == 0);
+            assert_eq!(inclusive, aggregate + 8 * tiles);
+            assert_eq!(inclusive + 8 * tiles, 8 * l.state_len(), "the state ends with the inclusive prefixes");
+            assert_eq!(l.zeroed_words(), 2..(2 + tiles as usize + 1));
+        }
+        // Every body of a size fits in the bound the state is sized for.
+        for size in 1..=24 {
+            for n in [1u64, 4095, 4097, 1 << 20, (1 << 32) + 7] {
+                let bound = ordered_tiles_bound(size, n);
+                for (items, out) in [(256, 512), (1, 3), (2, 6), (4, 12)] {
+                    let predicate = None;
+                    let body = Body::choose(size, predicate, items, out).unwrap();
+                    assert!(n.div_ceil(body.tile(Variant::Ordered)) <= bound, "size {size} n {n} {body:?}");
+                }
+            }
+        }
+    }
+}
