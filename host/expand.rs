@@ -13,7 +13,7 @@
 //! overflows the 32-bit sums the strategies use, is detected on the device (a flag in the control
 //! block), nothing is written out of bounds, and the call returns [`Error::CapacityExceeded`].
 
-use crate::memory::bind::{Bind, Bound};
+use crate::memory::bind::{Bind, BindMut, Bound};
 use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, KernelArgs, Result};
 use bytemuck::{Pod, Zeroable};
 pub use cudarc::driver::CudaFunction;
@@ -511,24 +511,30 @@ impl Expander {
         self.pass2_blocks
     }
 
-    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs: it receives
-    /// [`Planned::view`] and calls a `push_*_with` building block with its own counts. Zeroes the
-    /// control block and the scan state and points the view at `p1` sources with no counts
-    /// array. Asynchronous. Refused for `MaxN`, whose pass 2 reads a counts array.
+    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs: it receives the
+    /// view first ([`Planned::pass1_args`]) and calls a `push_*_with` building block with its
+    /// own counts. Zeroes the control block and the scan state and points the view at `p1`
+    /// sources with no counts array. Asynchronous.
+    ///
+    /// Refused ([`Error::InvalidInput`], nothing issued) for the strategies whose pass 2 reads
+    /// the counts array, which an own pass 1 does not have: `MaxN` and `ScanFused`.
     ///
     /// # Examples
     /// ```no_run
     /// use warpwork::expand::Strategy;
     /// # let gpu = warpwork::Gpu::new(0)?;
     /// let mut e = gpu.expander(Strategy::Po2Buckets, 1000, 1 << 16)?;
-    /// let planned = e.pass1_by_own_kernel(&gpu, 1000)?;
-    /// // launch your pass-1 kernel with `planned.view()`, then `planned.pass2_with(…)`
+    /// let mut planned = e.pass1_by_own_kernel(&gpu, 1000)?;
+    /// let mut l = planned.pass1_args(&gpu)?; // the view, the workspace bound
+    /// // l.read(&my_meshes)…; unsafe { l.launch(my_pass1, cfg)? }; then planned.pass2_with(…)
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn pass1_by_own_kernel(&mut self, gpu: &Gpu, p1: usize) -> Result<Planned<'_, 'static>> {
         ensure_input!(
-            !matches!(self.strategy, Strategy::MaxN { .. }),
-            "MaxN has no pass 1 to run: its pass 2 reads the counts array (use Expander::pass1)"
+            !matches!(self.strategy, Strategy::MaxN { .. } | Strategy::ScanFused),
+            "{}'s pass 2 reads the counts array, which a pass 1 of your own kernel does not have \
+             (use Expander::pass1, or another strategy)",
+            self.strategy.name()
         );
         self.reset_for(gpu, p1, 0, true)?;
         Ok(Planned::new(self, None, p1))
@@ -539,10 +545,15 @@ impl Expander {
     fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64, clear: bool) -> Result<()> {
         ensure_input!(p1 <= self.max_p1, "{p1} sources for an expander of at most {}", self.max_p1);
         if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
-            self.view_uploaded = true;
+            // The descriptor changes: one copy from host memory, which a graph cannot hold.
+            gpu.refuse_in_capture(
+                "the expander's descriptor is uploaded from host memory when the counts' address \
+                 or length change: run one pass 1 with the same counts before capturing",
+            )?;
             self.host_view.counts = counts_addr;
             self.host_view.p1 = p1 as u32;
             gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
+            self.view_uploaded = true;
         }
         // The control block and the look-back words a reset clears (S2.5's status words: its
         // aggregates and inclusive prefixes need no clearing; all of S2.5f's): one memset.
@@ -555,7 +566,23 @@ impl Expander {
 
     /// Pass 1: resets the control block (S2.5f: its pass 1 does that itself) and runs the
     /// strategy's push over `counts`, which stay borrowed by the returned [`Planned`].
-    /// Asynchronous.
+    /// Asynchronous; capturable once a pass 1 has run on the same counts (address and length:
+    /// the first one uploads the expander's descriptor from host memory). [`Error::InvalidInput`]
+    /// for more counts than the expander's `max_p1`, [`Error::WrongContext`] for counts of
+    /// another context.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::{Dispatch, Strategy};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[1u32, 0, 2])?;
+    /// let mut out = gpu.zeros::<[u32; 2]>(3)?;
+    /// let mut e = gpu.expander(Strategy::ScanBinarySearch, 3, 3)?;
+    /// let mut planned = e.pass1(&gpu, &counts)?; // `counts` stays borrowed by `planned`
+    /// planned.pass2(&gpu, &mut out, Dispatch::Persistent)?;
+    /// assert_eq!(planned.count(&gpu)?, 3);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn pass1<'e, 'c>(&'e mut self, gpu: &Gpu, counts: &'c impl DeviceRead<u32>) -> Result<Planned<'e, 'c>> {
         let p1 = counts.len();
         // S2.5f's pass 1 leaves its state ready for the next (its last block stores every control
@@ -590,21 +617,26 @@ impl Expander {
     }
 
     /// Binds the view and the buffers it points to (and the counts) for a launch on `gpu`, so
-    /// that cudarc orders the launch after earlier writes to them and their frees after it:
-    /// returns the view's address and the bindings, to drop once the launch is issued.
+    /// that cudarc orders the launch after earlier uses of them and their frees after it:
+    /// returns the view's address and the bindings, to drop once the launch is issued. The
+    /// workspace is bound for writing (every expansion kernel writes the control block or the
+    /// strategy's records), so that a launch on another stream waits for it; the view and the
+    /// counts for reading.
     fn bind_workspace<'s>(
-        &'s self,
+        &'s mut self,
         gpu: &'s Gpu,
         counts: Option<&'s dyn DeviceRead<u32>>,
     ) -> Result<(u64, Vec<Bound<'s>>)> {
-        let mut bound = vec![self.view.bind(gpu)?];
+        let to = gpu.target()?;
+        let mut bound = Vec::with_capacity(6);
+        bound.push(self.view.bind(&to)?);
         let view = bound[0].addr;
-        bound.push(self.state.bind(gpu)?);
-        bound.push(self.offsets.bind(gpu)?);
-        bound.push(self.srcs.bind(gpu)?);
-        bound.push(self.records.bind(gpu)?);
+        bound.push(self.state.bind_mut(&to)?);
+        bound.push(self.offsets.bind_mut(&to)?);
+        bound.push(self.srcs.bind_mut(&to)?);
+        bound.push(self.records.bind_mut(&to)?);
         if let Some(c) = counts {
-            bound.push(c.bind(gpu)?);
+            bound.push(c.bind(&to)?);
         }
         Ok((view, bound))
     }
@@ -612,6 +644,36 @@ impl Expander {
     /// Downloads the control block (waits for the stream).
     fn control(&self, gpu: &Gpu) -> Result<Control> {
         Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&gpu.download_prefix(&self.state, CTRL_WORDS)?)))
+    }
+
+    /// One launch of the strategy's own pass 2 (`expand_pass2_*(view, out[, bucket])`).
+    fn launch_pass2(
+        &mut self,
+        gpu: &Gpu,
+        counts: Option<&dyn DeviceRead<u32>>,
+        grid: u32,
+        bucket: Option<&u32>,
+        out: &mut dyn DeviceWrite<[u32; 2]>,
+    ) -> Result<()> {
+        let strategy = self.strategy;
+        let f = gpu.function(strategy.pass2_kernel())?;
+        let block_dim = (strategy.pass2_threads(), 1, 1);
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim, shared_mem_bytes: 0 };
+        let (view, _bound) = self.bind_workspace(gpu, counts)?;
+        let mut l = gpu.kernel_args();
+        l.addr(view).write(out);
+        if let Some(b) = bucket {
+            l.value(b);
+        }
+        if strategy == Strategy::ScanFused {
+            // Its blocks start while pass 1's blocks look back (both kernels say so).
+            // SAFETY: `expand_pass2_fused(view, out)`; `out` holds `capacity` pairs (checked by
+            // the caller); the kernel waits for pass 1 before reading the plan.
+            return unsafe { l.launch_dependent(f, cfg) };
+        }
+        // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs (checked
+        // by the caller).
+        unsafe { l.launch(f, cfg) }
     }
 }
 
@@ -621,17 +683,81 @@ impl<'e, 'c> Planned<'e, 'c> {
     }
 
     /// The descriptor every expansion kernel receives first (`*const ExpandView` in the
-    /// kernels): pass it to your own pass-1 kernel.
+    /// kernels). To launch your own pass-1 kernel with it, prefer [`Planned::pass1_args`],
+    /// which also binds the workspace that kernel writes.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[4u32, 1])?;
+    /// let mut e = gpu.expander(warpwork::expand::Strategy::ScanBinarySearch, 2, 5)?;
+    /// let planned = e.pass1(&gpu, &counts)?;
+    /// let view = gpu.download(planned.view())?[0];
+    /// assert_eq!(view.p1, 2);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn view(&self) -> &CudaSlice<View> {
         &self.e.view
     }
 
+    /// The argument list of a launch of **your own pass-1 kernel** on `gpu` (after
+    /// [`Expander::pass1_by_own_kernel`]): the view is its first argument, and the expander's
+    /// workspace, which that kernel writes through the view, is bound for writing, so that
+    /// cudarc orders the launch after earlier uses of the workspace and frees it only after the
+    /// launch. Push the kernel's remaining arguments and launch it (`unsafe`).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use cudarc::driver::LaunchConfig;
+    /// use warpwork::expand::{Strategy, THREADS};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// # let (my_pass1, my_pass2) = (gpu.function("hold_stream")?, gpu.function("expand_for_each_histogram")?);
+    /// let meshes = gpu.upload(&[0u32; 1000])?; // whatever your pass 1 reads
+    /// let n = 1000u32;
+    /// let mut e = gpu.expander(Strategy::Po2Buckets, 1000, 1 << 16)?;
+    /// let mut planned = e.pass1_by_own_kernel(&gpu, 1000)?;
+    /// let mut l = planned.pass1_args(&gpu)?;
+    /// l.read(&meshes).value(&n);
+    /// let cfg = LaunchConfig { grid_dim: (n.div_ceil(8 * THREADS), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+    /// // SAFETY (for a real `my_pass1(view, meshes, n)`): the arguments match its parameters.
+    /// unsafe { l.launch(my_pass1, cfg)? };
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn pass1_args<'a>(&'a mut self, gpu: &'a Gpu) -> Result<KernelArgs<'a>> {
+        let e = &mut *self.e;
+        let mut l = gpu.kernel_args();
+        let view = l.bind(&e.view)?;
+        l.bind_mut(&mut e.state)?;
+        l.bind_mut(&mut e.offsets)?;
+        l.bind_mut(&mut e.srcs)?;
+        l.bind_mut(&mut e.records)?;
+        l.addr(view);
+        Ok(l)
+    }
+
     /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
-    /// long). Asynchronous for [`Dispatch::Persistent`] ([`Dispatch::ReadBack`] **waits** for
-    /// pass 1's count). It may run again and writes the same pairs.
+    /// long). Asynchronous for [`Dispatch::Persistent`], and capturable;
+    /// [`Dispatch::ReadBack`] **waits** for pass 1's count. It may run again and writes the
+    /// same pairs.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::{Dispatch, Strategy};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[2u32, 2])?;
+    /// let mut out = gpu.zeros::<[u32; 2]>(4)?;
+    /// let mut e = gpu.expander(Strategy::AppendPerItem, 2, 4)?;
+    /// let mut planned = e.pass1(&gpu, &counts)?;
+    /// planned.pass2(&gpu, &mut out, Dispatch::ReadBack)?; // grid sized by the count
+    /// assert_eq!(planned.count(&gpu)?, 4);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn pass2(&mut self, gpu: &Gpu, out: &mut impl DeviceWrite<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
         let e = &mut *self.e;
         ensure_input!(out.len() >= e.capacity, "an output of {} pairs for capacity {}", out.len(), e.capacity);
+        if dispatch == Dispatch::ReadBack {
+            gpu.refuse_in_capture("Dispatch::ReadBack reads the count back (use Dispatch::Persistent)")?;
+        }
         self.user_pass2 = false;
         if matches!(e.strategy, Strategy::MaxN { .. }) && self.pass2_ran {
             // S0's pass 2 counts the pairs it writes in the control block: start again from zero.
@@ -639,10 +765,9 @@ impl<'e, 'c> Planned<'e, 'c> {
             gpu.zero_words(&mut e.state, counter..counter + 1)?;
         }
         self.pass2_ran = true;
-        let e = &*self.e;
-        let f = gpu.function(e.strategy.pass2_kernel())?;
         let per_block = (THREADS / 32) as u64 * 64;
-        let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(e.pass2_blocks) };
+        let pass2_blocks = e.pass2_blocks;
+        let blocks = |items: u64| -> u32 { (items.div_ceil(per_block).max(1) as u32).min(pass2_blocks) };
         let (grid, bucket_items) = match dispatch {
             Dispatch::Persistent => (e.pass2_blocks, None),
             Dispatch::ReadBack if e.strategy == Strategy::ScanFused => {
@@ -667,25 +792,6 @@ impl<'e, 'c> Planned<'e, 'c> {
                 (blocks(items), Some(per_bucket))
             }
         };
-        let counts = self.counts;
-        let launch = |grid: u32, bucket: Option<&u32>, out: &mut dyn DeviceWrite<[u32; 2]>| -> Result<()> {
-            let block_dim = (e.strategy.pass2_threads(), 1, 1);
-            let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim, shared_mem_bytes: 0 };
-            let (view, _bound) = e.bind_workspace(gpu, counts)?;
-            let mut l = gpu.kernel_args();
-            l.addr(view).write(out);
-            if let Some(b) = bucket {
-                l.value(b);
-            }
-            if e.strategy == Strategy::ScanFused {
-                // Its blocks start while pass 1's blocks look back (both kernels say so).
-                // SAFETY: `expand_pass2_fused(view, out)`; `out` holds `capacity` pairs; the
-                // kernel waits for pass 1 before reading the plan.
-                return unsafe { l.launch_dependent(f, cfg) };
-            }
-            // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs.
-            unsafe { l.launch(f, cfg) }
-        };
         if e.strategy == Strategy::Po2BucketsPerBucket {
             let ids: [u32; BUCKETS] = std::array::from_fn(|b| b as u32);
             for (b, id) in ids.iter().enumerate() {
@@ -693,27 +799,44 @@ impl<'e, 'c> Planned<'e, 'c> {
                 if bucket_items.is_some_and(|items| items[b] == 0) {
                     continue;
                 }
-                launch(g, Some(id), out)?;
+                e.launch_pass2(gpu, self.counts, g, Some(id), out)?;
             }
             Ok(())
         } else {
-            launch(grid, None, out)
+            e.launch_pass2(gpu, self.counts, grid, None, out)
         }
     }
 
     /// Pass 2 with the caller's kernel (see [`Gpu::expand_with`] for the contract): a persistent
-    /// grid of occupancy × SMs blocks of [`THREADS`]. Asynchronous. It may run again.
+    /// grid of occupancy × SMs blocks of [`THREADS`]. Asynchronous; capturable. It may run
+    /// again. Refused for `ScanFused` ([`Error::InvalidInput`]: its pass 2 needs shared memory
+    /// the contract does not give).
     ///
     /// # Safety
     /// `args` must push arguments matching the kernel's parameters after the view, and the
     /// kernel must follow [`Gpu::expand_with`]'s contract.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[2u32, 3])?;
+    /// let (mut hits, mut sums) = (gpu.zeros::<u32>(2)?, gpu.zeros::<u64>(2)?);
+    /// let f = gpu.function("expand_for_each_histogram")?; // (view, hits, sums)
+    /// let mut e = gpu.expander(Strategy::ScanBinarySearch, 2, 5)?;
+    /// let mut planned = e.pass1(&gpu, &counts)?;
+    /// // SAFETY: `expand_for_each_histogram(view, hits, sums)` follows the contract.
+    /// unsafe { planned.pass2_with(&gpu, f, |l| { l.write(&mut hits).write(&mut sums); })? };
+    /// assert_eq!(gpu.download(&hits)?, [2, 3]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub unsafe fn pass2_with<'a>(
         &mut self,
         gpu: &'a Gpu,
         pass2: &'a CudaFunction,
         args: impl FnOnce(&mut KernelArgs<'a>),
     ) -> Result<()> {
-        let e = &*self.e;
+        let e = &mut *self.e;
         ensure_input!(
             e.strategy != Strategy::ScanFused,
             "ScanFused's pass 2 needs shared memory for its tile scans, which the for_each contract \
@@ -730,7 +853,6 @@ impl<'e, 'c> Planned<'e, 'c> {
             // S0 has no pass 1 and a user's pass 2 keeps no count: count on the device first,
             // once per pass 1 (the count adds to the total).
             if self.p1 > 0 && !self.maxn_counted {
-                self.maxn_counted = true;
                 let f = gpu.function("expand_maxn_total")?;
                 let cfg = LaunchConfig {
                     grid_dim: ((self.p1 as u32).div_ceil(THREADS * PUSH_ITEMS), 1, 1),
@@ -742,6 +864,7 @@ impl<'e, 'c> Planned<'e, 'c> {
                 l.addr(view);
                 // SAFETY: `expand_maxn_total(view)` over the `p1` counts the view points to.
                 l.launch(f, cfg)?;
+                self.maxn_counted = true;
             }
             self.user_pass2 = true;
         }
@@ -753,7 +876,22 @@ impl<'e, 'c> Planned<'e, 'c> {
     }
 
     /// **Waits** for the passes and returns the number of destination items, or the overflow
-    /// pass 1/2 flagged on the device.
+    /// pass 1/2 flagged on the device ([`Error::CapacityExceeded`]; `MaxN`: a count above
+    /// `max_n` is [`Error::InvalidInput`]). For `MaxN`, which counts in pass 2, asking before any
+    /// pass 2 is refused ([`Error::InvalidInput`]).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::{Dispatch, Strategy};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[7u32; 10])?;
+    /// let mut out = gpu.zeros::<[u32; 2]>(50)?;
+    /// let mut e = gpu.expander(Strategy::ScanFused, 10, 50)?; // 70 items do not fit
+    /// let mut planned = e.pass1(&gpu, &counts)?;
+    /// planned.pass2(&gpu, &mut out, Dispatch::Persistent)?;
+    /// assert!(matches!(planned.count(&gpu), Err(warpwork::Error::CapacityExceeded { .. })));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn count(&self, gpu: &Gpu) -> Result<usize> {
         let e = &*self.e;
         ensure_input!(

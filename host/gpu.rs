@@ -2,14 +2,14 @@
 //! are issued to.
 
 use crate::launch::KernelArgs;
-use crate::memory::LaunchStream;
+use crate::memory::bind::Target;
 use crate::{DeviceRead, DeviceWrite, Error, Result};
 use bytemuck::Pod;
 use cudarc::driver::sys::{self, CUstream};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// warpwork's kernels for every GPU of compute capability 7.0 or newer.
 const PTX_SM70: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_70.ptx"));
@@ -32,14 +32,15 @@ pub struct DeviceInfo {
 }
 
 /// What every handle on one context shares: the loaded module and its functions (looked up once,
-/// when the module is loaded), the device's facts, and the timing hold's host flag.
+/// when the module is loaded), the device's facts, and the timing hold's host flag (behind a
+/// lock: one timing at a time per context, since the flag is one pair of host words).
 pub(crate) struct Loaded {
     ctx: Arc<CudaContext>,
     _module: Arc<CudaModule>,
     functions: HashMap<&'static str, CudaFunction>,
     info: DeviceInfo,
     programmatic: bool,
-    pub(crate) hold: OnceLock<crate::timing::HoldFlag>,
+    pub(crate) hold: Mutex<Option<crate::timing::HoldFlag>>,
 }
 
 /// warpwork on one device: its kernels loaded into a CUDA context, and the stream its calls on
@@ -76,18 +77,19 @@ pub(crate) struct Loaded {
 #[derive(Clone)]
 pub struct Gpu {
     loaded: Arc<Loaded>,
+    /// The handle's own cudarc stream: the one it allocates on.
     stream: Arc<CudaStream>,
-    raw_stream: Option<CUstream>,
+    /// The stream calls are issued to: `stream`, or for [`Gpu::on_raw_stream`] a borrowed
+    /// cudarc wrapper of the raw stream (so that cudarc's stream events order it too).
+    launch: Arc<CudaStream>,
 }
-
-// SAFETY: a raw `CUstream` is a handle the driver accepts from any thread; `on_raw_stream`'s
-// contract makes its validity the caller's.
-unsafe impl Send for Gpu {}
-unsafe impl Sync for Gpu {}
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("info", &self.loaded.info).field("raw_stream", &self.raw_stream).finish()
+        f.debug_struct("Gpu")
+            .field("info", &self.loaded.info)
+            .field("raw_stream", &self.is_raw().then(|| self.cu_stream()))
+            .finish()
     }
 }
 
@@ -158,9 +160,9 @@ impl Gpu {
             _module: module,
             functions,
             info,
-            hold: OnceLock::new(),
+            hold: Mutex::new(None),
         };
-        Ok(Gpu { loaded: Arc::new(loaded), stream, raw_stream: None })
+        Ok(Gpu { loaded: Arc::new(loaded), launch: stream.clone(), stream })
     }
 
     /// The same kernels, issuing to `stream` (which must belong to this handle's context:
@@ -178,7 +180,7 @@ impl Gpu {
         if stream.context().cu_ctx() != self.loaded.ctx.cu_ctx() {
             return Err(Error::WrongContext);
         }
-        Ok(Gpu { loaded: self.loaded.clone(), stream: stream.clone(), raw_stream: None })
+        Ok(Gpu { loaded: self.loaded.clone(), stream: stream.clone(), launch: stream.clone() })
     }
 
     /// The same kernels, issuing to a raw `CUstream` (from cust, FFI or another framework).
@@ -186,52 +188,128 @@ impl Gpu {
     /// [`Gpu::stream`] and wait for the allocation before returning, so their memory is ready
     /// for the raw stream.
     ///
+    /// The raw stream is wrapped as a borrowed cudarc stream, so cudarc buffers passed to calls
+    /// on it are ordered by cudarc's stream events as on any cudarc stream (while the context
+    /// tracks events: it does once it has a second stream, e.g. the one [`Gpu::new`] creates).
+    ///
     /// # Safety
-    /// `stream` is a valid stream of this handle's context for as long as the returned handle is
-    /// used. warpwork cannot see another framework's events: the caller orders the raw stream
-    /// after whatever wrote the buffers it passes, and keeps every buffer (including warpwork
-    /// objects such as an [`crate::expand::Expander`]) alive until the raw stream has finished
-    /// the work issued with it.
+    /// * `stream` is a valid stream of this handle's context, and stays valid for as long as the
+    ///   returned handle, or any clone of it, is used.
+    /// * warpwork cannot see another framework's work: the caller orders the raw stream after
+    ///   whatever wrote the raw buffers it passes (and the cudarc buffers, when the context
+    ///   does not track events), and keeps raw buffers alive until the raw stream has finished
+    ///   the work issued with them.
+    /// * Without event tracking, the caller also keeps every cudarc buffer and warpwork object
+    ///   used on the raw stream (an [`crate::expand::Expander`], a [`crate::life::Life`]) alive
+    ///   until the raw stream has finished the work issued with it: they free their memory on
+    ///   [`Gpu::stream`].
     ///
     /// # Examples
     /// ```no_run
     /// # let gpu = warpwork::Gpu::new(0)?;
     /// let theirs = gpu.context().new_stream()?; // stands in for another framework's stream
+    /// // SAFETY: a stream of this context, alive (held by `theirs`) while `raw` is used.
     /// let raw = unsafe { gpu.on_raw_stream(theirs.cu_stream()) };
     /// let v = raw.upload(&[3u32, 1, 2])?;
     /// raw.synchronize()?;
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub unsafe fn on_raw_stream(&self, stream: CUstream) -> Gpu {
-        Gpu { loaded: self.loaded.clone(), stream: self.stream.clone(), raw_stream: Some(stream) }
+        // SAFETY: the caller's contract above is `wrap_borrowed_stream`'s.
+        let launch = unsafe { self.loaded.ctx.wrap_borrowed_stream(stream) };
+        Gpu { loaded: self.loaded.clone(), stream: self.stream.clone(), launch }
     }
 
     /// Facts about the device.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let info = gpu.info();
+    /// println!("{} (sm_{}{}), {} SMs", info.name, info.compute_capability.0, info.compute_capability.1, info.sm_count);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn info(&self) -> &DeviceInfo {
         &self.loaded.info
     }
 
     /// The CUDA context.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let side = gpu.context().new_stream()?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.loaded.ctx
     }
 
     /// The cudarc stream of this handle (for a handle from [`Gpu::on_raw_stream`]: the stream
     /// its allocations are made on; calls go to the raw stream).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.zeros::<u32>(4)?;
+    /// gpu.stream().synchronize()?; // cudarc's own calls on the same stream
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 
-    /// The stream calls on this handle are issued to.
+    /// The stream calls on this handle are issued to (the raw one for a handle from
+    /// [`Gpu::on_raw_stream`]), for handing to FFI.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// assert_eq!(gpu.cu_stream(), gpu.stream().cu_stream());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn cu_stream(&self) -> CUstream {
-        self.raw_stream.unwrap_or_else(|| self.stream.cu_stream())
+        self.launch.cu_stream()
     }
 
-    pub(crate) fn launch_stream(&self) -> LaunchStream<'_> {
-        match self.raw_stream {
-            Some(_) => LaunchStream::Raw,
-            None => LaunchStream::Cudarc(&self.stream),
+    /// The cudarc stream calls are issued to (a borrowed wrapper for a raw stream).
+    pub(crate) fn launch_stream(&self) -> &Arc<CudaStream> {
+        &self.launch
+    }
+
+    /// Whether calls go to a raw stream ([`Gpu::on_raw_stream`]) rather than [`Gpu::stream`].
+    fn is_raw(&self) -> bool {
+        !Arc::ptr_eq(&self.stream, &self.launch)
+    }
+
+    /// Whether the stream calls are issued to is capturing a CUDA graph.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// assert!(!gpu.is_capturing()?);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn is_capturing(&self) -> Result<bool> {
+        Ok(self.launch.capture_status()? != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+
+    /// [`Error::StreamCapture`] when the launch stream is capturing: for calls that wait for
+    /// the stream, copy host memory or allocate, which a graph cannot hold. Refusing before
+    /// issuing anything keeps the capture valid.
+    pub(crate) fn refuse_in_capture(&self, what: &str) -> Result<()> {
+        if self.is_capturing()? {
+            return Err(Error::StreamCapture(what.to_string()));
         }
+        Ok(())
+    }
+
+    /// The binding target of one call on this handle (see [`Target`]): asks the driver whether
+    /// the stream is capturing only while cudarc tracks events (otherwise binding touches no
+    /// event and the answer does not matter).
+    pub(crate) fn target(&self) -> Result<Target<'_>> {
+        let tracked_capture = self.context().is_managing_stream_synchronization() && self.is_capturing()?;
+        Ok(Target { gpu: self, tracked_capture })
     }
 
     /// Whether programmatic dependent launches are used (CC ≥ 9.0 and `cuLaunchKernelEx`).
@@ -244,7 +322,17 @@ impl Gpu {
     }
 
     /// Waits until all work issued to this handle's stream has finished.
+    /// [`Error::StreamCapture`] while the stream is capturing a graph.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.upload(&[1u32, 2])?;
+    /// gpu.synchronize()?; // the upload has landed
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_in_capture("a synchronization waits for the stream")?;
         self.context().bind_to_thread()?;
         // SAFETY: a stream of this context (see `on_raw_stream`'s contract for raw ones).
         unsafe { sys::cuStreamSynchronize(self.cu_stream()).result()? };
@@ -252,7 +340,15 @@ impl Gpu {
     }
 
     /// A kernel of warpwork's module by its exported name (looked up when the module was
-    /// loaded, never per launch).
+    /// loaded, never per launch). [`Error::InvalidInput`] for a name the module lacks.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let f = gpu.function("scan_exclusive_u32")?;
+    /// assert!(gpu.function("no_such_kernel").is_err());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn function(&self, name: &str) -> Result<&CudaFunction> {
         self.loaded
             .functions
@@ -281,6 +377,14 @@ impl Gpu {
 
     /// Blocks per multiprocessor at which kernel `name` is resident with `threads` per block:
     /// for sizing persistent grids.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let per_sm = gpu.occupancy("scan_exclusive_u32", 256, 0)?;
+    /// let persistent_grid = per_sm * gpu.info().sm_count;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn occupancy(&self, name: &str, threads: u32, shared_bytes: usize) -> Result<u32> {
         Ok(self.function(name)?.occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes, None)?)
     }
@@ -336,21 +440,27 @@ impl Gpu {
     /// type (cudarc's own allocators ask for its `DeviceRepr`).
     fn alloc<T: Pod>(&self, len: usize) -> Result<CudaSlice<T>> {
         let bytes = byte_len::<T>(len)?;
+        if self.stream.capture_status()? != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            return Err(Error::StreamCapture("an allocation (the convenience forms allocate)".into()));
+        }
         // SAFETY: every byte is written (by a copy or a fill) before the slice is handed out.
         let raw = unsafe { self.stream.alloc::<u8>(bytes.max(1))? };
         let addr = raw.leak();
         // SAFETY: `addr` is the allocation just made on `self.stream`, `bytes` long, aligned to
         // 256 bytes, and now owned by the returned slice (freed on the same stream).
         let buf = unsafe { self.stream.upgrade_device_ptr::<T>(addr, len) };
-        if self.raw_stream.is_some() {
+        if self.is_raw() {
             // The raw stream is not ordered after the allocating stream: wait here instead.
             self.stream.synchronize()?;
         }
         Ok(buf)
     }
 
-    /// Copies `data` into the front of `dst` (which must be at least as long). Asynchronous
-    /// (for pageable `data` the driver stages it before returning, so `data` may be dropped).
+    /// Copies `data` into the front of `dst` (which must be at least as long). Asynchronous for
+    /// ordinary (pageable) host memory, which the driver stages before returning; from
+    /// page-locked or managed memory the copy reads `data` after the call returns, so the call
+    /// then **waits** for it (the borrow of `data` ends when it returns).
+    /// [`Error::StreamCapture`] while the stream is capturing a graph.
     ///
     /// # Examples
     /// ```no_run
@@ -362,20 +472,36 @@ impl Gpu {
     /// ```
     pub fn upload_into<T: Pod>(&self, data: &[T], dst: &mut impl DeviceWrite<T>) -> Result<()> {
         crate::error::ensure_input!(data.len() <= dst.len(), "{} elements into a buffer of {}", data.len(), dst.len());
-        let b = dst.bind_mut(self)?;
+        self.refuse_in_capture("a copy from host memory (a graph would read it at replay time)")?;
+        let target = self.target()?;
+        let b = dst.bind_mut(&target)?;
         if data.is_empty() {
             return Ok(());
         }
+        let page_locked = host_memory_is_known_to_cuda(data.as_ptr().cast());
         // SAFETY: `dst` holds at least `data.len()` elements; the copy is issued to this
-        // handle's stream, after the binding's ordering.
+        // handle's stream, after the binding's ordering; `data` is read before this returns
+        // (staged by the driver, or waited for below).
         unsafe {
             sys::cuMemcpyHtoDAsync_v2(b.addr, data.as_ptr().cast(), std::mem::size_of_val(data), self.cu_stream())
                 .result()?
         };
+        drop(b);
+        if page_locked {
+            self.synchronize()?;
+        }
         Ok(())
     }
 
     /// Copies `src` back to the host. **Waits** for the stream.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.upload(&[4u16, 5])?;
+    /// assert_eq!(gpu.download(&v)?, [4, 5]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn download<T: Pod>(&self, src: &impl DeviceRead<T>) -> Result<Vec<T>> {
         self.download_prefix(src, src.len())
     }
@@ -391,8 +517,10 @@ impl Gpu {
     /// ```
     pub fn download_prefix<T: Pod>(&self, src: &impl DeviceRead<T>, len: usize) -> Result<Vec<T>> {
         crate::error::ensure_input!(len <= src.len(), "download of {len} elements from a buffer of {}", src.len());
+        self.refuse_in_capture("a copy to host memory waits for the stream")?;
         let mut out = try_vec::<T>(len)?;
-        let b = src.bind(self)?;
+        let target = self.target()?;
+        let b = src.bind(&target)?;
         if len > 0 {
             // SAFETY: `src` holds at least `len` elements and `out` has room for them; the
             // stream is synchronized before `out` is read.
@@ -411,10 +539,21 @@ impl Gpu {
         Ok(out)
     }
 
-    /// Copies `src` into the front of `dst` on the device. Asynchronous.
+    /// Copies `src` into the front of `dst` on the device. Asynchronous; capturable.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let a = gpu.upload(&[1u64, 2])?;
+    /// let mut b = gpu.zeros::<u64>(3)?;
+    /// gpu.copy(&a, &mut b)?;
+    /// assert_eq!(gpu.download(&b)?, [1, 2, 0]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn copy<T: Pod>(&self, src: &impl DeviceRead<T>, dst: &mut impl DeviceWrite<T>) -> Result<()> {
         crate::error::ensure_input!(src.len() <= dst.len(), "copy of {} elements into {}", src.len(), dst.len());
-        let (s, d) = (src.bind(self)?, dst.bind_mut(self)?);
+        let target = self.target()?;
+        let (s, d) = (src.bind(&target)?, dst.bind_mut(&target)?);
         if src.is_empty() {
             return Ok(());
         }
@@ -426,10 +565,20 @@ impl Gpu {
         Ok(())
     }
 
-    /// Sets every byte of `dst` to `byte`. Asynchronous.
+    /// Sets every byte of `dst` to `byte`. Asynchronous; capturable.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let mut v = gpu.zeros::<u32>(2)?;
+    /// gpu.fill_bytes(&mut v, 1)?;
+    /// assert_eq!(gpu.download(&v)?, [0x0101_0101; 2]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn fill_bytes<T>(&self, dst: &mut impl DeviceWrite<T>, byte: u8) -> Result<()> {
         let bytes = byte_len::<T>(dst.len())?;
-        let d = dst.bind_mut(self)?;
+        let target = self.target()?;
+        let d = dst.bind_mut(&target)?;
         if bytes == 0 {
             return Ok(());
         }
@@ -446,16 +595,46 @@ impl Gpu {
             "zeroing words {range:?} of a buffer of {}",
             buf.len()
         );
-        let d = buf.bind_mut(self)?;
+        let target = self.target()?;
+        let d = buf.bind_mut(&target)?;
         // SAFETY: the words `range` lie inside `buf`.
         unsafe { sys::cuMemsetD32Async(d.addr + 4 * range.start as u64, 0, range.len(), self.cu_stream()).result()? };
         Ok(())
     }
 
     /// The device address of `buf`, for handing it to another framework or FFI (see
-    /// [`crate::RawSlice`] for the way back).
+    /// [`crate::RawSlice`] for the way back). [`Error::WrongContext`] for a buffer of another
+    /// context. Using the address is `unsafe` wherever it goes: the caller keeps `buf` alive and
+    /// orders the other framework's work after cudarc's (`gpu.synchronize()` is the simple way).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.zeros::<u32>(8)?;
+    /// let addr = gpu.device_address(&v)?;
+    /// assert_eq!(addr % 256, 0); // allocations are 256-byte aligned
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn device_address<T>(&self, buf: &impl DeviceRead<T>) -> Result<u64> {
-        Ok(buf.bind(self)?.addr)
+        Ok(buf.bind(&self.target()?)?.addr)
+    }
+}
+
+/// Whether the driver knows the host address `p` (page-locked, registered or managed memory): a
+/// copy from such memory is truly asynchronous and reads it after the call returns. Ordinary
+/// pageable memory is unknown to the driver (the query fails) and is staged before the call
+/// returns.
+fn host_memory_is_known_to_cuda(p: *const std::ffi::c_void) -> bool {
+    let mut kind = 0u32;
+    // SAFETY: a query about an address; writes one `u32` (the memory type) to `kind`.
+    unsafe {
+        sys::cuPointerGetAttribute(
+            (&mut kind as *mut u32).cast(),
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+            p as sys::CUdeviceptr,
+        )
+        .result()
+        .is_ok()
     }
 }
 
