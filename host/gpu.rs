@@ -304,10 +304,14 @@ impl Gpu {
         Ok(())
     }
 
-    /// The binding target of one call on this handle (see [`Target`]): asks the driver whether
+    /// The binding target of one call on this handle (see [`Target`]), with the handle's context
+    /// current on this thread: asks the driver whether
     /// the stream is capturing only while cudarc tracks events (otherwise binding touches no
     /// event and the answer does not matter).
     pub(crate) fn target(&self) -> Result<Target<'_>> {
+        // Every call binds through here: make the handle's context current on this thread (an
+        // application with several contexts, or cust, may have switched it).
+        self.context().bind_to_thread()?;
         let tracked_capture = self.context().is_managing_stream_synchronization() && self.is_capturing()?;
         Ok(Target { gpu: self, tracked_capture })
     }
