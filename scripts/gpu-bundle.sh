@@ -14,6 +14,12 @@ cp target/release/warpwork "$dest/"
 # The example (its own workspace; same target directory so dependencies are shared).
 cargo build --release --manifest-path examples/meshlet-cull/Cargo.toml --target-dir target
 cp target/release/meshlet-cull "$dest/"
+cargo build --release --manifest-path examples/custom-scan/Cargo.toml --target-dir target
+cp target/release/custom-scan "$dest/"
+# cust links libcuda at build time (see examples/cust-interop/README.md).
+CUDA_LIBRARY_PATH=$(scripts/libcuda-for-linking.sh) \
+  cargo build --release --manifest-path examples/cust-interop/Cargo.toml --target-dir target
+cp target/release/cust-interop "$dest/"
 cargo test --release --workspace --no-run --message-format=json 2>/dev/null |
   python3 -c '
 import json, sys
@@ -34,5 +40,5 @@ for line in sys.stdin:
   while read -r exe; do cp "$exe" "$dest/benches/"; done
 cp scripts/gpu-run.sh "$dest/run.sh"
 # Symbols are not needed there, and the folder must stay small enough to travel.
-strip "$dest/warpwork" "$dest/meshlet-cull" "$dest"/tests/* "$dest"/benches/*
+strip "$dest/warpwork" "$dest/meshlet-cull" "$dest/custom-scan" "$dest/cust-interop" "$dest"/tests/* "$dest"/benches/*
 ls -la "$dest" "$dest/tests"
