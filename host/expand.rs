@@ -89,6 +89,11 @@ impl Strategy {
     ];
 
     /// Short name for tables: the seed's number and the API name.
+    ///
+    /// # Examples
+    /// ```
+    /// assert_eq!(warpwork::expand::Strategy::ScanFused.name(), "S2.5f ScanFused");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Strategy::MaxN { .. } => "S0 MaxN",
@@ -104,6 +109,13 @@ impl Strategy {
     }
 
     /// Whether pairs come out in canonical order (source-major, local ascending).
+    ///
+    /// # Examples
+    /// ```
+    /// use warpwork::expand::Strategy;
+    /// assert!(Strategy::ScanBinarySearch.is_canonical());
+    /// assert!(!Strategy::AppendPerItem.is_canonical()); // compare as a multiset
+    /// ```
     pub fn is_canonical(self) -> bool {
         matches!(self, Strategy::ScanBinarySearch | Strategy::ScanFused)
     }
@@ -242,6 +254,15 @@ pub struct Expansion {
 
 /// Device memory each strategy needs besides the counts and the output, in bytes, for `p1`
 /// sources and `capacity` destination items (the "memory cost" column of docs/expand.md).
+///
+/// # Examples
+/// ```
+/// use warpwork::expand::{workspace_bytes, Strategy};
+/// let (p1, capacity) = (1 << 20, 1 << 26);
+/// // S1 keeps a record per destination item, S2.5f a few words per tile of 2048 counts.
+/// assert!(workspace_bytes(Strategy::AppendPerItem, p1, capacity) > 8 * capacity);
+/// assert!(workspace_bytes(Strategy::ScanFused, p1, capacity) < 64 * 1024);
+/// ```
 pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize {
     let ctrl = std::mem::size_of::<Control>() + std::mem::size_of::<View>();
     ctrl + match strategy {
@@ -502,11 +523,28 @@ impl Gpu {
 
 impl Expander {
     /// The strategy.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let e = gpu.expander(Strategy::Po2Buckets, 100, 1000)?;
+    /// assert_eq!(e.strategy(), Strategy::Po2Buckets);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn strategy(&self) -> Strategy {
         self.strategy
     }
 
     /// Blocks of a persistent pass 2 (occupancy × SMs).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let e = gpu.expander(warpwork::expand::Strategy::ScanBinarySearch, 100, 1000)?;
+    /// assert!(e.persistent_blocks() >= gpu.info().sm_count);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn persistent_blocks(&self) -> u32 {
         self.pass2_blocks
     }

@@ -626,20 +626,18 @@ impl Gpu {
 
 /// Whether the driver knows the host address `p` (page-locked, registered or managed memory): a
 /// copy from such memory is truly asynchronous and reads it after the call returns. Ordinary
-/// pageable memory is unknown to the driver (the query fails) and is staged before the call
-/// returns.
+/// pageable memory is unknown to the driver and is staged before the call returns.
+/// `cuPointerGetAttributes` (plural) answers "memory type 0" for an address the driver does not
+/// know, where the singular form returns an error (which compute-sanitizer reports).
 fn host_memory_is_known_to_cuda(p: *const std::ffi::c_void) -> bool {
     let mut kind = 0u32;
-    // SAFETY: a query about an address; writes one `u32` (the memory type) to `kind`.
-    unsafe {
-        sys::cuPointerGetAttribute(
-            (&mut kind as *mut u32).cast(),
-            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-            p as sys::CUdeviceptr,
-        )
-        .result()
-        .is_ok()
-    }
+    let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    let mut data = [(&mut kind as *mut u32).cast::<std::ffi::c_void>()];
+    // SAFETY: one attribute, written as one `u32` (a `CUmemorytype`) through `data[0]`.
+    let known =
+        unsafe { sys::cuPointerGetAttributes(1, &mut attribute, data.as_mut_ptr(), p as sys::CUdeviceptr).result() };
+    // On an error, assume the worst: the copy then waits, which is always sound.
+    known.is_err() || kind != 0
 }
 
 /// A host vector of `len` elements, allocated fallibly: a huge download is an error, not an

@@ -7,9 +7,19 @@
 //!
 //! Two sealed traits say what a call does with a buffer: [`DeviceRead`] (the kernel only reads
 //! it) and [`DeviceWrite`] (it may write it; taken as `&mut`). Taking them by reference ties each
-//! buffer's borrow to the call, and every call has finished *issuing* its work before it returns.
-//! cudarc slices carry stream events, so work on warpwork's stream is ordered after earlier
-//! writes to them on other streams, and cudarc waits for that work before it frees them.
+//! buffer's borrow to the call, and every call has finished *issuing* its work before it returns;
+//! what outlives a call (an [`crate::expand::Planned`] expansion) keeps its buffers borrowed.
+//! They are sealed so that every implementation reports its true length and binds the way below:
+//!
+//! * a cudarc buffer is checked to belong to the handle's context ([`crate::Error::WrongContext`]
+//!   otherwise), and bound through cudarc's stream events: the call's stream waits for earlier
+//!   writes to it (and, for a write, earlier reads), and the use is recorded, so that cudarc
+//!   frees it only after the call — also when the call went to another stream, or to a raw
+//!   stream (wrapped as a borrowed cudarc stream), and also for warpwork's own buffers inside an
+//!   [`crate::expand::Expander`]. (cudarc tracks events once its context has a second stream;
+//!   with one stream there is nothing to order.)
+//! * a raw slice is the caller's word: its constructors are `unsafe`, and check what they can
+//!   (alignment, null, size overflow).
 
 use crate::{Error, Gpu, Result};
 use cudarc::driver::{sys::CUdeviceptr, CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop};

@@ -259,6 +259,7 @@ fn calls_a_graph_cannot_hold_are_refused_and_the_capture_stays_valid() {
     assert!(matches!(r, Err(Error::StreamCapture(ref m)) if m.contains("event tracking")), "{r:?}");
     assert!(ended.is_ok(), "the capture was invalidated: {:?}", ended.err());
     // And the stream works as before.
+    let mut state = gpu.zeros::<u32>(state_words::<u32>(Variant::Ordered, 3)).unwrap();
     gpu.select_into(&items, Keep::If(Predicate::Less(3)), Variant::Ordered, &mut kept, &mut state).unwrap();
     assert_eq!(gpu.select_count(&kept, &state).unwrap(), 2);
     assert_eq!(gpu.download_prefix(&kept, 2).unwrap(), [1, 2]);
