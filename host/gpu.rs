@@ -680,6 +680,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn handles_move_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Gpu>();
+        send_sync::<crate::expand::Expander>();
+    }
+
+    #[test]
     fn both_modules_export_the_same_kernels() {
         let (a, b): (Vec<_>, Vec<_>) = (entry_names(PTX_SM70).collect(), entry_names(PTX_SM90).collect());
         assert!(a.len() > 50, "{} entries", a.len());
