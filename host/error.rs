@@ -42,6 +42,12 @@ pub enum Error {
     /// The arguments are inconsistent (lengths that differ, out-of-range parameters, ...).
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// The call cannot be recorded into a CUDA graph: the stream it would be issued to is
+    /// capturing one, and the call would wait for the stream, copy from or to host memory,
+    /// allocate, or record cudarc's stream events (see "Graph capture" in the crate docs).
+    /// Nothing was issued, so the capture stays valid.
+    #[error("not allowed while the stream is capturing a CUDA graph: {0}")]
+    StreamCapture(String),
     /// The result would not fit: in the output buffer, or in the index type the kernels use.
     #[error("capacity exceeded: {what} needs {needed}, but at most {capacity} fit")]
     CapacityExceeded {

@@ -3,14 +3,14 @@
 
 use crate::driver::DependentLaunch;
 use crate::launch::KernelArgs;
-use crate::memory::LaunchStream;
+use crate::memory::bind::Target;
 use crate::{DeviceRead, DeviceWrite, Error, Result};
 use bytemuck::Pod;
 use cudarc::driver::sys::{self, CUstream};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use warpwork_abi::kernels::all_kernels;
 
 /// warpwork's kernels for every GPU of compute capability 7.0 or newer.
@@ -34,13 +34,14 @@ pub struct DeviceInfo {
 }
 
 /// What every handle on one context shares: the loaded module and its functions (looked up once,
-/// when the module is loaded), the device's facts, and the timing hold's host flag.
+/// when the module is loaded), the device's facts, and the timing hold's host flag (behind a
+/// lock: one timing at a time per context, since the flag is one pair of host words).
 pub(crate) struct Loaded {
     ctx: Arc<CudaContext>,
     _module: Arc<CudaModule>,
     functions: HashMap<&'static str, CudaFunction>,
     info: DeviceInfo,
-    pub(crate) hold: OnceLock<crate::timing::HoldFlag>,
+    pub(crate) hold: Mutex<Option<crate::timing::HoldFlag>>,
 }
 
 /// warpwork on one device: its kernels loaded into a CUDA context, and the stream its calls on
@@ -77,21 +78,22 @@ pub(crate) struct Loaded {
 #[derive(Clone)]
 pub struct Gpu {
     loaded: Arc<Loaded>,
+    /// The handle's own cudarc stream: the one it allocates on.
     stream: Arc<CudaStream>,
-    raw_stream: Option<CUstream>,
+    /// The stream calls are issued to: `stream`, or for [`Gpu::on_raw_stream`] a borrowed
+    /// cudarc wrapper of the raw stream (so that cudarc's stream events order it too).
+    launch: Arc<CudaStream>,
     /// How kernels that may start before their predecessor ends are launched (chosen once,
     /// when the kernels are loaded; see [`Gpu::programmatic_dependent_launch`]).
     dependent_launch: DependentLaunch,
 }
 
-// SAFETY: a raw `CUstream` is a handle the driver accepts from any thread; `on_raw_stream`'s
-// contract makes its validity the caller's.
-unsafe impl Send for Gpu {}
-unsafe impl Sync for Gpu {}
-
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("info", &self.loaded.info).field("raw_stream", &self.raw_stream).finish()
+        f.debug_struct("Gpu")
+            .field("info", &self.loaded.info)
+            .field("raw_stream", &self.is_raw().then(|| self.cu_stream()))
+            .finish()
     }
 }
 
@@ -111,8 +113,7 @@ impl Gpu {
     }
 
     /// Opens device `ordinal` (its primary context), loads warpwork's kernels and creates a new
-    /// stream for this handle. Also chooses how the handle launches kernels that may start while
-    /// the kernel before them still runs (see [`Gpu::programmatic_dependent_launch`]).
+    /// stream for this handle.
     ///
     /// # Examples
     /// ```no_run
@@ -155,9 +156,9 @@ impl Gpu {
         let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
-        let loaded = Loaded { ctx, _module: module, functions, info, hold: OnceLock::new() };
+        let loaded = Loaded { ctx, _module: module, functions, info, hold: Mutex::new(None) };
         let dependent_launch = DependentLaunch::for_device(major);
-        Ok(Gpu { loaded: Arc::new(loaded), stream, raw_stream: None, dependent_launch })
+        Ok(Gpu { loaded: Arc::new(loaded), launch: stream.clone(), stream, dependent_launch })
     }
 
     /// The same kernels, issuing to `stream` (which must belong to this handle's context:
@@ -175,7 +176,7 @@ impl Gpu {
         if stream.context().cu_ctx() != self.loaded.ctx.cu_ctx() {
             return Err(Error::WrongContext);
         }
-        Ok(Gpu { stream: stream.clone(), raw_stream: None, ..self.clone() })
+        Ok(Gpu { stream: stream.clone(), launch: stream.clone(), ..self.clone() })
     }
 
     /// The same kernels, issuing to a raw `CUstream` (from cust, FFI or another framework).
@@ -183,52 +184,132 @@ impl Gpu {
     /// [`Gpu::stream`] and wait for the allocation before returning, so their memory is ready
     /// for the raw stream.
     ///
+    /// The raw stream is wrapped as a borrowed cudarc stream, so cudarc buffers passed to calls
+    /// on it are ordered by cudarc's stream events as on any cudarc stream (while the context
+    /// tracks events: it does once it has a second stream, e.g. the one [`Gpu::new`] creates).
+    ///
     /// # Safety
-    /// `stream` is a valid stream of this handle's context for as long as the returned handle is
-    /// used. warpwork cannot see another framework's events: the caller orders the raw stream
-    /// after whatever wrote the buffers it passes, and keeps every buffer (including warpwork
-    /// objects such as an [`crate::expand::Expander`]) alive until the raw stream has finished
-    /// the work issued with it.
+    /// * `stream` is a valid stream of this handle's context, and stays valid for as long as the
+    ///   returned handle, or any clone of it, is used.
+    /// * warpwork cannot see another framework's work: the caller orders the raw stream after
+    ///   whatever wrote the raw buffers it passes (and the cudarc buffers, when the context
+    ///   does not track events), and keeps raw buffers alive until the raw stream has finished
+    ///   the work issued with them.
+    /// * Without event tracking, the caller also keeps every cudarc buffer and warpwork object
+    ///   used on the raw stream (an [`crate::expand::Expander`], a [`crate::life::Life`]) alive
+    ///   until the raw stream has finished the work issued with it: they free their memory on
+    ///   [`Gpu::stream`].
     ///
     /// # Examples
     /// ```no_run
     /// # let gpu = warpwork::Gpu::new(0)?;
     /// let theirs = gpu.context().new_stream()?; // stands in for another framework's stream
+    /// // SAFETY: a stream of this context, alive (held by `theirs`) while `raw` is used.
     /// let raw = unsafe { gpu.on_raw_stream(theirs.cu_stream()) };
     /// let v = raw.upload(&[3u32, 1, 2])?;
     /// raw.synchronize()?;
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub unsafe fn on_raw_stream(&self, stream: CUstream) -> Gpu {
-        Gpu { raw_stream: Some(stream), ..self.clone() }
+        // SAFETY: the caller's contract above is `wrap_borrowed_stream`'s.
+        let launch = unsafe { self.loaded.ctx.wrap_borrowed_stream(stream) };
+        Gpu { launch, ..self.clone() }
     }
 
     /// Facts about the device.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let info = gpu.info();
+    /// println!("{} (sm_{}{}), {} SMs", info.name, info.compute_capability.0, info.compute_capability.1, info.sm_count);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn info(&self) -> &DeviceInfo {
         &self.loaded.info
     }
 
     /// The CUDA context.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let side = gpu.context().new_stream()?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.loaded.ctx
     }
 
     /// The cudarc stream of this handle (for a handle from [`Gpu::on_raw_stream`]: the stream
     /// its allocations are made on; calls go to the raw stream).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.zeros::<u32>(4)?;
+    /// gpu.stream().synchronize()?; // cudarc's own calls on the same stream
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 
-    /// The stream calls on this handle are issued to.
+    /// The stream calls on this handle are issued to (the raw one for a handle from
+    /// [`Gpu::on_raw_stream`]), for handing to FFI.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// assert_eq!(gpu.cu_stream(), gpu.stream().cu_stream());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn cu_stream(&self) -> CUstream {
-        self.raw_stream.unwrap_or_else(|| self.stream.cu_stream())
+        self.launch.cu_stream()
     }
 
-    pub(crate) fn launch_stream(&self) -> LaunchStream<'_> {
-        match self.raw_stream {
-            Some(_) => LaunchStream::Raw,
-            None => LaunchStream::Cudarc(&self.stream),
+    /// The cudarc stream calls are issued to (a borrowed wrapper for a raw stream).
+    pub(crate) fn launch_stream(&self) -> &Arc<CudaStream> {
+        &self.launch
+    }
+
+    /// Whether calls go to a raw stream ([`Gpu::on_raw_stream`]) rather than [`Gpu::stream`].
+    fn is_raw(&self) -> bool {
+        !Arc::ptr_eq(&self.stream, &self.launch)
+    }
+
+    /// Whether the stream calls are issued to is capturing a CUDA graph.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// assert!(!gpu.is_capturing()?);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn is_capturing(&self) -> Result<bool> {
+        Ok(self.launch.capture_status()? != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+
+    /// [`Error::StreamCapture`] when the launch stream is capturing: for calls that wait for
+    /// the stream, copy host memory or allocate, which a graph cannot hold. Refusing before
+    /// issuing anything keeps the capture valid.
+    pub(crate) fn refuse_in_capture(&self, what: &str) -> Result<()> {
+        if self.is_capturing()? {
+            return Err(Error::StreamCapture(what.to_string()));
         }
+        Ok(())
+    }
+
+    /// The binding target of one call on this handle (see [`Target`]), with the handle's context
+    /// current on this thread: asks the driver whether
+    /// the stream is capturing only while cudarc tracks events (otherwise binding touches no
+    /// event and the answer does not matter).
+    pub(crate) fn target(&self) -> Result<Target<'_>> {
+        // Every call binds through here: make the handle's context current on this thread (an
+        // application with several contexts, or cust, may have switched it).
+        self.context().bind_to_thread()?;
+        let tracked_capture = self.context().is_managing_stream_synchronization() && self.is_capturing()?;
+        Ok(Target { gpu: self, tracked_capture })
     }
 
     /// Whether kernels that may start before their predecessor ends (S2.5f's pass 2) are
@@ -264,7 +345,17 @@ impl Gpu {
     }
 
     /// Waits until all work issued to this handle's stream has finished.
+    /// [`Error::StreamCapture`] while the stream is capturing a graph.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.upload(&[1u32, 2])?;
+    /// gpu.synchronize()?; // the upload has landed
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_in_capture("a synchronization waits for the stream")?;
         self.context().bind_to_thread()?;
         // SAFETY: a stream of this context (see `on_raw_stream`'s contract for raw ones).
         unsafe { sys::cuStreamSynchronize(self.cu_stream()).result()? };
@@ -272,7 +363,15 @@ impl Gpu {
     }
 
     /// A kernel of warpwork's module by its exported name (looked up when the module was
-    /// loaded, never per launch).
+    /// loaded, never per launch). [`Error::InvalidInput`] for a name the module lacks.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let f = gpu.function("scan_exclusive_u32")?;
+    /// assert!(gpu.function("no_such_kernel").is_err());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn function(&self, name: &str) -> Result<&CudaFunction> {
         self.loaded
             .functions
@@ -301,6 +400,14 @@ impl Gpu {
 
     /// Blocks per multiprocessor at which kernel `name` is resident with `threads` per block:
     /// for sizing persistent grids.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let per_sm = gpu.occupancy("scan_exclusive_u32", 256, 0)?;
+    /// let persistent_grid = per_sm * gpu.info().sm_count;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn occupancy(&self, name: &str, threads: u32, shared_bytes: usize) -> Result<u32> {
         Ok(self.function(name)?.occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes, None)?)
     }
@@ -356,21 +463,27 @@ impl Gpu {
     /// type (cudarc's own allocators ask for its `DeviceRepr`).
     fn alloc<T: Pod>(&self, len: usize) -> Result<CudaSlice<T>> {
         let bytes = byte_len::<T>(len)?;
+        if self.stream.capture_status()? != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            return Err(Error::StreamCapture("an allocation (the convenience forms allocate)".into()));
+        }
         // SAFETY: every byte is written (by a copy or a fill) before the slice is handed out.
         let raw = unsafe { self.stream.alloc::<u8>(bytes.max(1))? };
         let addr = raw.leak();
         // SAFETY: `addr` is the allocation just made on `self.stream`, `bytes` long, aligned to
         // 256 bytes, and now owned by the returned slice (freed on the same stream).
         let buf = unsafe { self.stream.upgrade_device_ptr::<T>(addr, len) };
-        if self.raw_stream.is_some() {
+        if self.is_raw() {
             // The raw stream is not ordered after the allocating stream: wait here instead.
             self.stream.synchronize()?;
         }
         Ok(buf)
     }
 
-    /// Copies `data` into the front of `dst` (which must be at least as long). Asynchronous
-    /// (for pageable `data` the driver stages it before returning, so `data` may be dropped).
+    /// Copies `data` into the front of `dst` (which must be at least as long). Asynchronous for
+    /// ordinary (pageable) host memory, which the driver stages before returning; from
+    /// page-locked or managed memory the copy reads `data` after the call returns, so the call
+    /// then **waits** for it (the borrow of `data` ends when it returns).
+    /// [`Error::StreamCapture`] while the stream is capturing a graph.
     ///
     /// # Examples
     /// ```no_run
@@ -382,20 +495,36 @@ impl Gpu {
     /// ```
     pub fn upload_into<T: Pod>(&self, data: &[T], dst: &mut impl DeviceWrite<T>) -> Result<()> {
         crate::error::ensure_input!(data.len() <= dst.len(), "{} elements into a buffer of {}", data.len(), dst.len());
-        let b = dst.bind_mut(self)?;
+        self.refuse_in_capture("a copy from host memory (a graph would read it at replay time)")?;
+        let target = self.target()?;
+        let b = dst.bind_mut(&target)?;
         if data.is_empty() {
             return Ok(());
         }
+        let page_locked = host_memory_is_known_to_cuda(data.as_ptr().cast());
         // SAFETY: `dst` holds at least `data.len()` elements; the copy is issued to this
-        // handle's stream, after the binding's ordering.
+        // handle's stream, after the binding's ordering; `data` is read before this returns
+        // (staged by the driver, or waited for below).
         unsafe {
             sys::cuMemcpyHtoDAsync_v2(b.addr, data.as_ptr().cast(), std::mem::size_of_val(data), self.cu_stream())
                 .result()?
         };
+        drop(b);
+        if page_locked {
+            self.synchronize()?;
+        }
         Ok(())
     }
 
     /// Copies `src` back to the host. **Waits** for the stream.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.upload(&[4u16, 5])?;
+    /// assert_eq!(gpu.download(&v)?, [4, 5]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn download<T: Pod>(&self, src: &impl DeviceRead<T>) -> Result<Vec<T>> {
         self.download_prefix(src, src.len())
     }
@@ -411,6 +540,7 @@ impl Gpu {
     /// ```
     pub fn download_prefix<T: Pod>(&self, src: &impl DeviceRead<T>, len: usize) -> Result<Vec<T>> {
         crate::error::ensure_input!(len <= src.len(), "download of {len} elements from a buffer of {}", src.len());
+        self.refuse_in_capture("a copy to host memory waits for the stream")?;
         let mut out = try_vec::<T>(len)?;
         self.download_into(src, &mut out)?;
         Ok(out)
@@ -434,7 +564,9 @@ impl Gpu {
             dst.len(),
             src.len()
         );
-        let b = src.bind(self)?;
+        self.refuse_in_capture("a copy to host memory waits for the stream")?;
+        let target = self.target()?;
+        let b = src.bind(&target)?;
         if !dst.is_empty() {
             // SAFETY: `src` holds at least `dst.len()` elements and `dst` has room for them; the
             // stream is synchronized before `dst` is read.
@@ -447,10 +579,21 @@ impl Gpu {
         self.synchronize()
     }
 
-    /// Copies `src` into the front of `dst` on the device. Asynchronous.
+    /// Copies `src` into the front of `dst` on the device. Asynchronous; capturable.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let a = gpu.upload(&[1u64, 2])?;
+    /// let mut b = gpu.zeros::<u64>(3)?;
+    /// gpu.copy(&a, &mut b)?;
+    /// assert_eq!(gpu.download(&b)?, [1, 2, 0]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn copy<T: Pod>(&self, src: &impl DeviceRead<T>, dst: &mut impl DeviceWrite<T>) -> Result<()> {
         crate::error::ensure_input!(src.len() <= dst.len(), "copy of {} elements into {}", src.len(), dst.len());
-        let (s, d) = (src.bind(self)?, dst.bind_mut(self)?);
+        let target = self.target()?;
+        let (s, d) = (src.bind(&target)?, dst.bind_mut(&target)?);
         if src.is_empty() {
             return Ok(());
         }
@@ -462,10 +605,20 @@ impl Gpu {
         Ok(())
     }
 
-    /// Sets every byte of `dst` to `byte`. Asynchronous.
+    /// Sets every byte of `dst` to `byte`. Asynchronous; capturable.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let mut v = gpu.zeros::<u32>(2)?;
+    /// gpu.fill_bytes(&mut v, 1)?;
+    /// assert_eq!(gpu.download(&v)?, [0x0101_0101; 2]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn fill_bytes<T>(&self, dst: &mut impl DeviceWrite<T>, byte: u8) -> Result<()> {
         let bytes = byte_len::<T>(dst.len())?;
-        let d = dst.bind_mut(self)?;
+        let target = self.target()?;
+        let d = dst.bind_mut(&target)?;
         if bytes == 0 {
             return Ok(());
         }
@@ -474,26 +627,53 @@ impl Gpu {
         Ok(())
     }
 
-    /// Zeroes the 32-bit words `range` of `buf` (counted in 32-bit words from its start,
-    /// whatever its element type), as one 32-bit memset (the driver's byte-wise memset was
-    /// measured slower for the few KiB an expander clears). Asynchronous.
+    /// Zeroes the 32-bit words `range` of `buf`, as one 32-bit memset (the driver's byte-wise
+    /// memset was measured slower for the few KiB an expander clears). Asynchronous.
     pub(crate) fn zero_words<T>(&self, buf: &mut impl DeviceWrite<T>, range: std::ops::Range<usize>) -> Result<()> {
         let words = buf.len().saturating_mul(std::mem::size_of::<T>()) / 4;
         crate::error::ensure_input!(
             range.start <= range.end && range.end <= words,
             "zeroing words {range:?} of a buffer of {words} words"
         );
-        let d = buf.bind_mut(self)?;
+        let target = self.target()?;
+        let d = buf.bind_mut(&target)?;
         // SAFETY: the words `range` lie inside `buf`.
         unsafe { sys::cuMemsetD32Async(d.addr + 4 * range.start as u64, 0, range.len(), self.cu_stream()).result()? };
         Ok(())
     }
 
     /// The device address of `buf`, for handing it to another framework or FFI (see
-    /// [`crate::RawSlice`] for the way back).
+    /// [`crate::RawSlice`] for the way back). [`Error::WrongContext`] for a buffer of another
+    /// context. Using the address is `unsafe` wherever it goes: the caller keeps `buf` alive and
+    /// orders the other framework's work after cudarc's (`gpu.synchronize()` is the simple way).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let v = gpu.zeros::<u32>(8)?;
+    /// let addr = gpu.device_address(&v)?;
+    /// assert_eq!(addr % 256, 0); // allocations are 256-byte aligned
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn device_address<T, B: DeviceRead<T> + ?Sized>(&self, buf: &B) -> Result<u64> {
-        Ok(buf.bind(self)?.addr)
+        Ok(buf.bind(&self.target()?)?.addr)
     }
+}
+
+/// Whether the driver knows the host address `p` (page-locked, registered or managed memory): a
+/// copy from such memory is truly asynchronous and reads it after the call returns. Ordinary
+/// pageable memory is unknown to the driver and is staged before the call returns.
+/// `cuPointerGetAttributes` (plural) answers "memory type 0" for an address the driver does not
+/// know, where the singular form returns an error (which compute-sanitizer reports).
+fn host_memory_is_known_to_cuda(p: *const std::ffi::c_void) -> bool {
+    let mut kind = 0u32;
+    let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    let mut data = [(&mut kind as *mut u32).cast::<std::ffi::c_void>()];
+    // SAFETY: one attribute, written as one `u32` (a `CUmemorytype`) through `data[0]`.
+    let known =
+        unsafe { sys::cuPointerGetAttributes(1, &mut attribute, data.as_mut_ptr(), p as sys::CUdeviceptr).result() };
+    // On an error, assume the worst: the copy then waits, which is always sound.
+    known.is_err() || kind != 0
 }
 
 /// A host vector of `len` elements, allocated fallibly: a huge download is an error, not an
@@ -525,10 +705,16 @@ fn driver_present() -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
+
+    #[test]
+    fn handles_move_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Gpu>();
+        send_sync::<crate::expand::Expander>();
+    }
 
     /// The kernels a PTX module defines: the names after `.entry`.
-    fn entries(ptx: &str) -> BTreeSet<&str> {
+    fn entries(ptx: &str) -> std::collections::BTreeSet<&str> {
         ptx.lines()
             .filter_map(|l| {
                 l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry "))
@@ -539,7 +725,7 @@ mod tests {
 
     #[test]
     fn both_modules_export_exactly_the_abi_kernel_list() {
-        let listed: BTreeSet<&str> = all_kernels().collect();
+        let listed: std::collections::BTreeSet<&str> = all_kernels().collect();
         assert_eq!(listed.len(), all_kernels().count(), "a name is listed twice in warpwork_abi::kernels");
         for (arch, ptx) in [("sm_70", PTX_SM70), ("sm_90", PTX_SM90)] {
             let exported = entries(ptx);
@@ -554,14 +740,8 @@ mod tests {
     }
 
     #[test]
-    fn a_handle_can_be_shared_between_threads() {
-        fn shareable<T: Send + Sync>() {}
-        shareable::<Gpu>();
-    }
-
-    #[test]
     fn entry_names_are_read_from_ptx() {
         let ptx = ".version 6.0\n.visible .entry scan_x(\n\t.param .u64 a\n)\n.entry other (\n.func helper(";
-        assert_eq!(entries(ptx), BTreeSet::from(["scan_x", "other"]));
+        assert_eq!(entries(ptx), std::collections::BTreeSet::from(["scan_x", "other"]));
     }
 }

@@ -6,7 +6,7 @@
 //! programmatic dependent launches) rather than cudarc's launch builder, so that the same code
 //! serves cudarc streams and raw `CUstream`s (see [`Gpu::on_raw_stream`]).
 
-use crate::memory::bind::Bound;
+use crate::memory::bind::{Bound, Target};
 use crate::{DeviceRead, DeviceWrite, Gpu, Result};
 use cudarc::driver::{sys, CudaFunction, DeviceRepr, LaunchConfig};
 use std::ffi::c_void;
@@ -26,6 +26,7 @@ enum Param {
 /// [`crate::expand::Planned::pass2_with`]).
 pub struct KernelArgs<'a> {
     gpu: &'a Gpu,
+    target: Target<'a>,
     params: [Param; MAX_ARGS],
     addrs: [u64; MAX_ARGS],
     count: usize,
@@ -35,13 +36,20 @@ pub struct KernelArgs<'a> {
 
 impl<'a> KernelArgs<'a> {
     pub(crate) fn new(gpu: &'a Gpu) -> Self {
+        // A failed capture query is reported at launch; until then cudarc buffers are refused
+        // (as in a capture), so that no event is waited on or recorded.
+        let (target, error) = match gpu.target() {
+            Ok(t) => (t, None),
+            Err(e) => (Target { gpu, tracked_capture: true }, Some(e)),
+        };
         KernelArgs {
             gpu,
+            target,
             params: [Param::Value(std::ptr::null()); MAX_ARGS],
             addrs: [0; MAX_ARGS],
             count: 0,
             bound: Vec::new(),
-            error: None,
+            error,
         }
     }
 
@@ -70,23 +78,42 @@ impl<'a> KernelArgs<'a> {
         }
     }
 
-    /// A buffer the kernel reads: passed as its device address.
+    /// A buffer the kernel reads: passed as its device address. A buffer of another context
+    /// makes the launch fail with [`crate::Error::WrongContext`] (nothing is launched).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let input = gpu.upload(&[1u32, 2, 3])?;
+    /// let mut l = gpu.kernel_args();
+    /// l.read(&input); // `input` stays borrowed until `l` is launched or dropped
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn read<T, B: DeviceRead<T> + ?Sized>(&mut self, buf: &'a B) -> &mut Self {
-        let b = buf.bind(self.gpu);
+        let b = buf.bind(&self.target);
         self.push_bound(b)
     }
 
-    /// A buffer the kernel writes: passed as its device address.
+    /// A buffer the kernel writes (or reads): passed as its device address, borrowed mutably
+    /// until the launch.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let mut out = gpu.zeros::<f32>(256)?;
+    /// let n = 256u32;
+    /// let mut l = gpu.kernel_args();
+    /// l.write(&mut out).value(&n);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn write<T, B: DeviceWrite<T> + ?Sized>(&mut self, buf: &'a mut B) -> &mut Self {
-        let b = buf.bind_mut(self.gpu);
+        let b = buf.bind_mut(&self.target);
         self.push_bound(b)
     }
 
-    /// Binds `buf` for reading without passing it: its address, for a launch that chooses its
-    /// kernel by the address (pass it with [`KernelArgs::addr`]); the binding lasts until the
-    /// launch is issued.
+    /// Binds `buf` for reading without passing it: its address (see [`KernelArgs::bind_mut`]).
     pub(crate) fn bind<T, B: DeviceRead<T> + ?Sized>(&mut self, buf: &'a B) -> Result<u64> {
-        let b = buf.bind(self.gpu)?;
+        let b = buf.bind(&self.target)?;
         let addr = b.addr;
         self.bound.push(b);
         Ok(addr)
@@ -95,7 +122,7 @@ impl<'a> KernelArgs<'a> {
     /// Binds `buf` for writing without passing it: its address, for parameters that point
     /// inside it ([`KernelArgs::addr`]); the binding lasts until the launch is issued.
     pub(crate) fn bind_mut<T, B: DeviceWrite<T> + ?Sized>(&mut self, buf: &'a mut B) -> Result<u64> {
-        let b = buf.bind_mut(self.gpu)?;
+        let b = buf.bind_mut(&self.target)?;
         let addr = b.addr;
         self.bound.push(b);
         Ok(addr)
@@ -108,7 +135,17 @@ impl<'a> KernelArgs<'a> {
         self.push(Param::Addr(slot))
     }
 
-    /// A scalar parameter, passed by value (`DeviceRepr`: a type the kernel reads as is).
+    /// A scalar parameter, passed by value (`DeviceRepr`: a type the kernel reads as is). The
+    /// driver copies it at the launch (a captured graph keeps the copy).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let (n, scale) = (1000u64, 0.5f32);
+    /// let mut l = gpu.kernel_args();
+    /// l.value(&n).value(&scale);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn value<V: DeviceRepr>(&mut self, v: &'a V) -> &mut Self {
         self.push(Param::Value(v as *const V as *const c_void))
     }
@@ -127,12 +164,35 @@ impl<'a> KernelArgs<'a> {
         Ok(ptrs)
     }
 
-    /// Launches `f` with these arguments.
+    /// Launches `f` with these arguments on the handle's stream. Asynchronous; capturable
+    /// (with cudarc buffers, while cudarc's event tracking is off: see the crate docs). The
+    /// first error met while binding (a buffer of another context, more than 24 arguments, a
+    /// cudarc buffer in a tracked capture) is returned here and nothing is launched.
     ///
     /// # Safety
-    /// The arguments match `f`'s parameters in number, order and type, the grid covers what the
-    /// kernel's contract asks, and every buffer the kernel touches through them is as long as
-    /// the kernel will index.
+    /// * `f` belongs to this handle's context, and the arguments match its parameters in number,
+    ///   order and type;
+    /// * the grid and block shape cover what the kernel's contract asks;
+    /// * the kernel touches memory only through these arguments (or memory the caller keeps
+    ///   alive and unaliased until the launch has finished), within the bound buffers' lengths;
+    /// * a buffer passed with [`KernelArgs::read`] is not written by the kernel.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use cudarc::driver::LaunchConfig;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// // warpwork's own `life_population` stands in for a kernel of yours.
+    /// let f = gpu.function("life_population")?; // (data, n_bytes, mask, total)
+    /// let cells = gpu.upload(&[1u32, 0, 1, 1])?;
+    /// let mut total = gpu.zeros::<u64>(1)?;
+    /// let (n_bytes, mask) = (16u64, 1u32);
+    /// let mut l = gpu.kernel_args();
+    /// l.read(&cells).value(&n_bytes).value(&mask).write(&mut total);
+    /// // SAFETY: the arguments match `life_population`; `cells` holds `n_bytes` bytes.
+    /// unsafe { l.launch(f, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 })? };
+    /// assert_eq!(gpu.download(&total)?, [3]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub unsafe fn launch(self, f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
         self.launch_inner(f, cfg, false)
     }

@@ -1,17 +1,86 @@
 //! # warpwork
 //!
-//! GPU work-distribution primitives for NVIDIA GPUs, with the kernels written in Rust
-//! (`kernels/`, compiled to PTX) and launched through [cudarc](https://docs.rs/cudarc).
+//! GPU work-distribution primitives for NVIDIA GPUs — stream compaction, prefix sums, work
+//! expansion — with the kernels written in Rust (`kernels/`, compiled to PTX) and launched through
+//! [cudarc](https://docs.rs/cudarc), on **your** context, stream and buffers.
 //!
-//! Open a device with [`Gpu::new`], move data with [`Gpu::upload`] / [`Gpu::download`], and call
-//! the primitives on [`DeviceBuffer`]s:
+//! ## A handle on your stream
 //!
-//! * [`select`]: keep the items that pass a test (`select_flagged`, `select_if`) with warp ballot + popc.
-//! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, u32 and u64), single pass.
-//! * [`expand`]: work expansion (`expand`, `expand_with`, [`expand::Expander`]), every strategy.
+//! A [`Gpu`] is warpwork's kernels loaded into a CUDA context, plus the stream its calls go to.
+//! Cloning it is cheap.
+//!
+//! * [`Gpu::new`]`(ordinal)`: the convenience — the device's primary context (the one the CUDA
+//!   runtime, cudarc and cust use) and a new stream.
+//! * [`Gpu::from_stream`]`(stream)`: your cudarc `Arc<CudaStream>`; warpwork loads into its
+//!   context (once: make one handle per context).
+//! * [`Gpu::on`]`(&stream)`: the same kernels on another of your streams, for the next call.
+//! * `unsafe` [`Gpu::on_raw_stream`]`(cu_stream)`: a raw `CUstream` from cust, FFI or another
+//!   framework (`examples/cust-interop` does this for an application built on cust).
+//!
+//! ```no_run
+//! use warpwork::Gpu;
+//! # fn main() -> warpwork::Result<()> {
+//! let ctx = cudarc::driver::CudaContext::new(0)?; // your application's context...
+//! let stream = ctx.new_stream()?; // ...and stream
+//! let gpu = Gpu::from_stream(stream.clone())?;
+//! let side = ctx.new_stream()?;
+//! let on_side = gpu.on(&side)?; // no reload
+//! # Ok(()) }
+//! ```
+//!
+//! ## Streams and buffers
+//!
+//! * **Asynchronous.** Every call is issued to the handle's stream and returns once issued. Only
+//!   calls that return host data wait for the stream (downloads, counts: `select_count`,
+//!   `Planned::count`, the convenience forms that return a count); each call's docs say
+//!   **waits** where it does.
+//! * **Your buffers, typed.** The primitives take cudarc's `CudaSlice<T>`, `CudaView<T>` and
+//!   `CudaViewMut<T>` directly, through the sealed traits [`DeviceRead`] (read only, taken by
+//!   `&`) and [`DeviceWrite`] (written, taken by `&mut`): the borrow checker keeps a buffer alive
+//!   and unaliased for as long as a call or a [`expand::Planned`] expansion needs it. cudarc's
+//!   stream events order each call after earlier writes to its buffers on other streams, and
+//!   cudarc waits for the call before freeing them. Raw device pointers come in through `unsafe`
+//!   [`RawSlice::from_raw_parts`] / [`RawSliceMut::from_raw_parts`] (see [`memory`]). A buffer
+//!   of another context is [`Error::WrongContext`].
+//! * **Allocation only where it says so.** The convenience forms allocate their outputs and
+//!   scratch (`select_if`, `exclusive_scan`, `expand`, [`Gpu::upload`], …) and say
+//!   **Allocates**. Each has a form that allocates nothing and takes caller-provided scratch or
+//!   state, sized by a query: [`Gpu::select_into`] with [`select::state_len`],
+//!   [`Gpu::exclusive_scan_into`] with [`scan::scratch_words`], and the reusable
+//!   [`expand::Expander`] (workspace allocated once; [`expand::workspace_bytes`]).
+//! * **Your own kernels** launch through the same binding: [`Gpu::kernel_args`] builds the
+//!   argument list, `unsafe` [`KernelArgs::launch`] launches it. Custom element types and
+//!   operators go through the device building blocks in your own kernel
+//!   (`examples/custom-scan`; `examples/meshlet-cull` for expansion).
+//!
+//! ## Graph capture
+//!
+//! The allocation-free forms can be recorded into a CUDA graph by stream capture and replayed:
+//! [`Gpu::select_into`], [`Gpu::exclusive_scan_into`], [`expand::Expander::pass1`] (once one
+//! pass 1 has run on the same counts: the first uploads the expander's descriptor from host
+//! memory), [`expand::Planned::pass2`] with [`expand::Dispatch::Persistent`],
+//! [`expand::Planned::pass2_with`], [`Gpu::copy`], [`Gpu::fill_bytes`], [`Gpu::shade_tiles_into`],
+//! [`Gpu::update_particles`] and [`KernelArgs::launch`]. What a graph cannot hold — waiting for the stream,
+//! copies from or to host memory, allocation — is refused with [`Error::StreamCapture`] before
+//! anything is issued, so the capture stays valid. cudarc's event tracking must be off during
+//! the capture (`unsafe { ctx.disable_event_tracking() }`, then `enable_event_tracking()` after
+//! `end_capture`, as cudarc's own graph tests do): cudarc's wait on an event recorded outside a
+//! capture invalidates it, so warpwork refuses cudarc buffers in a tracked capture. A graph
+//! holds the buffers' addresses: keep them alive, and refill inputs in place, between replays
+//! (`tests/graph_gpu.rs` replays select, scan and expansion 100 times that way).
+//!
+//! ## The primitives
+//!
+//! * [`select`]: keep the items that pass a test or a flag (`select_flagged`, `select_if`,
+//!   `select_into`) with warp ballot + popc, unordered or order-preserving; any `Pod` item.
+//! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, `exclusive_scan_into`), single
+//!   pass with decoupled look-back.
+//! * [`expand`]: work expansion — each source spawns N items — with every strategy of the seed
+//!   article (`expand`, `expand_with`, [`expand::Expander`]).
 //! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
 //!   group-wise list partitioning (`update_particles`).
 //! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
+//! * [`timing`]: CUDA-event timing and the copy roof.
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
 //! nothing panics. Building needs nothing but Rust: the kernels come as PTX shipped with the crate.
@@ -19,8 +88,9 @@
 //! cudarc (any 0.19 from 0.19.10) needs exactly one CUDA version feature. warpwork enables
 //! `cuda-12080` by default; its features `cuda-11080` … `cuda-13040` pick another, and
 //! `default-features = false` leaves the choice to your own cudarc dependency. The feature does
-//! not limit the driver: drivers of CUDA 11.8 through 13.x work. Every primitive has a CPU twin in the `warpwork-cpu-reference` crate with the
-//! same contract, which the tests check the GPU against.
+//! not limit the driver: drivers of CUDA 11.8 through 13.x work. Every primitive has a CPU twin
+//! in the `warpwork-cpu-reference` crate with the same contract, which the tests check the GPU
+//! against. What is sound without `unsafe`, and why, is in `docs/api.md`.
 
 mod demo;
 mod driver;

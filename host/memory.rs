@@ -7,9 +7,19 @@
 //!
 //! Two sealed traits say what a call does with a buffer: [`DeviceRead`] (the kernel only reads
 //! it) and [`DeviceWrite`] (it may write it; taken as `&mut`). Taking them by reference ties each
-//! buffer's borrow to the call, and every call has finished *issuing* its work before it returns.
-//! cudarc slices carry stream events, so work on warpwork's stream is ordered after earlier
-//! writes to them on other streams, and cudarc waits for that work before it frees them.
+//! buffer's borrow to the call, and every call has finished *issuing* its work before it returns;
+//! what outlives a call (an [`crate::expand::Planned`] expansion) keeps its buffers borrowed.
+//! They are sealed so that every implementation reports its true length and binds the way below:
+//!
+//! * a cudarc buffer is checked to belong to the handle's context ([`crate::Error::WrongContext`]
+//!   otherwise), and bound through cudarc's stream events: the call's stream waits for earlier
+//!   writes to it (and, for a write, earlier reads), and the use is recorded, so that cudarc
+//!   frees it only after the call — also when the call went to another stream, or to a raw
+//!   stream (wrapped as a borrowed cudarc stream), and also for warpwork's own buffers inside an
+//!   [`crate::expand::Expander`]. (cudarc tracks events once its context has a second stream;
+//!   with one stream there is nothing to order.)
+//! * a raw slice is the caller's word: its constructors are `unsafe`, and check what they can
+//!   (alignment, null, size overflow).
 
 use crate::{Error, Gpu, Result};
 use cudarc::driver::{sys::CUdeviceptr, CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop};
@@ -34,6 +44,15 @@ pub trait DeviceWrite<T>: DeviceRead<T> + bind::BindMut<T> {}
 pub(crate) mod bind {
     use super::*;
 
+    /// Where a call binds its buffers: the handle (its context and launch stream) and whether
+    /// that stream is capturing a CUDA graph while cudarc's event tracking is on, in which case
+    /// a cudarc buffer cannot be bound (cudarc's wait on an event recorded outside the capture
+    /// would invalidate it). Computed once per call.
+    pub struct Target<'a> {
+        pub(crate) gpu: &'a Gpu,
+        pub(crate) tracked_capture: bool,
+    }
+
     /// A device address bound to a call on `gpu`'s stream, with the cudarc event guard that
     /// orders the call after earlier writes and records it for later frees (dropped after the
     /// launch is issued).
@@ -44,27 +63,35 @@ pub(crate) mod bind {
 
     /// The hidden half of [`DeviceRead`].
     pub trait Bind<T> {
-        /// The address for a read by a call on `gpu`, after checking that the memory belongs to
-        /// `gpu`'s context.
-        fn bind<'a>(&'a self, gpu: &'a Gpu) -> Result<Bound<'a>>;
+        /// The address for a read by a call on `to.gpu`'s stream, after checking that the
+        /// memory belongs to that handle's context.
+        fn bind<'a>(&'a self, to: &Target<'a>) -> Result<Bound<'a>>;
     }
 
     /// The hidden half of [`DeviceWrite`].
     pub trait BindMut<T> {
-        /// The address for a write by a call on `gpu`.
-        fn bind_mut<'a>(&'a mut self, gpu: &'a Gpu) -> Result<Bound<'a>>;
+        /// The address for a write (or read) by a call on `to.gpu`'s stream.
+        fn bind_mut<'a>(&'a mut self, to: &Target<'a>) -> Result<Bound<'a>>;
     }
 }
-use bind::{Bind, BindMut, Bound};
+use bind::{Bind, BindMut, Bound, Target};
 
-/// Checks that a cudarc buffer lives in `gpu`'s context: a pointer of another context would be
-/// an illegal address for warpwork's kernels.
-fn same_context(gpu: &Gpu, stream: &cudarc::driver::CudaStream) -> Result<()> {
-    if stream.context().cu_ctx() == gpu.context().cu_ctx() {
-        Ok(())
-    } else {
-        Err(Error::WrongContext)
+/// Checks that a cudarc buffer can be bound to a call on `to`: it lives in the handle's context
+/// (a pointer of another context would be an illegal address for warpwork's kernels), and the
+/// stream is not capturing a graph with cudarc's event tracking on.
+fn check_cudarc(to: &Target<'_>, stream: &cudarc::driver::CudaStream) -> Result<()> {
+    if stream.context().cu_ctx() != to.gpu.context().cu_ctx() {
+        return Err(Error::WrongContext);
     }
+    if to.tracked_capture {
+        return Err(Error::StreamCapture(
+            "a cudarc buffer with cudarc's event tracking on: its stream events cannot be waited \
+             on or recorded inside a capture (turn tracking off for the capture with \
+             CudaContext::disable_event_tracking, as cudarc's own graph tests do)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 macro_rules! cudarc_read {
@@ -75,16 +102,11 @@ macro_rules! cudarc_read {
             }
         }
         impl<T> Bind<T> for $ty {
-            fn bind<'a>(&'a self, gpu: &'a Gpu) -> Result<Bound<'a>> {
-                same_context(gpu, cudarc::driver::DeviceSlice::stream(self))?;
-                match gpu.launch_stream() {
-                    // A raw stream has no cudarc events: the caller orders it (see `Gpu::on_raw_stream`).
-                    LaunchStream::Raw => Ok(Bound { addr: self.device_ptr(gpu.stream()).0, _sync: None }),
-                    LaunchStream::Cudarc(stream) => {
-                        let (addr, sync) = self.device_ptr(stream);
-                        Ok(Bound { addr, _sync: Some(sync) })
-                    }
-                }
+            fn bind<'a>(&'a self, to: &Target<'a>) -> Result<Bound<'a>> {
+                check_cudarc(to, cudarc::driver::DeviceSlice::stream(self))?;
+                // Raw streams too: `Gpu::on_raw_stream` wraps them as borrowed cudarc streams.
+                let (addr, sync) = self.device_ptr(to.gpu.launch_stream());
+                Ok(Bound { addr, _sync: Some(sync) })
             }
         }
     )*};
@@ -95,26 +117,15 @@ macro_rules! cudarc_write {
     ($($ty:ty),*) => {$(
         impl<T> DeviceWrite<T> for $ty {}
         impl<T> BindMut<T> for $ty {
-            fn bind_mut<'a>(&'a mut self, gpu: &'a Gpu) -> Result<Bound<'a>> {
-                same_context(gpu, cudarc::driver::DeviceSlice::stream(self))?;
-                match gpu.launch_stream() {
-                    LaunchStream::Raw => Ok(Bound { addr: self.device_ptr_mut(gpu.stream()).0, _sync: None }),
-                    LaunchStream::Cudarc(stream) => {
-                        let (addr, sync) = self.device_ptr_mut(stream);
-                        Ok(Bound { addr, _sync: Some(sync) })
-                    }
-                }
+            fn bind_mut<'a>(&'a mut self, to: &Target<'a>) -> Result<Bound<'a>> {
+                check_cudarc(to, cudarc::driver::DeviceSlice::stream(self))?;
+                let (addr, sync) = self.device_ptr_mut(to.gpu.launch_stream());
+                Ok(Bound { addr, _sync: Some(sync) })
             }
         }
     )*};
 }
 cudarc_write!(CudaSlice<T>, CudaViewMut<'_, T>);
-
-/// The stream a call is issued to: cudarc's (with event tracking) or a raw one.
-pub(crate) enum LaunchStream<'a> {
-    Cudarc(&'a std::sync::Arc<cudarc::driver::CudaStream>),
-    Raw,
-}
 
 /// `len` elements of `T` at a raw device address that warpwork may read: for memory owned by
 /// cust, FFI or another framework. Build with [`RawSlice::from_raw_parts`].
@@ -208,7 +219,7 @@ macro_rules! raw_read {
             }
         }
         impl<T> Bind<T> for $ty<'_, T> {
-            fn bind<'a>(&'a self, _gpu: &'a Gpu) -> Result<Bound<'a>> {
+            fn bind<'a>(&'a self, _to: &Target<'a>) -> Result<Bound<'a>> {
                 Ok(Bound { addr: self.addr, _sync: None })
             }
         }
@@ -218,7 +229,7 @@ raw_read!(RawSlice, RawSliceMut);
 
 impl<T> DeviceWrite<T> for RawSliceMut<'_, T> {}
 impl<T> BindMut<T> for RawSliceMut<'_, T> {
-    fn bind_mut<'a>(&'a mut self, _gpu: &'a Gpu) -> Result<Bound<'a>> {
+    fn bind_mut<'a>(&'a mut self, _to: &Target<'a>) -> Result<Bound<'a>> {
         Ok(Bound { addr: self.addr, _sync: None })
     }
 }

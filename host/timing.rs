@@ -21,7 +21,8 @@ const HOLD_TIMEOUT_NS: u64 = 2_000_000_000;
 pub(crate) struct HoldFlag(*mut u32);
 
 // SAFETY: the pointer is to pinned memory owned by this value; the host touches it only with
-// volatile accesses between launches of the hold kernel.
+// volatile accesses, under the context's hold lock, while no hold kernel runs (or, for the
+// release word, which the kernel only reads).
 unsafe impl Send for HoldFlag {}
 unsafe impl Sync for HoldFlag {}
 
@@ -34,48 +35,85 @@ impl Drop for HoldFlag {
     }
 }
 
-impl Gpu {
-    fn hold_flag(&self) -> Result<&HoldFlag> {
-        let hold = &self.loaded().hold;
-        if let Some(h) = hold.get() {
-            return Ok(h);
-        }
-        self.context().bind_to_thread()?;
-        // SAFETY: 8 bytes of pinned host memory; with unified addressing (every 64-bit CUDA
-        // platform) its host pointer is also its device address.
-        let p = unsafe { cudarc::driver::result::malloc_host(8, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)? }
-            as *mut u32;
-        let _ = hold.set(HoldFlag(p));
-        Ok(hold.get().expect("set above"))
-    }
+/// Releases the hold when dropped, on every path out of [`Gpu::time_ms`] (an error or a panic
+/// in the timed work included), and waits for the stream: the hold kernel reads and writes the
+/// flag, so neither the next timing nor the flag's free may come before it has finished.
+struct Release<'a> {
+    gpu: &'a Gpu,
+    flag: *mut u32,
+}
 
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the hold's release word; the hold only reads it.
+        unsafe { write_volatile(self.flag, 1) };
+        // An error here means the context has failed, and with it the hold kernel.
+        let _ = self.gpu.synchronize();
+    }
+}
+
+impl Gpu {
     /// Milliseconds the device spends on the work `f` issues to [`Gpu::stream`], measured with
     /// a pair of CUDA events around it while the stream is held until all of it is queued (see
     /// the module docs). `f` must not wait for the stream, nor issue more launches than the
     /// driver queues (about a thousand: the host would wait for room in a held queue); use
     /// [`Gpu::paced_time_ms`] for those (criterion's batches of many iterations are the latter).
+    /// **Waits** for the stream. One timing at a time per context: a second one while one runs
+    /// (another thread, or `f` itself) is refused with [`Error::InvalidInput`].
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let src = gpu.filled::<u8>(1 << 20, 1)?;
+    /// let mut dst = gpu.zeros::<u8>(1 << 20)?;
+    /// let ms = gpu.time_ms(|| gpu.copy(&src, &mut dst))?;
+    /// println!("{:.1} GB/s", warpwork::timing::gbps(2 << 20, ms));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
-        let flag = self.hold_flag()?.0;
-        // SAFETY: `flag` is the hold's two pinned words; no hold kernel is running now (every
-        // timing waits for its end event, which follows the hold).
+        self.refuse_in_capture("a timing waits for the stream")?;
+        let mut hold = match self.loaded().hold.try_lock() {
+            Ok(h) => h,
+            // A panic inside an earlier timing: its `Release` still ran, the flag is idle.
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                return Err(Error::InvalidInput(
+                    "time_ms: another timing is running on this context (timings hold the device, one at a time)"
+                        .into(),
+                ))
+            }
+        };
+        if hold.is_none() {
+            self.context().bind_to_thread()?;
+            // SAFETY: 8 bytes of pinned host memory; with unified addressing (every 64-bit CUDA
+            // platform) its host pointer is also its device address.
+            let p = unsafe { cudarc::driver::result::malloc_host(8, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)? };
+            *hold = Some(HoldFlag(p as *mut u32));
+        }
+        let flag = hold.as_ref().expect("set above").0;
+        // SAFETY: `flag` is the hold's two pinned words; no hold kernel is running now (the lock
+        // is ours, and every timing waits for its hold to finish before releasing it).
         unsafe {
             write_volatile(flag, 0);
             write_volatile(flag.add(1), 0);
         }
-        let hold = self.function(warpwork_abi::kernels::HOLD_STREAM)?;
+        let f_hold = self.function(warpwork_abi::kernels::HOLD_STREAM)?;
         let mut l = self.kernel_args();
         let flag_addr = flag as u64;
         l.value(&flag_addr).value(&HOLD_TIMEOUT_NS);
         // SAFETY: `hold_stream(flag, timeout_ns)` reads `flag[0]` and writes `flag[1]`, both
-        // valid mapped host memory for as long as this `Gpu` lives.
-        unsafe { l.launch(hold, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 })? };
+        // valid mapped host memory until `Release` below has waited for the kernel (the flag
+        // is freed only with the context's last handle, and the lock is held until then).
+        unsafe { l.launch(f_hold, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 })? };
+        let release = Release { gpu: self, flag };
         let timed = self.paced_time_ms(|| {
             let queued = f();
             // SAFETY: as above; the hold only reads this word.
             unsafe { write_volatile(flag, 1) };
             queued
         });
-        // SAFETY: the end event has completed, so the hold has finished writing.
+        drop(release);
+        // SAFETY: the stream has been synchronized, so the hold has finished writing.
         let outcome = unsafe { read_volatile(flag.add(1)) };
         let ms = timed?;
         if outcome != 1 {
@@ -87,8 +125,19 @@ impl Gpu {
     }
 
     /// Milliseconds between CUDA events recorded before and after the work `f` issues, without
-    /// holding the stream: includes the device's waits for the host's launches.
+    /// holding the stream: includes the device's waits for the host's launches. **Waits** for
+    /// the stream.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[3u32; 1000])?;
+    /// // A read-back waits for the host: time it paced.
+    /// let ms = gpu.paced_time_ms(|| gpu.expand(&counts, warpwork::expand::Strategy::ScanFused, 3000).map(|_| ()))?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn paced_time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
+        self.refuse_in_capture("a timing waits for the stream")?;
         let start = self.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         let end = self.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         self.record(&start)?;
@@ -106,11 +155,29 @@ impl Gpu {
     }
 
     /// Median of `reps` [`Gpu::time_ms`] timings of `f` after `warmup` untimed runs.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let mut v = gpu.zeros::<u32>(1 << 20)?;
+    /// let ms = gpu.median_ms(2, 9, || gpu.fill_bytes(&mut v, 7))?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn median_ms(&self, warmup: usize, reps: usize, f: impl FnMut() -> Result<()>) -> Result<f64> {
         self.median_of(warmup, reps, f, false)
     }
 
     /// Median of `reps` [`Gpu::paced_time_ms`] timings of `f` after `warmup` untimed runs.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let items = gpu.upload(&[1u32, 5, 9])?;
+    /// let ms = gpu.median_paced_ms(1, 5, || {
+    ///     gpu.select_if(&items, warpwork::select::Predicate::Less(6), warpwork::select::Variant::Block).map(|_| ())
+    /// })?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn median_paced_ms(&self, warmup: usize, reps: usize, f: impl FnMut() -> Result<()>) -> Result<f64> {
         self.median_of(warmup, reps, f, true)
     }
@@ -130,6 +197,14 @@ impl Gpu {
 
     /// Device-to-device copy bandwidth in GB/s (10^9 bytes/s), counting bytes read plus bytes
     /// written, for a copy of `bytes` bytes: the roof for kernels that stream memory once.
+    /// **Allocates** two buffers of `bytes`; waits.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// println!("copy roof {:.0} GB/s", gpu.copy_roof_gbps(1 << 28)?);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn copy_roof_gbps(&self, bytes: usize) -> Result<f64> {
         let src = self.filled::<u8>(bytes, 0x5a)?;
         let mut dst = self.zeros::<u8>(bytes)?;
@@ -139,6 +214,11 @@ impl Gpu {
 }
 
 /// GB/s (10^9 bytes per second) for `bytes` moved in `ms` milliseconds.
+///
+/// # Examples
+/// ```
+/// assert_eq!(warpwork::timing::gbps(2_000_000_000, 1000.0), 2.0);
+/// ```
 pub fn gbps(bytes: u64, ms: f64) -> f64 {
     bytes as f64 / (ms * 1e-3) / 1e9
 }

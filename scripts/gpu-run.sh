@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU suite, run from a bundle made by scripts/gpu-bundle.sh (see there).
-#   run.sh tests     every test, GPU ones included (--include-ignored), and examples/meshlet-cull
+#   run.sh tests     every test, GPU ones included (--include-ignored), and the examples (meshlet-cull,
+#                    custom-scan, cust-interop)
 #   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
 #                    with small inputs (WARPWORK_SMALL=1) to keep it short
 #   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some; BENCH_ARGS
@@ -28,11 +29,14 @@ run_tests() {
 }
 
 run_example() {
-  out=$("$here/meshlet-cull" 2>&1)
-  rc=$?
-  echo "$out" | tail -n 5
-  summary+=("example   meshlet-cull: rc=$rc")
-  [ $rc -eq 0 ] || status=1
+  for ex in meshlet-cull custom-scan cust-interop; do
+    [ -x "$here/$ex" ] || { summary+=("example   $ex: missing from the bundle"); status=1; continue; }
+    out=$("$here/$ex" 2>&1)
+    rc=$?
+    echo "$out" | tail -n 5
+    summary+=("example   $ex: rc=$rc")
+    [ $rc -eq 0 ] || status=1
+  done
 }
 
 run_criterion() {

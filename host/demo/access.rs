@@ -40,6 +40,11 @@ impl LightingKernel {
     pub const ALL: [LightingKernel; 3] = [LightingKernel::Naive, LightingKernel::Broadcast, LightingKernel::Staged];
 
     /// Lower-case name, as in kernel names and bench tables.
+    ///
+    /// # Examples
+    /// ```
+    /// assert_eq!(warpwork::access::LightingKernel::Broadcast.name(), "broadcast");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             LightingKernel::Naive => "naive",
@@ -78,6 +83,11 @@ impl Partition {
     pub const ALL: [Partition; 3] = [Partition::ThreadWise, Partition::GroupWise, Partition::GridStride];
 
     /// Snake-case name, as in kernel names and bench tables.
+    ///
+    /// # Examples
+    /// ```
+    /// assert_eq!(warpwork::access::Partition::GroupWise.name(), "group_wise");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Partition::ThreadWise => "thread_wise",
@@ -99,8 +109,22 @@ impl Partition {
 impl Gpu {
     /// Shades a `width × height` image (row-major, one `[r, g, b, weight]` per pixel) from one
     /// light list per tile (`tile_grid(width, height)` tiles, row-major). A list reaching past the
-    /// end of `lights` is cut at its end. Asynchronous; the CPU twin is
+    /// end of `lights` is cut at its end. **Allocates** the image; asynchronous; the CPU twin is
     /// `warpwork_cpu_reference::lighting::shade`.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::access::{tile_grid, Light, LightingKernel, TileLights};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let (w, h) = (64, 32);
+    /// let light = Light { position: [32.0, 16.0, 4.0], radius: 40.0, color: [1.0, 0.5, 0.2], intensity: 2.0 };
+    /// let (tx, ty) = tile_grid(w, h); // 8×8-pixel tiles
+    /// let lists = vec![TileLights { start: 0, count: 1 }; (tx * ty) as usize]; // every tile sees it
+    /// let (lights, tiles) = (gpu.upload(&[light])?, gpu.upload(&lists)?);
+    /// let image = gpu.shade_tiles(w, h, &lights, &tiles, LightingKernel::Broadcast)?;
+    /// assert_eq!(gpu.download(&image)?.len(), 64 * 32);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn shade_tiles(
         &self,
         width: u32,
@@ -116,7 +140,21 @@ impl Gpu {
 
     /// [`Gpu::shade_tiles`] into an existing image of `width · height` pixels, with a choice of
     /// [`Shading`]: `Point` lights, or `Raw` (the seed's microbenchmark: sum the light records;
-    /// the CPU twin is `warpwork_cpu_reference::lighting::shade_with`).
+    /// the CPU twin is `warpwork_cpu_reference::lighting::shade_with`). Allocates nothing;
+    /// asynchronous; capturable.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::access::{tile_grid, Light, LightingKernel, Shading, TileLights};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let (w, h) = (16, 16);
+    /// let lights = gpu.upload(&[Light { position: [8.0, 8.0, 1.0], radius: 20.0, color: [1.0; 3], intensity: 1.0 }])?;
+    /// let (tx, ty) = tile_grid(w, h);
+    /// let tiles = gpu.upload(&vec![TileLights { start: 0, count: 1 }; (tx * ty) as usize])?;
+    /// let mut image = gpu.zeros::<[f32; 4]>((w * h) as usize)?; // reused frame after frame
+    /// gpu.shade_tiles_into(w, h, &lights, &tiles, Shading::Raw, LightingKernel::Staged, &mut image)?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn shade_tiles_into(
         &self,
@@ -168,8 +206,20 @@ impl Gpu {
 
     /// One Euler step of every particle, in place: `vel += g·dt; pos += vel·dt`, bouncing off
     /// the floor `y = 0` (`w` components unchanged). `items_per_thread` (≥ 1) sets the grid:
-    /// `ceil(n / (items_per_thread · 256))` blocks. Asynchronous; the CPU twin is
+    /// `ceil(n / (items_per_thread · 256))` blocks. Asynchronous; capturable; the CPU twin is
     /// `warpwork_cpu_reference::particles::update`.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::access::{Partition, Step};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let mut pos = gpu.upload(&[[0.0f32, 10.0, 0.0, 1.0]; 1000])?;
+    /// let mut vel = gpu.zeros::<[f32; 4]>(1000)?;
+    /// let step = Step { dt: 0.01, gravity: [0.0, -9.81, 0.0] };
+    /// gpu.update_particles(&mut pos, &mut vel, step, Partition::GroupWise, 4)?;
+    /// assert!(gpu.download(&pos)?[0][1] < 10.0); // falling
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn update_particles(
         &self,
         pos: &mut impl DeviceWrite<[f32; 4]>,

@@ -2,8 +2,8 @@
 
 use super::workspace::{bucket_layout, Layout, CTRL_WORDS};
 use super::{Control, ExpandView, Strategy};
-use crate::memory::bind::{Bind, Bound};
-use crate::{error::ensure_input, DeviceRead, Error, Gpu, Result};
+use crate::memory::bind::{Bind, BindMut, Bound};
+use crate::{error::ensure_input, DeviceRead, Error, Gpu, KernelArgs, Result};
 use cudarc::driver::CudaSlice;
 use warpwork_abi::expand::{BUCKETS, FLAG_CAPACITY, FLAG_MAX_N};
 
@@ -176,10 +176,15 @@ impl Expander {
     pub(super) fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64, clear: bool) -> Result<()> {
         ensure_input!(p1 <= self.max_p1, "{p1} sources for an expander of at most {}", self.max_p1);
         if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
-            self.view_uploaded = true;
+            // The descriptor changes: one copy from host memory, which a graph cannot hold.
+            gpu.refuse_in_capture(
+                "the expander's descriptor is uploaded from host memory when the counts' address \
+                 or length change: run one pass 1 with the same counts before capturing",
+            )?;
             self.host_view.counts = counts_addr;
             self.host_view.p1 = p1 as u32;
             gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
+            self.view_uploaded = true;
         }
         // The control block and the look-back words a reset clears (S2.5's status words: its
         // aggregates and inclusive prefixes need no clearing; all of S2.5f's): one memset.
@@ -191,21 +196,26 @@ impl Expander {
     }
 
     /// Binds the view and the buffers it points to (and the counts) for a launch on `gpu`, so
-    /// that cudarc orders the launch after earlier writes to them and their frees after it:
-    /// returns the view's address and the bindings, to drop once the launch is issued.
+    /// that cudarc orders the launch after earlier uses of them and their frees after it:
+    /// returns the view's address and the bindings, to drop once the launch is issued. The
+    /// workspace is bound for writing (every expansion kernel writes the control block or the
+    /// strategy's records), so that a launch on another stream waits for it; the view and the
+    /// counts for reading.
     pub(super) fn bind_workspace<'s>(
-        &'s self,
+        &'s mut self,
         gpu: &'s Gpu,
         counts: Option<&'s dyn DeviceRead<u32>>,
     ) -> Result<(u64, Vec<Bound<'s>>)> {
-        let mut bound = vec![self.view.bind(gpu)?];
+        let to = gpu.target()?;
+        let mut bound = Vec::with_capacity(6);
+        bound.push(self.view.bind(&to)?);
         let view = bound[0].addr;
-        bound.push(self.state.bind(gpu)?);
-        bound.push(self.offsets.bind(gpu)?);
-        bound.push(self.srcs.bind(gpu)?);
-        bound.push(self.records.bind(gpu)?);
+        bound.push(self.state.bind_mut(&to)?);
+        bound.push(self.offsets.bind_mut(&to)?);
+        bound.push(self.srcs.bind_mut(&to)?);
+        bound.push(self.records.bind_mut(&to)?);
         if let Some(c) = counts {
-            bound.push(c.bind(gpu)?);
+            bound.push(c.bind(&to)?);
         }
         Ok((view, bound))
     }
@@ -221,10 +231,55 @@ impl<'e, 'c> Planned<'e, 'c> {
         Planned { e, counts, p1, pass2_ran: false, user_pass2: false, maxn_counted: false }
     }
 
-    /// The [`ExpandView`] every expansion kernel receives first: pass it to your own pass-1
-    /// kernel (see [`Expander::pass1_by_own_kernel`]).
+    /// The [`ExpandView`] every expansion kernel receives first. To launch your own pass-1
+    /// kernel with it, use [`Planned::pass1_args`], which also binds the workspace that kernel
+    /// writes.
+    ///
+    /// ```no_run
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[4u32, 1])?;
+    /// let mut e = gpu.expander(warpwork::expand::Strategy::ScanBinarySearch, 2, 5)?;
+    /// let planned = e.pass1(&gpu, &counts)?;
+    /// let view = gpu.download(planned.view())?[0];
+    /// assert_eq!(view.p1, 2);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn view(&self) -> &CudaSlice<ExpandView> {
         &self.e.view
+    }
+
+    /// The argument list of a launch of **your own pass-1 kernel** on `gpu` (after
+    /// [`Expander::pass1_by_own_kernel`]): the view is its first argument, and the expander's
+    /// workspace, which that kernel writes through the view, is bound for writing, so that
+    /// cudarc orders the launch after earlier uses of the workspace and frees it only after the
+    /// launch. Push the kernel's remaining arguments and launch it (`unsafe`).
+    ///
+    /// ```no_run
+    /// use cudarc::driver::LaunchConfig;
+    /// use warpwork::expand::{Strategy, THREADS};
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// # let my_pass1 = gpu.function("hold_stream")?;
+    /// let meshes = gpu.upload(&[0u32; 1000])?; // whatever your pass 1 reads
+    /// let n = 1000u32;
+    /// let mut e = gpu.expander(Strategy::Po2Buckets, 1000, 1 << 16)?;
+    /// let mut planned = e.pass1_by_own_kernel(&gpu, 1000)?;
+    /// let mut l = planned.pass1_args(&gpu)?;
+    /// l.read(&meshes).value(&n);
+    /// let cfg = LaunchConfig { grid_dim: (n.div_ceil(8 * THREADS), 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+    /// // SAFETY (for a real `my_pass1(view, meshes, n)`): the arguments match its parameters.
+    /// unsafe { l.launch(my_pass1, cfg)? };
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn pass1_args<'a>(&'a mut self, gpu: &'a Gpu) -> Result<KernelArgs<'a>> {
+        let e = &mut *self.e;
+        let mut l = gpu.kernel_args();
+        let view = l.bind(&e.view)?;
+        l.bind_mut(&mut e.state)?;
+        l.bind_mut(&mut e.offsets)?;
+        l.bind_mut(&mut e.srcs)?;
+        l.bind_mut(&mut e.records)?;
+        l.addr(view);
+        Ok(l)
     }
 
     /// **Waits** for the passes and returns the number of destination items, or the overflow

@@ -48,23 +48,29 @@ impl Expander {
         Ok(Planned::new(self, Some(counts), p1))
     }
 
-    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs: it receives
-    /// [`Planned::view`] and calls a `push_*_with` building block with its own counts. Zeroes the
-    /// control block and the scan state and points the view at `p1` sources with no counts
-    /// array. Asynchronous. Refused for `MaxN`, whose pass 2 reads a counts array.
+    /// Prepares a pass 1 over `p1` sources that **your own kernel** runs: it receives the view
+    /// first ([`Planned::pass1_args`]) and calls a `push_*_with` building block with its own
+    /// counts. Zeroes the control block and the scan state and points the view at `p1` sources
+    /// with no counts array. Asynchronous.
+    ///
+    /// Refused ([`crate::Error::InvalidInput`], nothing issued) for the strategies whose pass 2
+    /// reads the counts array, which an own pass 1 does not have: `MaxN` and `ScanFused`.
     ///
     /// ```no_run
     /// use warpwork::{expand::Strategy, Gpu};
     /// let gpu = Gpu::new(0)?;
     /// let mut e = gpu.expander(Strategy::Po2Buckets, 1000, 1 << 16)?;
-    /// let planned = e.pass1_by_own_kernel(&gpu, 1000)?;
-    /// // launch your pass-1 kernel with `planned.view()`, then `planned.pass2_with(…)`
+    /// let mut planned = e.pass1_by_own_kernel(&gpu, 1000)?;
+    /// let mut l = planned.pass1_args(&gpu)?; // the view, the workspace bound
+    /// // l.read(&my_meshes)…; unsafe { l.launch(my_pass1, cfg)? }; then planned.pass2_with(…)
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn pass1_by_own_kernel(&mut self, gpu: &Gpu, p1: usize) -> Result<Planned<'_, 'static>> {
         ensure_input!(
-            self.strategy.max_n().is_none(),
-            "MaxN has no pass 1 of its own: its pass 2 reads the counts array (use Expander::pass1)"
+            self.strategy.max_n().is_none() && self.strategy != super::Strategy::ScanFused,
+            "{}'s pass 2 reads the counts array, which a pass 1 of your own kernel does not have \
+             (use Expander::pass1, or another strategy)",
+            self.strategy.name()
         );
         self.reset_for(gpu, p1, 0, true)?;
         Ok(Planned::new(self, None, p1))

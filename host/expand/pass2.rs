@@ -10,8 +10,8 @@ use warpwork_abi::expand::{dst_count, BUCKETS, MAXN_ITEMS, PASS2_STEP, THREADS};
 
 impl Planned<'_, '_> {
     /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
-    /// long). Asynchronous for [`Dispatch::Persistent`] ([`Dispatch::ReadBack`] **waits** for
-    /// pass 1's count). It may run again and writes the same pairs.
+    /// long). Asynchronous for [`Dispatch::Persistent`], and capturable; [`Dispatch::ReadBack`]
+    /// **waits** for pass 1's count. It may run again and writes the same pairs.
     ///
     /// ```no_run
     /// use warpwork::{expand::{Dispatch, Strategy}, Gpu};
@@ -38,41 +38,42 @@ impl Planned<'_, '_> {
             gpu.zero_words(&mut self.e.state, counter..counter + 1)?;
         }
         self.pass2_ran = true;
-        let e = &*self.e;
+        if dispatch == Dispatch::ReadBack {
+            gpu.refuse_in_capture("Dispatch::ReadBack reads the count back (use Dispatch::Persistent)")?;
+        }
+        let e = &mut *self.e;
         let f = gpu.function(facts.pass2)?;
         let grids = match dispatch {
             Dispatch::Persistent => Grids { grid: e.pass2_blocks, per_bucket: None },
             Dispatch::ReadBack => e.read_back_grids(gpu, facts.pass2_items, self.p1)?,
         };
+        // Each launch's grid (per bucket: sized by its items when read back; none when empty).
+        let per_launch: Vec<(u32, Option<u32>)> = match (facts.pass2_launch, grids.per_bucket) {
+            (Pass2Launch::PerBucket, None) => (0..BUCKETS as u32).map(|b| (grids.grid, Some(b))).collect(),
+            (Pass2Launch::PerBucket, Some(items)) => {
+                (0..BUCKETS).filter(|&b| items[b] != 0).map(|b| (e.blocks_for(items[b]), Some(b as u32))).collect()
+            }
+            _ => vec![(grids.grid, None)],
+        };
         let counts = self.counts;
-        let launch = |grid: u32, bucket: Option<&u32>, out: &mut dyn DeviceWrite<[u32; 2]>| -> Result<()> {
+        for (grid, bucket) in per_launch {
             let cfg =
                 LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (facts.pass2_threads, 1, 1), shared_mem_bytes: 0 };
             let (view, _bound) = e.bind_workspace(gpu, counts)?;
             let mut l = gpu.kernel_args();
             l.addr(view).write(out);
-            if let Some(b) = bucket {
+            if let Some(b) = bucket.as_ref() {
                 l.value(b);
             }
             if facts.pass2_launch == Pass2Launch::Dependent {
                 // Its blocks start while pass 1's blocks look back (both kernels say so).
                 // SAFETY: `expand_pass2_fused(view, out)`; `out` holds `capacity` pairs; the
                 // kernel waits for pass 1 before reading the plan.
-                return unsafe { l.launch_dependent(f, cfg) };
-            }
-            // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs; the
-            // workspace the view points to is bound above.
-            unsafe { l.launch(f, cfg) }
-        };
-        if facts.pass2_launch != Pass2Launch::PerBucket {
-            return launch(grids.grid, None, out);
-        }
-        let ids: [u32; BUCKETS] = std::array::from_fn(|b| b as u32);
-        for (b, id) in ids.iter().enumerate() {
-            match grids.per_bucket {
-                None => launch(grids.grid, Some(id), out)?,
-                Some(items) if items[b] != 0 => launch(e.blocks_for(items[b]), Some(id), out)?,
-                Some(_) => {}
+                unsafe { l.launch_dependent(f, cfg)? };
+            } else {
+                // SAFETY: `expand_pass2_*(view, out[, bucket])`; `out` holds `capacity` pairs; the
+                // workspace the view points to is bound above.
+                unsafe { l.launch(f, cfg)? };
             }
         }
         Ok(())

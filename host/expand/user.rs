@@ -71,7 +71,7 @@ impl Planned<'_, '_> {
         pass2: &'a CudaFunction,
         args: impl FnOnce(&mut KernelArgs<'a>),
     ) -> Result<()> {
-        let e = &*self.e;
+        let e = &mut *self.e;
         let needs = e.strategy.facts().user_pass2;
         if let UserPass2::Refused(why) = needs {
             return Err(Error::InvalidInput(why.into()));

@@ -84,8 +84,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut l = gpu.kernel_args();
-        l.read(planned.view()).read(&d_meshes).value(&n32).read(&d_plane);
+        // The view first, with the expander's workspace (which the kernel writes) bound.
+        let mut l = planned.pass1_args(&gpu)?;
+        l.read(&d_meshes).value(&n32).read(&d_plane);
         // SAFETY: matches `cull_meshes(view, meshes, n, plane)`.
         unsafe { l.launch(&cull_meshes, cfg)? };
         // Pass 2: our own kernel through the expander (persistent grid, count read on the device).

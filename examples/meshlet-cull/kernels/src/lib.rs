@@ -37,7 +37,7 @@ fn visible(plane: [f32; 4], c: [f32; 3], r: f32) -> bool {
     plane[0] * c[0] + plane[1] * c[1] + plane[2] * c[2] + plane[3] + r >= 0.0
 }
 
-/// Pass 1. Launch `ceil(n / (PUSH_ITEMS · 256))` blocks of 256 after `Expander::reset`.
+/// Pass 1. Launch `ceil(n / (PUSH_ITEMS · 256))` blocks of 256 after `Expander::pass1_by_own_kernel`.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn cull_meshes(
     view: *const ExpandView,
