@@ -4,6 +4,7 @@
 pub mod expand;
 pub mod life;
 pub mod lighting;
+pub mod lookback;
 pub mod particles;
 pub mod partition;
 pub mod scan;
