@@ -7,7 +7,8 @@
 //! the primitives on [`DeviceBuffer`]s:
 //!
 //! * [`select`]: stream compaction (`select_flagged`, `select_if`) with warp ballot + popc.
-//! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, u32 and u64), single pass.
+//! * [`scan`]: device-wide scans (`scan`, `scan_into`, `scan_in_place`): exclusive and inclusive,
+//!   sum / min / max, for u32, i32, u64, i64, f32 and f64, single pass.
 //! * [`expand`]: work expansion (`expand`, `expand_with`, [`expand::Expander`]), every strategy.
 //! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
 //!   group-wise list partitioning (`update_particles`).
