@@ -64,8 +64,9 @@ fn scans_past_2_pow_32_elements() {
         gpu.scan(&input, &mut output, scan).unwrap();
         let inclusive = scan == Scan::inclusive(ScanOp::Sum);
         let want = |i: usize| exclusive_at(i + inclusive as usize, &head_sums, &tail_sums);
-        // The head, the 2^32 boundary, sampled windows, and the whole tail.
-        let mut windows = vec![0..HEAD + 4096, (1 << 32) - 4096..(1 << 32) + 4096, (1 << 31) - 100..(1 << 31) + 100];
+        // The head, 2^31, the 2^32 boundary up to the poisoned element past n, sampled windows,
+        // and the whole tail.
+        let mut windows = vec![0..HEAD + 4096, (1 << 31) - 100..(1 << 31) + 100, (1 << 32) - 4096..N + 1];
         windows.extend(samples.iter().map(|&s| s..s + 4096));
         windows.push(N - TAIL - 4096..N + 1);
         for w in windows {
