@@ -1,68 +1,251 @@
-//! Device-wide exclusive prefix sum (`u32` and `u64`), single pass with decoupled look-back
-//! (`kernels/src/device/scan.rs`). Tiles are claimed from an atomic counter, so the scan never
-//! depends on the order blocks are scheduled in and cannot hang.
+//! Device-wide scans: exclusive and inclusive, under sum, min or max, of `u32`, `i32`, `u64`,
+//! `i64`, `f32` and `f64`, in a single pass with decoupled look-back
+//! (`kernels/src/device/scan/tile.rs`, `kernels/src/device/lookback.rs`; design and
+//! measurements in `docs/scan.md`).
 //!
-//! [`Gpu::exclusive_scan_into`] allocates nothing: it takes scratch of [`scratch_words`] `u32`s
-//! (CUB's temp storage), which it clears itself; [`Gpu::exclusive_scan`] is the convenience
-//! form that allocates the scratch per call.
+//! * [`Gpu::scan`] allocates its scratch; [`Gpu::scan_into`] takes scratch of
+//!   [`scratch_words`] `u32`s (CUB's temp storage) and allocates nothing; [`Gpu::scan_in_place`]
+//!   scans one buffer into itself. All are asynchronous on the handle's stream and clear the
+//!   scratch themselves (one memset), so the scratch needs no preparation and can be reused.
+//! * [`Gpu::exclusive_scan`] / [`Gpu::exclusive_scan_into`] are the exclusive sum, as before.
+//!
+//! **Results.** `Exclusive`: `output[i] = x₀ ⊕ … ⊕ x_{i-1}`, so `output[0]` is the operator's
+//! identity. `Inclusive`: `output[i] = x₀ ⊕ … ⊕ xᵢ`. Identities: 0 for integer sums, `-0.0` for
+//! float sums (it compares equal to `0.0`, and is the one value that leaves every float
+//! unchanged, so `inclusive[0] == input[0]` bit for bit); `T::MAX` / `T::MIN` for integer min /
+//! max, `+inf` / `-inf` for float min / max. Integer sums wrap.
+//!
+//! **Floats.** Min and max are IEEE 754-2019 `minimum` / `maximum`: a NaN anywhere before (or
+//! at, inclusive) `i` makes `output[i]` a NaN — always `f32::NAN` / `f64::NAN` — and `-0.0 <
+//! +0.0`; these results are exact and the same on every run. Sums are evaluated in the order
+//! `docs/scan.md` gives (sequential within a thread's run, tree-shaped within a tile, a chain
+//! over tiles): not bit-equal to a sequential CPU sum, with an error bounded like a blocked sum's,
+//! and **not deterministic from run to run** (how far a tile's look-back reaches depends on
+//! timing, and changes the rounding). NaN and infinities propagate through sums as in IEEE
+//! arithmetic.
 
-use crate::{error::ensure_input, DeviceRead, DeviceWrite, Gpu, Result};
+use crate::error::ensure_input;
+use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
-use warpwork_abi::{kernels, scan};
 
-pub use warpwork_abi::scan::THREADS;
+/// Threads per block of the scan kernels (`TILE_THREADS` in the kernels).
+pub const THREADS: u32 = 256;
 
-/// Element types the scan is built for.
-pub trait ScanItem: Pod + DeviceRepr + sealed::Sealed {
-    /// The scan kernel for this type.
-    const KERNEL: &'static str;
-    /// Elements per thread (`warpwork_abi::scan::ITEMS_*`).
-    const ITEMS: u32;
+/// Which prefix a scan writes at `i`: of the elements before `i`, or up to and including it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanKind {
+    /// `output[i] = x₀ ⊕ … ⊕ x_{i-1}`; `output[0]` is the identity.
+    Exclusive,
+    /// `output[i] = x₀ ⊕ … ⊕ xᵢ`.
+    Inclusive,
 }
+
+/// The operator a scan combines with (see the module docs for identities and float rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanOp {
+    /// Sum (wrapping for integers).
+    Sum,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+}
+
+/// A scan: its kind and operator.
+///
+/// # Examples
+/// ```
+/// use warpwork::scan::{Scan, ScanKind, ScanOp};
+/// let s = Scan::inclusive(ScanOp::Max);
+/// assert_eq!(s, Scan { kind: ScanKind::Inclusive, op: ScanOp::Max });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Scan {
+    /// Exclusive or inclusive.
+    pub kind: ScanKind,
+    /// Sum, min or max.
+    pub op: ScanOp,
+}
+
+impl Scan {
+    /// The exclusive scan under `op`.
+    pub const fn exclusive(op: ScanOp) -> Scan {
+        Scan { kind: ScanKind::Exclusive, op }
+    }
+
+    /// The inclusive scan under `op`.
+    pub const fn inclusive(op: ScanOp) -> Scan {
+        Scan { kind: ScanKind::Inclusive, op }
+    }
+
+    /// The exclusive sum.
+    pub const EXCLUSIVE_SUM: Scan = Scan::exclusive(ScanOp::Sum);
+}
+
+/// Element types the scans are built for: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+pub trait ScanItem: Pod + DeviceRepr + sealed::Sealed {
+    /// Kernel-name suffix.
+    const SUFFIX: &'static str;
+    /// Elements per thread (64 bytes: 16 four-byte or 8 eight-byte elements).
+    const ITEMS: u32;
+    /// The kernels, `[kind][op]`: `scan_{exclusive|inclusive}_{sum|min|max}_{SUFFIX}`.
+    #[doc(hidden)]
+    const KERNELS: [[&'static str; 3]; 2];
+}
+
 mod sealed {
     pub trait Sealed {}
 }
-impl sealed::Sealed for u32 {}
-impl sealed::Sealed for u64 {}
-impl ScanItem for u32 {
-    const KERNEL: &'static str = kernels::SCAN_EXCLUSIVE_U32;
-    const ITEMS: u32 = scan::ITEMS_U32 as u32;
+
+macro_rules! scan_items {
+    ($($t:ident),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl ScanItem for $t {
+            const SUFFIX: &'static str = stringify!($t);
+            const ITEMS: u32 = 64 / std::mem::size_of::<$t>() as u32;
+            const KERNELS: [[&'static str; 3]; 2] = [
+                [
+                    concat!("scan_exclusive_sum_", stringify!($t)),
+                    concat!("scan_exclusive_min_", stringify!($t)),
+                    concat!("scan_exclusive_max_", stringify!($t)),
+                ],
+                [
+                    concat!("scan_inclusive_sum_", stringify!($t)),
+                    concat!("scan_inclusive_min_", stringify!($t)),
+                    concat!("scan_inclusive_max_", stringify!($t)),
+                ],
+            ];
+        }
+    )*};
 }
-impl ScanItem for u64 {
-    const KERNEL: &'static str = kernels::SCAN_EXCLUSIVE_U64;
-    const ITEMS: u32 = scan::ITEMS_U64 as u32;
+scan_items!(u32, i32, u64, i64, f32, f64);
+
+/// The kernel of `scan` for `T`.
+fn kernel_name<T: ScanItem>(scan: Scan) -> &'static str {
+    let kind = match scan.kind {
+        ScanKind::Exclusive => 0,
+        ScanKind::Inclusive => 1,
+    };
+    let op = match scan.op {
+        ScanOp::Sum => 0,
+        ScanOp::Min => 1,
+        ScanOp::Max => 2,
+    };
+    T::KERNELS[kind][op]
 }
 
-/// Tiles of a scan of `n` elements.
+/// Tiles (blocks) of a scan of `n` elements.
 fn tiles<T: ScanItem>(n: usize) -> usize {
     n.div_ceil((THREADS * T::ITEMS) as usize)
 }
 
-/// The scratch layout in `u32` words: `[status; tiles] [tile counter] [pad to 8 bytes]
-/// [aggregate: T; tiles] [inclusive prefix: T; tiles]`; returns (aggregate offset, inclusive
-/// offset, total) in words.
-fn layout<T: ScanItem>(n: usize) -> (usize, usize, usize) {
-    let t = tiles::<T>(n);
-    let aggregate = (t + 1).next_multiple_of(2);
-    let per = t * std::mem::size_of::<T>() / 4;
-    (aggregate, aggregate + per, aggregate + 2 * per)
+/// The look-back's tile states for `tiles` tiles, in 32-bit words, and how many of them (the
+/// statuses, first) must be zero before a launch — as `TileStates::words` / `status_words` in
+/// `kernels/src/device/lookback.rs`: one `u64` (status and value) per tile for 4-byte elements;
+/// for 8-byte ones a status word per tile, padded to 8 bytes, then aggregates and inclusive
+/// prefixes (`u64` each).
+fn state_words<T: ScanItem>(tiles: usize) -> (usize, usize) {
+    if std::mem::size_of::<T>() == 8 {
+        (tiles.next_multiple_of(2) + 4 * tiles, tiles)
+    } else {
+        (2 * tiles, 2 * tiles)
+    }
 }
 
-/// `u32` words of scratch [`Gpu::exclusive_scan_into`] needs for `n` elements of `T`.
+/// `u32` words of scratch a scan of `n` elements of `T` needs ([`Gpu::scan_into`],
+/// [`Gpu::scan_in_place`]): the look-back's tile states (8 bytes or 20 bytes per tile of 4096
+/// or 2048 elements), plus one word so that they can start 8-byte aligned in any `u32` buffer.
 ///
 /// # Examples
 /// ```
-/// assert!(warpwork::scan::scratch_words::<u32>(1 << 20) > 0);
-/// assert_eq!(warpwork::scan::scratch_words::<u64>(0), 2);
+/// use warpwork::scan::scratch_words;
+/// assert_eq!(scratch_words::<u32>(0), 1);
+/// assert_eq!(scratch_words::<u32>(4096), 3); // one tile: one u64, plus the alignment word
+/// assert!(scratch_words::<f64>(1 << 20) > scratch_words::<f32>(1 << 20));
 /// ```
 pub fn scratch_words<T: ScanItem>(n: usize) -> usize {
-    layout::<T>(n).2
+    state_words::<T>(tiles::<T>(n)).0 + 1
 }
 
 impl Gpu {
-    /// `output[i] = input[0] + … + input[i-1]` (wrapping), `output[0] = 0`. `output` may be
-    /// longer than `input` (the rest is untouched). **Allocates** its scratch; asynchronous.
+    /// Scans `input` into the first `input.len()` elements of `output` (which may be longer;
+    /// the rest is untouched). **Allocates** its scratch; asynchronous. See the [module
+    /// docs](crate::scan) for what each [`Scan`] writes.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::scan::{Scan, ScanOp};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let input = gpu.upload(&[3i32, -1, 4, -1, 5])?;
+    /// let mut output = gpu.zeros::<i32>(5)?;
+    /// gpu.scan(&input, &mut output, Scan::inclusive(ScanOp::Min))?;
+    /// assert_eq!(gpu.download(&output)?, [3, -1, -1, -1, -1]);
+    /// gpu.scan(&input, &mut output, Scan::exclusive(ScanOp::Sum))?;
+    /// assert_eq!(gpu.download(&output)?, [0, 3, 2, 6, 5]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn scan<T: ScanItem>(
+        &self,
+        input: &impl DeviceRead<T>,
+        output: &mut impl DeviceWrite<T>,
+        scan: Scan,
+    ) -> Result<()> {
+        let mut scratch = self.zeros::<u32>(scratch_words::<T>(input.len()))?;
+        self.scan_into(input, output, scan, &mut scratch)
+    }
+
+    /// [`Gpu::scan`] with caller-provided scratch of at least
+    /// [`scratch_words::<T>(input.len())`](scratch_words) words, which it clears (one memset on
+    /// the stream) and overwrites: allocates nothing, so it can be captured into a CUDA graph.
+    /// Asynchronous. Sizes up to `2^31 - 1` tiles of 4096 (4-byte) or 2048 (8-byte) elements;
+    /// beyond, [`Error::CapacityExceeded`] before anything is issued.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::scan::{scratch_words, Scan, ScanOp};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let input = gpu.upload(&[1.5f64; 1000])?;
+    /// let mut output = gpu.zeros::<f64>(1000)?;
+    /// let mut scratch = gpu.zeros::<u32>(scratch_words::<f64>(1000))?;
+    /// gpu.scan_into(&input, &mut output, Scan::inclusive(ScanOp::Sum), &mut scratch)?;
+    /// assert_eq!(gpu.download(&output)?[999], 1500.0); // exact here: every sum is representable
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn scan_into<T: ScanItem>(
+        &self,
+        input: &impl DeviceRead<T>,
+        output: &mut impl DeviceWrite<T>,
+        scan: Scan,
+        scratch: &mut impl DeviceWrite<u32>,
+    ) -> Result<()> {
+        self.launch_scan(Operands::Apart(input, output), scan, scratch, false)
+    }
+
+    /// Scans `data` into itself. Takes scratch as [`Gpu::scan_into`]; allocates nothing;
+    /// asynchronous.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::scan::{scratch_words, Scan, ScanOp};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let mut data = gpu.upload(&[2u64, 7, 1, 8])?;
+    /// let mut scratch = gpu.zeros::<u32>(scratch_words::<u64>(4))?;
+    /// gpu.scan_in_place(&mut data, Scan::inclusive(ScanOp::Max), &mut scratch)?;
+    /// assert_eq!(gpu.download(&data)?, [2, 7, 7, 8]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn scan_in_place<T: ScanItem, B: DeviceWrite<T>>(
+        &self,
+        data: &mut B,
+        scan: Scan,
+        scratch: &mut impl DeviceWrite<u32>,
+    ) -> Result<()> {
+        self.launch_scan::<T, B, B>(Operands::InPlace(data), scan, scratch, false)
+    }
+
+    /// The exclusive sum: [`Gpu::scan`] with [`Scan::EXCLUSIVE_SUM`]. **Allocates** its scratch;
+    /// asynchronous.
     ///
     /// # Examples
     /// ```no_run
@@ -78,14 +261,11 @@ impl Gpu {
         input: &impl DeviceRead<T>,
         output: &mut impl DeviceWrite<T>,
     ) -> Result<()> {
-        let mut scratch = self.zeros::<u32>(scratch_words::<T>(input.len()))?;
-        self.exclusive_scan_into(input, output, &mut scratch)
+        self.scan(input, output, Scan::EXCLUSIVE_SUM)
     }
 
-    /// [`Gpu::exclusive_scan`] with caller-provided scratch of at least
-    /// [`scratch_words::<T>(input.len())`](scratch_words) words, which it clears (one memset on
-    /// the stream) and overwrites: allocates nothing, so it can be captured into a CUDA graph.
-    /// Asynchronous.
+    /// The exclusive sum with caller-provided scratch: [`Gpu::scan_into`] with
+    /// [`Scan::EXCLUSIVE_SUM`]. Allocates nothing; asynchronous.
     ///
     /// # Examples
     /// ```no_run
@@ -103,45 +283,151 @@ impl Gpu {
         output: &mut impl DeviceWrite<T>,
         scratch: &mut impl DeviceWrite<u32>,
     ) -> Result<()> {
-        let n = input.len();
-        ensure_input!(output.len() >= n, "scan of {n} elements into a buffer of {}", output.len());
-        let (aggregate, inclusive, words) = layout::<T>(n);
-        ensure_input!(scratch.len() >= words, "scan scratch of {} words; {words} needed", scratch.len());
+        self.scan_into(input, output, Scan::EXCLUSIVE_SUM, scratch)
+    }
+
+    /// Checks the sizes, clears the tile statuses in `scratch` and launches `scan`'s kernel on
+    /// `operands`. `forced_fallback` forces the look-back's fallback (tests).
+    pub(crate) fn launch_scan<T: ScanItem, I: DeviceRead<T>, O: DeviceWrite<T>>(
+        &self,
+        operands: Operands<'_, I, O>,
+        scan: Scan,
+        scratch: &mut impl DeviceWrite<u32>,
+        forced_fallback: bool,
+    ) -> Result<()> {
+        let n = match &operands {
+            Operands::Apart(input, output) => {
+                let n = input.len();
+                ensure_input!(output.len() >= n, "scan of {n} elements into a buffer of {}", output.len());
+                n
+            }
+            Operands::InPlace(data) => data.len(),
+        };
         let tiles = tiles::<T>(n);
-        ensure_input!(tiles <= i32::MAX as usize, "a scan of {n} elements needs {tiles} blocks");
+        if tiles > i32::MAX as usize {
+            return Err(Error::CapacityExceeded {
+                what: "scan tiles (blocks of one launch)",
+                needed: tiles as u64,
+                capacity: i32::MAX as u64,
+            });
+        }
+        let needed = scratch_words::<T>(n);
+        ensure_input!(scratch.len() >= needed, "scan scratch of {} words; {needed} needed", scratch.len());
         if n == 0 {
             return Ok(());
         }
-        // The status words and the tile counter start at zero; aggregates and inclusive
-        // prefixes are written before being read.
-        self.zero_words(scratch, 0..tiles + 1)?;
-        let f = self.function(T::KERNEL)?;
+        // The states start at the first 8-byte boundary of the scratch.
+        let base = self.device_address(scratch)?;
+        let skip = (base.next_multiple_of(8) - base) as usize / 4;
+        let (_, status) = state_words::<T>(tiles);
+        self.zero_words(scratch, skip..skip + status)?;
+        let f = self.function(kernel_name::<T>(scan))?;
         let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let forced = forced_fallback as u32;
         let mut l = self.kernel_args();
+        match operands {
+            Operands::Apart(input, output) => {
+                l.read(input).write(output);
+            }
+            Operands::InPlace(data) => {
+                // The kernel reads and writes the same elements: one binding, passed twice.
+                let a = l.bind_mut(data)?;
+                l.addr(a).addr(a);
+            }
+        }
         let s = l.bind_mut(scratch)?;
-        l.read(input).write(output).value(&n);
-        l.addr(s).addr(s + 4 * aggregate as u64).addr(s + 4 * inclusive as u64).addr(s + 4 * tiles as u64);
-        // SAFETY: matches `scan_exclusive_*` in kernels/src/kernels/scan.rs (input, output, n,
-        // status, aggregate, inclusive, tile counter); the scratch holds the layout above, its
-        // status words and counter zeroed; one block per tile.
+        l.value(&n).addr(s + 4 * skip as u64).value(&forced);
+        // SAFETY: matches `scan_{kind}_{op}_{T}(input, output, n, states, forced_fallback)` in
+        // kernels/src/kernels/scan.rs: input and output hold at least `n` elements (checked
+        // above; in place they are one buffer, which the kernel allows), the states lie inside
+        // the scratch (checked above) with their statuses zeroed on this stream, and the grid is
+        // one block per tile.
         unsafe { l.launch(f, cfg) }
     }
 }
 
+/// What a scan reads and writes: two buffers, or one in place.
+pub(crate) enum Operands<'b, I, O> {
+    Apart(&'b I, &'b mut O),
+    InPlace(&'b mut O),
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_kernel_name_is_one_the_abi_lists() {
+        fn check<T: ScanItem>() {
+            for row in T::KERNELS {
+                for name in row {
+                    assert!(warpwork_abi::kernels::SCAN_KERNELS.contains(&name), "{name}");
+                }
+            }
+        }
+        check::<u32>();
+        check::<i32>();
+        check::<u64>();
+        check::<i64>();
+        check::<f32>();
+        check::<f64>();
+    }
+
     use super::*;
 
     #[test]
-    fn scratch_layout_keeps_values_aligned() {
-        for n in [0usize, 1, 4095, 4096, 4097, 1 << 20] {
-            let (agg, inc, words) = layout::<u64>(n);
-            assert_eq!(agg % 2, 0);
-            assert!(agg > tiles::<u64>(n));
-            assert_eq!(inc - agg, tiles::<u64>(n) * 2);
-            assert_eq!(words - inc, tiles::<u64>(n) * 2);
-            let (agg, inc, words) = layout::<u32>(n);
-            assert_eq!((inc - agg, words - inc), (tiles::<u32>(n), tiles::<u32>(n)));
+    fn scratch_covers_the_states_at_any_alignment() {
+        for n in [1usize, 4095, 4096, 4097, 1 << 20, (1 << 32) + 7] {
+            let t32 = tiles::<u32>(n);
+            assert_eq!(scratch_words::<u32>(n), 2 * t32 + 1);
+            let t64 = tiles::<u64>(n);
+            assert_eq!(t64, n.div_ceil(2048));
+            assert!(scratch_words::<f64>(n) > t64.next_multiple_of(2) + 4 * t64);
         }
+        assert_eq!(tiles::<i32>((1 << 32) + 7), (1 << 20) + 1);
+    }
+
+    /// The look-back's fallback forced at every wait (and odd tiles late to publish, so that
+    /// their successors wait): results still match the CPU, for the packed (4-byte) and split
+    /// (8-byte) tile states, in place too.
+    #[test]
+    #[ignore = "needs a GPU: run the GPU suite"]
+    fn forced_fallback_matches_cpu() {
+        use cudarc::driver::CudaSlice;
+        use warpwork_cpu_reference::{inputs, scan as cpu};
+        let gpu = Gpu::new(0).expect("GPU");
+        for n in [4097usize, 300_001, 1 << 20] {
+            let small = inputs::uniform_range(n, 7, 0, 100);
+            let mut scratch = gpu.zeros::<u32>(scratch_words::<f64>(n)).unwrap();
+
+            let d = gpu.upload(&small).unwrap();
+            let mut out = gpu.filled::<u32>(n + 1, 0xAB).unwrap();
+            gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::EXCLUSIVE_SUM, &mut scratch, true).unwrap();
+            let got = gpu.download(&out).unwrap();
+            assert!(got[..n] == cpu::exclusive_scan(&small, cpu::Op::Sum)[..], "u32 sum, n = {n}");
+            assert_eq!(got[n], 0xABAB_ABAB);
+
+            let wide: Vec<f64> = small.iter().map(|&x| x as f64 - 50.0).collect();
+            let d = gpu.upload(&wide).unwrap();
+            let mut out = gpu.zeros::<f64>(n).unwrap();
+            gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::inclusive(ScanOp::Sum), &mut scratch, true).unwrap();
+            assert!(gpu.download(&out).unwrap() == cpu::inclusive_scan(&wide, cpu::Op::Sum), "f64 sum, n = {n}");
+
+            let signed: Vec<i64> = inputs::uniform_u64(n, 8).into_iter().map(|x| x as i64).collect();
+            let mut data = gpu.upload(&signed).unwrap();
+            let scan = Scan::inclusive(ScanOp::Max);
+            gpu.launch_scan::<i64, CudaSlice<i64>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true).unwrap();
+            assert!(gpu.download(&data).unwrap() == cpu::inclusive_scan(&signed, cpu::Op::Max), "i64 max in place");
+
+            let mut data = gpu.upload(&small).unwrap();
+            let scan = Scan::exclusive(ScanOp::Min);
+            gpu.launch_scan::<u32, CudaSlice<u32>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true).unwrap();
+            assert!(gpu.download(&data).unwrap() == cpu::exclusive_scan(&small, cpu::Op::Min), "u32 min in place");
+        }
+    }
+
+    #[test]
+    fn kernel_names_are_systematic() {
+        assert_eq!(kernel_name::<u32>(Scan::EXCLUSIVE_SUM), "scan_exclusive_sum_u32");
+        assert_eq!(kernel_name::<f64>(Scan::inclusive(ScanOp::Max)), "scan_inclusive_max_f64");
+        assert_eq!(kernel_name::<i64>(Scan::exclusive(ScanOp::Min)), "scan_exclusive_min_i64");
     }
 }

@@ -9,40 +9,15 @@ use rayon::prelude::*;
 /// Below this many items the serial loop beats splitting work across threads.
 const PARALLEL_MIN: usize = 1 << 14;
 
-/// Exclusive prefix sum, wrapping (the GPU scan's contract for `u32`).
+/// Exclusive prefix sum, wrapping (the GPU scan's contract for `u32`); see [`crate::scan`] for
+/// every operator and type.
 pub fn exclusive_scan_u32(input: &[u32]) -> Vec<u32> {
-    scan(input, 0u32, |a, b| a.wrapping_add(b))
+    crate::scan::exclusive_scan(input, crate::scan::Op::Sum)
 }
 
 /// Exclusive prefix sum of `u64`s, wrapping.
 pub fn exclusive_scan_u64(input: &[u64]) -> Vec<u64> {
-    scan(input, 0u64, |a, b| a.wrapping_add(b))
-}
-
-/// Chunked parallel scan: sums per chunk, a serial scan of the chunk sums, then chunks in parallel.
-fn scan<T: Copy + Send + Sync>(input: &[T], zero: T, add: impl Fn(T, T) -> T + Sync) -> Vec<T> {
-    let serial = |xs: &[T], start: T, out: &mut [T]| {
-        let mut run = start;
-        for (o, &x) in out.iter_mut().zip(xs) {
-            *o = run;
-            run = add(run, x);
-        }
-    };
-    let mut out = vec![zero; input.len()];
-    if input.len() < PARALLEL_MIN {
-        serial(input, zero, &mut out);
-        return out;
-    }
-    let chunk = PARALLEL_MIN;
-    let sums: Vec<T> = input.par_chunks(chunk).map(|c| c.iter().fold(zero, |a, &x| add(a, x))).collect();
-    let mut starts = Vec::with_capacity(sums.len());
-    let mut run = zero;
-    for s in sums {
-        starts.push(run);
-        run = add(run, s);
-    }
-    out.par_chunks_mut(chunk).zip(input.par_chunks(chunk)).zip(starts).for_each(|((o, i), s)| serial(i, s, o));
-    out
+    crate::scan::exclusive_scan(input, crate::scan::Op::Sum)
 }
 
 /// Total destination items (exact, in `u64`).

@@ -9,4 +9,5 @@ pub mod inputs;
 pub mod life;
 pub mod lighting;
 pub mod particles;
+pub mod scan;
 pub mod select;

@@ -8,18 +8,12 @@ macro_rules! kernel_names {
     ($($(#[$doc:meta])* $name:ident = $symbol:literal;)*) => {
         $($(#[$doc])* pub const $name: &str = $symbol;)*
         /// The kernels named one by one above (the families of many instances are in their own
-        /// lists: [`SELECT_KERNELS`]); [`all_kernels`] gives every exported kernel.
+        /// lists: [`SELECT_KERNELS`], [`SCAN_KERNELS`]); [`all_kernels`] gives every exported kernel.
         pub const NAMED_KERNELS: &[&str] = &[$($name),*];
     };
 }
 
 kernel_names! {
-    // Device-wide exclusive scan (`kernels/src/kernels/scan.rs`).
-    /// `scan_exclusive_u32(input, output, n, status, aggregate, inclusive, tile_counter)`.
-    SCAN_EXCLUSIVE_U32 = "scan_exclusive_u32";
-    /// `scan_exclusive_u64(..)`: as [`SCAN_EXCLUSIVE_U32`] for `u64`.
-    SCAN_EXCLUSIVE_U64 = "scan_exclusive_u64";
-
     // Work expansion (`kernels/src/kernels/expand.rs`): every kernel takes `*const ExpandView`
     // first; pass 2 also `out: *mut [u32; 2]`.
     /// S1 pass 1.
@@ -133,10 +127,25 @@ macro_rules! select_names {
 pub const SELECT_KERNELS: [&str; 48] =
     select_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16", "bytes");
 
+macro_rules! scan_names {
+    ($($t:literal),*) => {
+        [$(concat!("scan_exclusive_sum_", $t), concat!("scan_exclusive_min_", $t), concat!("scan_exclusive_max_", $t),
+           concat!("scan_inclusive_sum_", $t), concat!("scan_inclusive_min_", $t), concat!("scan_inclusive_max_", $t)),*]
+    };
+}
+
+/// The element types of the scan kernels, as kernel-name suffixes.
+pub const SCAN_ITEM_TYPES: [&str; 6] = ["u32", "i32", "u64", "i64", "f32", "f64"];
+
+/// The device-wide scans `scan_{exclusive|inclusive}_{sum|min|max}_{type}`
+/// (`kernels/src/kernels/scan.rs`): `(input, output, n, states, forced_fallback)`. The order is
+/// [`SCAN_ITEM_TYPES`] × (exclusive, inclusive) × (sum, min, max).
+pub const SCAN_KERNELS: [&str; 36] = scan_names!("u32", "i32", "u64", "i64", "f32", "f64");
+
 /// Every exported kernel: what the host loads once per module, and what both shipped PTX
 /// modules export (checked by a host test).
 pub fn all_kernels() -> impl Iterator<Item = &'static str> {
-    NAMED_KERNELS.iter().chain(SELECT_KERNELS.iter()).copied()
+    NAMED_KERNELS.iter().chain(SELECT_KERNELS.iter()).chain(SCAN_KERNELS.iter()).copied()
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 
 mod append;
 mod scan;
+mod scan_op;
 
 pub use append::*;
 pub use scan::*;
+pub use scan_op::*;

@@ -1,6 +1,10 @@
-//! Block-wide exclusive prefix sum of one value per thread (warp scans + one shared array of
-//! warp totals), for `u32` and `u64` through [`ScanValue`].
+//! Block-wide exclusive scans of one value per thread (warp scans + one shared array of warp
+//! totals): [`block_exclusive_scan`] under any [`ScanOp`], and the older
+//! [`block_exclusive_sum`] for `u32` and `u64` through [`ScanValue`] (S2.5's pass 1, select and
+//! S2.5f use it).
 
+use super::scan_op::{shfl_up_element, warp_inclusive_scan, ScanOp};
+use crate::arch::load_shared;
 use crate::arch::{
     lane_id, load_relaxed_u32, load_relaxed_u64, shfl_idx, store_relaxed_u32, store_relaxed_u64, sync_threads, warp_id,
     WARP_SIZE,
@@ -123,4 +127,36 @@ pub unsafe fn block_exclusive_sum<T: ScanValue>(scratch: *mut T, v: T) -> (T, T)
     // Everyone has read the scratch before anyone may reuse it.
     sync_threads();
     (warp_prefix.add(inclusive).sub(v), total)
+}
+
+/// Exclusive scan of `v` under `O` over the threads of a block of `WARPS` warps, in thread
+/// order. Returns `(exclusive, block aggregate)` on every thread (thread 0's exclusive value is
+/// `O::IDENTITY`).
+///
+/// One barrier: each warp scans its lanes, publishes its total, and every thread then combines
+/// the totals of the warps before its own, in warp order (so within a block a float sum is
+/// evaluated in one fixed order: see `docs/scan.md`).
+///
+/// # Safety
+/// `totals` points to `WARPS` elements of shared memory used by nothing else until the caller's
+/// next barrier; the block has `WARPS · 32` threads (`WARPS ≤ 32`), and every thread calls this.
+#[inline(always)]
+pub unsafe fn block_exclusive_scan<O: ScanOp, const WARPS: usize>(totals: *mut O::T, v: O::T) -> (O::T, O::T) {
+    let inclusive = warp_inclusive_scan::<O>(v);
+    let (lane, warp) = (lane_id(), warp_id() as usize);
+    if lane == WARP_SIZE - 1 {
+        write_volatile(totals.add(warp), inclusive);
+    }
+    sync_threads();
+    let (mut before, mut total) = (O::IDENTITY, O::IDENTITY);
+    for w in 0..WARPS {
+        let t = load_shared(totals.add(w));
+        if w < warp {
+            before = O::combine(before, t);
+        }
+        total = O::combine(total, t);
+    }
+    let earlier = shfl_up_element(inclusive, 1);
+    let in_warp = if lane == 0 { O::IDENTITY } else { earlier };
+    (O::combine(before, in_warp), total)
 }

@@ -3,6 +3,7 @@
 //! General-purpose only; the workloads that demonstrate them are in [`crate::demo`].
 
 pub mod expand;
+pub mod lookback;
 pub mod partition;
 pub mod scan;
 pub mod select;

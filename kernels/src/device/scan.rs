@@ -1,6 +1,15 @@
-//! Device-wide exclusive prefix sum in a single pass: decoupled look-back (Merrill & Garland).
+//! Device-wide single-pass scans: decoupled look-back (Merrill & Garland).
 //!
-//! Each block scans one tile of `ITEMS × blockDim.x` elements, publishes its aggregate, then
+//! * [`tile`]: warpwork's device-wide scan kernels. Block `b` scans tile `b` under any
+//!   [`crate::block::ScanOp`] with coalesced loads and stores, and gets the prefix of its tile
+//!   from [`crate::device::lookback`] (status and value in one 64-bit word for 4-byte elements,
+//!   a 32·4-tile window per round, backoff, and a fallback that makes it never hang).
+//! * The older look-back below ([`scan_tile`], [`lookback`], [`LookbackState`]): `u32`/`u64`
+//!   sums only, split status/value arrays read with acquire loads, and tiles claimed from an
+//!   atomic counter. S2.5's pass 1 (`expand_push_scan`) and the ordered select still use it.
+//!
+//! The rest of this comment is about the older look-back. Each block scans one tile of
+//! `ITEMS × blockDim.x` elements, publishes its aggregate, then
 //! looks back over its predecessors' published values (32 at a time, one warp) until it meets a
 //! tile whose inclusive prefix is known.
 //!
@@ -12,6 +21,8 @@
 //! Publication uses release/acquire at device scope: the value is stored (relaxed), then the
 //! status word with `st.release`; readers `ld.acquire` the status before loading the value. This
 //! works for any value width (`u32` and `u64`), with no packing of flag and value.
+
+pub mod tile;
 
 use crate::arch::{
     atomic_add_u32, ballot, lane_id, load_acquire_u32, load_v4_u32, store_release_u32, sync_threads, thread_idx_x,

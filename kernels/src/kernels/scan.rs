@@ -1,42 +1,70 @@
-//! Device-wide exclusive scan kernels: `scan_exclusive_{u32,u64}(input, output, n, status,
-//! aggregate, inclusive, tile_counter)`. Launch `ceil(n / tile)` blocks of `warpwork_abi::scan::
-//! THREADS` with `status` and `tile_counter` zeroed; in-place (`output == input`) is allowed.
+//! Device-wide scan kernels, one per operator, kind and element type, all instances of
+//! [`consume_tile`]: `scan_{exclusive|inclusive}_{sum|min|max}_{u32|i32|u64|i64|f32|f64}(input,
+//! output, n, states, forced_fallback)`.
+//!
+//! Launch `ceil(n / tile_items::<T>())` blocks of [`TILE_THREADS`](crate::device::scan::tile::TILE_THREADS) threads. `states` is the
+//! look-back's tile states ([`TileStates::words`] 32-bit words, 8-byte aligned, the first
+//! [`TileStates::status_words`] zeroed before every launch); `output == input` scans in place;
+//! `forced_fallback != 0` forces the look-back's fallback (tests only).
+//!
+//! S2.5's pass 1 (`expand_push_scan`, block shape `warpwork_abi::scan::{THREADS, ITEMS_U32}`)
+//! scans with the older look-back of [`crate::device::scan`].
 
-use crate::arch::store_v4_u32;
-use crate::device::scan::{scan_tile, LookbackState};
+use crate::block::{Max, Min, Sum};
+use crate::device::lookback::TileStates;
+use crate::device::scan::tile::{consume_tile, tile_items};
 use crate::static_shared;
-use warpwork_abi::scan::{ITEMS_U32, ITEMS_U64};
 
 macro_rules! scan_kernel {
-    ($name:ident, $t:ty, $items:expr) => {
+    ($name:ident, $op:ident<$t:ty>, $inclusive:literal) => {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             input: *const $t,
             output: *mut $t,
             n: usize,
-            status: *mut u32,
-            aggregate: *mut $t,
-            inclusive: *mut $t,
-            tile_counter: *mut u32,
+            states: *mut u32,
+            forced_fallback: u32,
         ) {
-            let scratch = static_shared!($name: [$t; crate::device::scan::SCAN_TILE_SCRATCH]);
-            let state = LookbackState { status, aggregate, inclusive, tile_counter };
-            scan_tile::<$t, { $items }, { crate::device::scan::NARROW_LOOKBACK }>(state, scratch, input, n, |first, excl, _values, valid| {
-                if valid == $items {
-                    let src = excl.as_ptr() as *const [u32; 4];
-                    let dst = output.add(first) as *mut [u32; 4];
-                    for v in 0..core::mem::size_of::<[$t; $items]>() / 16 {
-                        store_v4_u32(dst.add(v), *src.add(v));
-                    }
-                } else {
-                    for j in 0..valid {
-                        *output.add(first + j) = excl[j];
-                    }
-                }
-            });
+            let smem = static_shared!($name: [crate::device::scan::tile::ScanShared; 1]);
+            let states = TileStates::<$t>::new(states, n.div_ceil(tile_items::<$t>()));
+            consume_tile::<$op<$t>, $inclusive>(states, smem, input, output, n, forced_fallback != 0);
         }
     };
 }
 
-scan_kernel!(scan_exclusive_u32, u32, ITEMS_U32);
-scan_kernel!(scan_exclusive_u64, u64, ITEMS_U64);
+scan_kernel!(scan_exclusive_sum_u32, Sum<u32>, false);
+scan_kernel!(scan_exclusive_min_u32, Min<u32>, false);
+scan_kernel!(scan_exclusive_max_u32, Max<u32>, false);
+scan_kernel!(scan_inclusive_sum_u32, Sum<u32>, true);
+scan_kernel!(scan_inclusive_min_u32, Min<u32>, true);
+scan_kernel!(scan_inclusive_max_u32, Max<u32>, true);
+scan_kernel!(scan_exclusive_sum_i32, Sum<i32>, false);
+scan_kernel!(scan_exclusive_min_i32, Min<i32>, false);
+scan_kernel!(scan_exclusive_max_i32, Max<i32>, false);
+scan_kernel!(scan_inclusive_sum_i32, Sum<i32>, true);
+scan_kernel!(scan_inclusive_min_i32, Min<i32>, true);
+scan_kernel!(scan_inclusive_max_i32, Max<i32>, true);
+scan_kernel!(scan_exclusive_sum_u64, Sum<u64>, false);
+scan_kernel!(scan_exclusive_min_u64, Min<u64>, false);
+scan_kernel!(scan_exclusive_max_u64, Max<u64>, false);
+scan_kernel!(scan_inclusive_sum_u64, Sum<u64>, true);
+scan_kernel!(scan_inclusive_min_u64, Min<u64>, true);
+scan_kernel!(scan_inclusive_max_u64, Max<u64>, true);
+scan_kernel!(scan_exclusive_sum_i64, Sum<i64>, false);
+scan_kernel!(scan_exclusive_min_i64, Min<i64>, false);
+scan_kernel!(scan_exclusive_max_i64, Max<i64>, false);
+scan_kernel!(scan_inclusive_sum_i64, Sum<i64>, true);
+scan_kernel!(scan_inclusive_min_i64, Min<i64>, true);
+scan_kernel!(scan_inclusive_max_i64, Max<i64>, true);
+scan_kernel!(scan_exclusive_sum_f32, Sum<f32>, false);
+scan_kernel!(scan_exclusive_min_f32, Min<f32>, false);
+scan_kernel!(scan_exclusive_max_f32, Max<f32>, false);
+scan_kernel!(scan_inclusive_sum_f32, Sum<f32>, true);
+scan_kernel!(scan_inclusive_min_f32, Min<f32>, true);
+scan_kernel!(scan_inclusive_max_f32, Max<f32>, true);
+scan_kernel!(scan_exclusive_sum_f64, Sum<f64>, false);
+scan_kernel!(scan_exclusive_min_f64, Min<f64>, false);
+scan_kernel!(scan_exclusive_max_f64, Max<f64>, false);
+scan_kernel!(scan_inclusive_sum_f64, Sum<f64>, true);
+scan_kernel!(scan_inclusive_min_f64, Min<f64>, true);
+scan_kernel!(scan_inclusive_max_f64, Max<f64>, true);

@@ -1,0 +1,205 @@
+//! Scan operators: what a scan combines, and its identity, for warpwork's element types; and the
+//! warp-wide scan under any operator, which the block scan and the look-back are built on.
+//!
+//! An operator only has to be **associative** (`combine(combine(a, b), c) == combine(a,
+//! combine(b, c))`) with `IDENTITY` neutral on both sides: warpwork's scans keep the order of
+//! their operands (`combine(earlier, later)`), so your own kernels may scan with
+//! non-commutative operators too. Floating-point addition is associative only up to rounding:
+//! see `docs/scan.md` for the order a float sum is evaluated in.
+//!
+//! The operators warpwork exports kernels for ([`Sum`], [`Min`], [`Max`] over `u32`, `i32`,
+//! `u64`, `i64`, `f32`, `f64`):
+//! * [`Sum`] wraps for integers; for floats it is IEEE addition with identity `-0.0` (the one
+//!   value `x + id == x` holds for, `x = -0.0` included).
+//! * [`Min`] / [`Max`] have identity `MAX` / `MIN` for integers and `+inf` / `-inf` for floats.
+//!   For floats they are IEEE 754-2019 `minimum` / `maximum`: a NaN operand gives a NaN (always
+//!   `f32::NAN` / `f64::NAN`, whatever the operand's payload), and `-0.0 < +0.0`. Rust's
+//!   `f32::min` would ignore NaNs instead, and return either zero.
+
+use crate::arch::{lane_id, shfl_down, shfl_idx, shfl_up, WARP_SIZE};
+use core::marker::PhantomData;
+
+/// An element a scan can move through registers, shuffles and look-back words: 4 or 8 bytes,
+/// handled as its bits.
+pub trait ScanElement: Copy {
+    /// Eight bytes wide (two 32-bit words per shuffle; a look-back keeps status and value apart).
+    const WIDE: bool;
+    /// The element's bits (zero-extended for 4-byte elements).
+    fn to_bits(self) -> u64;
+    /// The element with these bits (the low 32 for 4-byte elements).
+    fn from_bits(bits: u64) -> Self;
+}
+
+macro_rules! scan_element {
+    ($($t:ty: $wide:literal, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
+        impl ScanElement for $t {
+            const WIDE: bool = $wide;
+            #[inline(always)]
+            fn to_bits(self) -> u64 {
+                let $v = self;
+                $to
+            }
+            #[inline(always)]
+            fn from_bits($b: u64) -> Self {
+                $from
+            }
+        }
+    )*};
+}
+
+scan_element! {
+    u32: false, |v| v as u64, |b| b as u32;
+    i32: false, |v| v as u32 as u64, |b| b as u32 as i32;
+    f32: false, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
+    u64: true, |v| v, |b| b;
+    i64: true, |v| v as u64, |b| b as i64;
+    f64: true, |v| v.to_bits(), |b| f64::from_bits(b);
+}
+
+/// An associative operator with an identity, over elements of type `T`.
+pub trait ScanOp {
+    /// The element type.
+    type T: ScanElement;
+    /// `combine(IDENTITY, x) == x == combine(x, IDENTITY)` for every `x`.
+    const IDENTITY: Self::T;
+    /// `a ⊕ b`, with `a` the earlier operand in scan order.
+    fn combine(a: Self::T, b: Self::T) -> Self::T;
+}
+
+/// Sum: wrapping for integers, IEEE addition (identity `-0.0`) for floats.
+pub struct Sum<T>(PhantomData<T>);
+/// Minimum: identity `T::MAX` for integers, `+inf` for floats ([`minimum_f32`] semantics).
+pub struct Min<T>(PhantomData<T>);
+/// Maximum: identity `T::MIN` for integers, `-inf` for floats ([`maximum_f32`] semantics).
+pub struct Max<T>(PhantomData<T>);
+
+macro_rules! op {
+    ($op:ident<$t:ty>, $id:expr, |$a:ident, $b:ident| $body:expr) => {
+        impl ScanOp for $op<$t> {
+            type T = $t;
+            const IDENTITY: $t = $id;
+            #[inline(always)]
+            fn combine($a: $t, $b: $t) -> $t {
+                $body
+            }
+        }
+    };
+}
+
+macro_rules! integer_ops {
+    ($($t:ty),*) => {$(
+        op!(Sum<$t>, 0, |a, b| a.wrapping_add(b));
+        op!(Min<$t>, <$t>::MAX, |a, b| core::cmp::min(a, b));
+        op!(Max<$t>, <$t>::MIN, |a, b| core::cmp::max(a, b));
+    )*};
+}
+integer_ops!(u32, i32, u64, i64);
+
+op!(Sum<f32>, -0.0, |a, b| a + b);
+op!(Min<f32>, f32::INFINITY, |a, b| minimum_f32(a, b));
+op!(Max<f32>, f32::NEG_INFINITY, |a, b| maximum_f32(a, b));
+op!(Sum<f64>, -0.0, |a, b| a + b);
+op!(Min<f64>, f64::INFINITY, |a, b| minimum_f64(a, b));
+op!(Max<f64>, f64::NEG_INFINITY, |a, b| maximum_f64(a, b));
+
+macro_rules! ieee_min_max {
+    ($t:ty, $min:ident, $max:ident) => {
+        #[doc = concat!("IEEE 754-2019 `minimum` of two `", stringify!($t), "`s: NaN if either is NaN (always `",
+                        stringify!($t), "::NAN`), and `-0.0 < +0.0`. Commutative and associative, bit for bit.")]
+        #[inline(always)]
+        pub fn $min(a: $t, b: $t) -> $t {
+            if a < b {
+                a
+            } else if b < a {
+                b
+            } else if a == b {
+                // Equal: the same bits, or two zeros (-0.0 wins).
+                <$t>::from_bits(a.to_bits() | b.to_bits())
+            } else {
+                <$t>::NAN
+            }
+        }
+
+        #[doc = concat!("IEEE 754-2019 `maximum` of two `", stringify!($t), "`s: NaN if either is NaN (always `",
+                        stringify!($t), "::NAN`), and `+0.0 > -0.0`. Commutative and associative, bit for bit.")]
+        #[inline(always)]
+        pub fn $max(a: $t, b: $t) -> $t {
+            if a > b {
+                a
+            } else if b > a {
+                b
+            } else if a == b {
+                // Equal: the same bits, or two zeros (+0.0 wins).
+                <$t>::from_bits(a.to_bits() & b.to_bits())
+            } else {
+                <$t>::NAN
+            }
+        }
+    };
+}
+ieee_min_max!(f32, minimum_f32, maximum_f32);
+ieee_min_max!(f64, minimum_f64, maximum_f64);
+
+/// Applies a 32-bit shuffle to every word of `v`.
+#[inline(always)]
+fn shuffle<T: ScanElement>(v: T, shfl: impl Fn(u32) -> u32) -> T {
+    let b = v.to_bits();
+    if T::WIDE {
+        T::from_bits(shfl(b as u32) as u64 | (shfl((b >> 32) as u32) as u64) << 32)
+    } else {
+        T::from_bits(shfl(b as u32) as u64)
+    }
+}
+
+/// `__shfl_up_sync` of any [`ScanElement`]: lane `l` gets lane `l - delta`'s value (its own
+/// below `delta`).
+#[inline(always)]
+pub fn shfl_up_element<T: ScanElement>(v: T, delta: u32) -> T {
+    shuffle(v, |w| shfl_up(w, delta))
+}
+
+/// `__shfl_down_sync` of any [`ScanElement`]: lane `l` gets lane `l + delta`'s value (its own
+/// from `32 - delta` on).
+#[inline(always)]
+pub fn shfl_down_element<T: ScanElement>(v: T, delta: u32) -> T {
+    shuffle(v, |w| shfl_down(w, delta))
+}
+
+/// `__shfl_sync` of any [`ScanElement`]: lane `lane`'s value.
+#[inline(always)]
+pub fn shfl_idx_element<T: ScanElement>(v: T, lane: u32) -> T {
+    shuffle(v, |w| shfl_idx(w, lane))
+}
+
+/// Inclusive scan of `v` over the lanes of the warp under `O` (Kogge-Stone, five rounds of
+/// shuffles; lane `l` gets `v₀ ⊕ … ⊕ v_l`). Every lane of the warp calls this.
+#[inline(always)]
+pub fn warp_inclusive_scan<O: ScanOp>(v: O::T) -> O::T {
+    let lane = lane_id();
+    let mut s = v;
+    let mut d = 1;
+    while d < WARP_SIZE {
+        let earlier = shfl_up_element(s, d);
+        if lane >= d {
+            s = O::combine(earlier, s);
+        }
+        d <<= 1;
+    }
+    s
+}
+
+/// `v₃₁ ⊕ v₃₀ ⊕ … ⊕ v₀` over the lanes of the warp — lane 31's value *first* — to every lane:
+/// for values laid out newest-first, as a look-back's window is (five rounds of shuffles and a
+/// broadcast). Every lane of the warp calls this.
+#[inline(always)]
+pub fn warp_reduce_high_first<O: ScanOp>(v: O::T) -> O::T {
+    let mut s = v;
+    let mut d = 1;
+    while d < WARP_SIZE {
+        // Lane `l` combines lanes `l .. l + 2d` (only lane 0's result is used, and every lane
+        // it reads holds a complete range).
+        s = O::combine(shfl_down_element(s, d), s);
+        d <<= 1;
+    }
+    shfl_idx_element(s, 0)
+}
