@@ -102,6 +102,7 @@ pub mod memory;
 pub mod scan;
 pub mod select;
 pub mod timing;
+mod transfer;
 
 pub use cudarc;
 pub use demo::{access, life};
