@@ -30,7 +30,7 @@ use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
 
 /// Threads per block of the scan kernels (`TILE_THREADS` in the kernels).
-pub const THREADS: u32 = 256;
+pub const THREADS: u32 = 512;
 
 /// Which prefix a scan writes at `i`: of the elements before `i`, or up to and including it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,14 +154,14 @@ fn state_words<T: ScanItem>(tiles: usize) -> (usize, usize) {
 }
 
 /// `u32` words of scratch a scan of `n` elements of `T` needs ([`Gpu::scan_into`],
-/// [`Gpu::scan_in_place`]): the look-back's tile states (8 bytes or 20 bytes per tile of 4096
-/// or 2048 elements), plus one word so that they can start 8-byte aligned in any `u32` buffer.
+/// [`Gpu::scan_in_place`]): the look-back's tile states (8 bytes or 20 bytes per tile of 8192
+/// or 4096 elements), plus one word so that they can start 8-byte aligned in any `u32` buffer.
 ///
 /// # Examples
 /// ```
 /// use warpwork::scan::scratch_words;
 /// assert_eq!(scratch_words::<u32>(0), 1);
-/// assert_eq!(scratch_words::<u32>(4096), 3); // one tile: one u64, plus the alignment word
+/// assert_eq!(scratch_words::<u32>(8192), 3); // one tile: one u64, plus the alignment word
 /// assert!(scratch_words::<f64>(1 << 20) > scratch_words::<f32>(1 << 20));
 /// ```
 pub fn scratch_words<T: ScanItem>(n: usize) -> usize {
@@ -198,7 +198,7 @@ impl Gpu {
     /// [`Gpu::scan`] with caller-provided scratch of at least
     /// [`scratch_words::<T>(input.len())`](scratch_words) words, which it clears (one memset on
     /// the stream) and overwrites: allocates nothing, so it can be captured into a CUDA graph.
-    /// Asynchronous. Sizes up to `2^31 - 1` tiles of 4096 (4-byte) or 2048 (8-byte) elements;
+    /// Asynchronous. Sizes up to `2^31 - 1` tiles of 8192 (4-byte) or 4096 (8-byte) elements;
     /// beyond, [`Error::CapacityExceeded`] before anything is issued.
     ///
     /// # Examples
@@ -379,10 +379,10 @@ mod tests {
             let t32 = tiles::<u32>(n);
             assert_eq!(scratch_words::<u32>(n), 2 * t32 + 1);
             let t64 = tiles::<u64>(n);
-            assert_eq!(t64, n.div_ceil(2048));
+            assert_eq!(t64, n.div_ceil(4096));
             assert!(scratch_words::<f64>(n) > t64.next_multiple_of(2) + 4 * t64);
         }
-        assert_eq!(tiles::<i32>((1 << 32) + 7), (1 << 20) + 1);
+        assert_eq!(tiles::<i32>((1 << 32) + 7), (1 << 19) + 1);
     }
 
     /// The look-back's fallback forced at every wait (and odd tiles late to publish, so that

@@ -126,7 +126,7 @@ fn check<T: TestElement>(got: &[T], input: &[T], scan: Scan, exact: bool, what: 
     // Float sums of reals: the exact prefix (f64 with a compensation term) and a bound of
     // (16 roundings per tile before, 256 within a tile: generous, see docs/scan.md) · u · Σ|x|.
     let u = if std::mem::size_of::<T>() == 4 { f32::EPSILON as f64 / 2.0 } else { f64::EPSILON / 2.0 };
-    let tile = 256 * T::ITEMS as usize;
+    let tile = (warpwork::scan::THREADS * T::ITEMS) as usize;
     let (mut sum, mut carry, mut abs) = (0.0f64, 0.0f64, 0.0f64);
     for i in 0..n {
         let x = input[i].to_f64();
@@ -165,7 +165,8 @@ fn run_scan<T: TestElement>(gpu: &Gpu, input: &[T], scan: Scan) -> Vec<T> {
 }
 
 fn sizes() -> Vec<usize> {
-    let mut v = vec![0, 1, 31, 33, 2047, 2049, 4095, 4096, 4097, 12_345, (1 << 16) - 1, (1 << 16) + 1, 1_000_003];
+    let mut v =
+        vec![0, 1, 31, 33, 2047, 2049, 4095, 4096, 4097, 8191, 8193, 12_345, (1 << 16) - 1, (1 << 16) + 1, 1_000_003];
     if !small() {
         v.push((1 << 22) + 5);
     }
@@ -317,7 +318,7 @@ fn bad_input_is_a_typed_error() {
     assert!(matches!(gpu.scan_into(&d, &mut out, Scan::EXCLUSIVE_SUM, &mut scratch), Err(Error::InvalidInput(_))));
     // More tiles than one launch can have: refused before anything is bound or issued (the
     // raw slices are never dereferenced).
-    let n = (i32::MAX as usize + 1) * 4096;
+    let n = 1usize << 46;
     let huge = unsafe { RawSlice::<u32>::from_raw_parts(1 << 20, n) }.unwrap();
     let mut huge_out = unsafe { warpwork::RawSliceMut::<u32>::from_raw_parts(1 << 20, n) }.unwrap();
     let mut scratch = gpu.zeros::<u32>(1).unwrap();

@@ -27,7 +27,7 @@ use crate::device::lookback::{look_back, TileStates, FALLBACK_POLLS};
 use core::ptr::{addr_of_mut, write_volatile};
 
 /// Threads per block of a scan tile.
-pub const TILE_THREADS: usize = 256;
+pub const TILE_THREADS: usize = 512;
 const WARPS: usize = TILE_THREADS / WARP_SIZE as usize;
 /// 32-bit words each thread owns: 64 bytes, four 16-byte chunks.
 const RUN_WORDS: usize = 16;
