@@ -33,12 +33,6 @@ pub enum Error {
     /// addresses would be illegal for warpwork's kernels there.
     #[error("a buffer or stream of another CUDA context was passed to a warpwork handle")]
     WrongContext,
-    /// Host memory for a result could not be allocated.
-    #[error("could not allocate {bytes} bytes of host memory")]
-    HostAllocation {
-        /// The size asked for.
-        bytes: usize,
-    },
     /// The arguments are inconsistent (lengths that differ, out-of-range parameters, ...).
     #[error("invalid input: {0}")]
     InvalidInput(String),

@@ -273,8 +273,10 @@ fn host_memory_is_known_to_cuda(p: *const std::ffi::c_void) -> bool {
 /// abort.
 fn try_vec<T: Pod>(len: usize) -> Result<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| Error::HostAllocation { bytes: len.saturating_mul(std::mem::size_of::<T>()) })?;
+    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
+        what: "a download's host buffer",
+        bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+    })?;
     v.resize(len, T::zeroed());
     Ok(v)
 }
