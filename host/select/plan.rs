@@ -3,32 +3,20 @@
 
 use super::{Variant, THREADS};
 use crate::{error::ensure_input, Error, Result};
+use warpwork_abi::select as abi;
 
-/// Items per thread of the unordered typed kernels for items of `size` bytes (`select_items`
-/// in the kernels).
-pub(super) const fn select_items(size: usize) -> u64 {
-    if size >= 16 {
-        8
-    } else {
-        16
-    }
-}
-/// Items per thread of the generic path (`BYTES_ITEMS` in the kernels).
-pub(super) const BYTES_ITEMS: u64 = 16;
 /// The most blocks a launch may have in x (CUDA's grid limit, 2^31 − 1).
 pub(super) const MAX_BLOCKS: u64 = i32::MAX as u64;
 
-/// Items per thread of the ordered typed kernels for items of `size` bytes (`ordered_items`
-/// in the kernels): 64 bytes of items, at least 4 and at most 16 items.
+/// Items per thread of the unordered typed kernels (`warpwork_abi::select::select_items`).
+pub(super) const fn select_items(size: usize) -> u64 {
+    abi::select_items(size) as u64
+}
+/// Items per thread of the generic path (`warpwork_abi::select::BYTES_ITEMS`).
+pub(super) const BYTES_ITEMS: u64 = abi::BYTES_ITEMS as u64;
+/// Items per thread of the ordered typed kernels (`warpwork_abi::select::ordered_items`).
 pub(super) const fn ordered_items(size: usize) -> u64 {
-    let items = 64 / size as u64;
-    if items > 16 {
-        16
-    } else if items < 4 {
-        4
-    } else {
-        items
-    }
+    abi::ordered_items(size) as u64
 }
 
 /// The kernel body that serves a call.

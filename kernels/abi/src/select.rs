@@ -3,21 +3,31 @@
 
 /// Threads per block of the select kernels.
 pub const THREADS: u32 = 256;
-/// Items per thread per tile of the unordered kernels: enough independent loads in flight to
-/// cover memory latency.
-pub const ITEMS_PER_THREAD: usize = 16;
-/// Items per thread of the ordered kernels for 4-byte items: 64 bytes of items per thread.
-pub const ORDERED_ITEMS_4B: usize = 16;
-/// Items per thread of the ordered kernels for 8-byte items: 64 bytes, as for 4-byte items.
-pub const ORDERED_ITEMS_8B: usize = 8;
-
-/// Items per thread of the ordered kernel for items of `size` bytes (4 or 8): 64 bytes of
-/// items.
-pub const fn ordered_items(size: usize) -> usize {
-    if size == 8 {
-        ORDERED_ITEMS_8B
+/// Items per thread per tile of the unordered typed kernels for items of `size` bytes: enough
+/// independent loads in flight to cover memory latency (16; 8 for 16-byte items, whose 16 would
+/// take over 110 registers).
+pub const fn select_items(size: usize) -> usize {
+    if size >= 16 {
+        8
     } else {
-        ORDERED_ITEMS_4B
+        16
+    }
+}
+
+/// Items per thread of the generic path's kernels (`select_*_bytes`), unordered and ordered.
+pub const BYTES_ITEMS: usize = 16;
+
+/// Items per thread of the ordered typed kernels for items of `size` bytes: 64 bytes of items
+/// per thread, at least 4 (a whole word of flags) and at most 16 items (more would not stay in
+/// registers).
+pub const fn ordered_items(size: usize) -> usize {
+    let items = 64 / size;
+    if items > 16 {
+        16
+    } else if items < 4 {
+        4
+    } else {
+        items
     }
 }
 

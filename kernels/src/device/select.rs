@@ -32,22 +32,7 @@ use crate::arch::{
 };
 use crate::block::block_append;
 
-/// Which value test decides whether an item is kept. The numbers are the host's ABI
-/// (`warpwork::select::Predicate`): keep them in step.
-pub mod op {
-    /// `flags[i] != 0`.
-    pub const FLAGGED: u32 = 0;
-    /// `item < a`.
-    pub const LESS: u32 = 1;
-    /// `item >= a`.
-    pub const GREATER_EQUAL: u32 = 2;
-    /// `a <= item < b`.
-    pub const IN_RANGE: u32 = 3;
-    /// `item == a`.
-    pub const EQUAL: u32 = 4;
-    /// `item != 0`.
-    pub const NON_ZERO: u32 = 5;
-}
+pub use warpwork_abi::select::op;
 
 /// The item types the select bodies are instantiated for: the primitive numbers of 1 to 8 bytes
 /// (tested with Rust's `PartialOrd`), and `[u32; 4]`, which stands for any 16-byte item and is
@@ -126,19 +111,7 @@ pub enum Reserve {
     Block,
 }
 
-/// Evaluates value test `op` (see [`op`]) with operands `a`, `b`. The comparisons are Rust's own
-/// (`PartialOrd`), so floats behave as on the CPU: NaN is never less, greater, in range or equal,
-/// and is non-zero; `-0.0 == 0.0`.
-#[inline(always)]
-pub fn test<T: PartialOrd + Default + Copy>(op: u32, v: T, a: T, b: T) -> bool {
-    match op {
-        op::LESS => v < a,
-        op::GREATER_EQUAL => v >= a,
-        op::IN_RANGE => a <= v && v < b,
-        op::EQUAL => v == a,
-        _ => v != T::default(),
-    }
-}
+pub use warpwork_abi::select::test;
 
 /// Global index of item `k` of thread `t`: the tile is read as 16-byte vectors of `vec` items,
 /// vector `k / vec` of every thread before vector `k / vec + 1` of any (group-wise, coalesced).

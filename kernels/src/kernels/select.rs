@@ -23,33 +23,7 @@ use crate::device::select::{
 };
 use crate::static_shared;
 
-/// Items per thread per tile of the unordered typed kernels for items of `size` bytes: enough
-/// independent loads in flight to cover memory latency (16; 8 for 16-byte items, whose 16 would
-/// take over 110 registers).
-pub const fn select_items(size: usize) -> usize {
-    if size >= 16 {
-        8
-    } else {
-        16
-    }
-}
-
-/// Items per thread of the generic path's kernels (`select_*_bytes`), unordered and ordered.
-pub const BYTES_ITEMS: usize = 16;
-
-/// Items per thread of the ordered typed kernels for items of `size` bytes: 64 bytes of items
-/// per thread, at least 4 (a whole word of flags) and at most 16 items (more would not stay in
-/// registers).
-pub const fn ordered_items(size: usize) -> usize {
-    let items = 64 / size;
-    if items > 16 {
-        16
-    } else if items < 4 {
-        4
-    } else {
-        items
-    }
-}
+use warpwork_abi::select::{ordered_items, select_items, BYTES_ITEMS};
 
 macro_rules! select_kernel {
     ($name:ident, $t:ty, $reserve:expr) => {
