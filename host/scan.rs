@@ -70,11 +70,27 @@ pub struct Scan {
 
 impl Scan {
     /// The exclusive scan under `op`.
+    ///
+    /// # Examples
+    /// ```
+    /// use warpwork::scan::{Scan, ScanKind, ScanOp};
+    /// let s = Scan::exclusive(ScanOp::Min);
+    /// assert_eq!((s.kind, s.op), (ScanKind::Exclusive, ScanOp::Min));
+    /// assert_eq!(Scan::exclusive(ScanOp::Sum), Scan::EXCLUSIVE_SUM);
+    /// ```
     pub const fn exclusive(op: ScanOp) -> Scan {
         Scan { kind: ScanKind::Exclusive, op }
     }
 
     /// The inclusive scan under `op`.
+    ///
+    /// # Examples
+    /// ```
+    /// use warpwork::scan::{Scan, ScanKind, ScanOp};
+    /// const RUNNING_MAX: Scan = Scan::inclusive(ScanOp::Max); // a const fn
+    /// assert_eq!((RUNNING_MAX.kind, RUNNING_MAX.op), (ScanKind::Inclusive, ScanOp::Max));
+    /// assert_ne!(RUNNING_MAX, Scan::exclusive(ScanOp::Max));
+    /// ```
     pub const fn inclusive(op: ScanOp) -> Scan {
         Scan { kind: ScanKind::Inclusive, op }
     }

@@ -74,6 +74,14 @@ impl Variant {
     pub const ALL: [Variant; 4] = [Variant::Lane, Variant::Warp, Variant::Block, Variant::Ordered];
 
     /// Lower-case name, as in kernel names and bench tables.
+    ///
+    /// # Examples
+    /// ```
+    /// use warpwork::select::Variant;
+    /// assert_eq!(Variant::Ordered.name(), "ordered");
+    /// let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
+    /// assert_eq!(names, ["lane", "warp", "block", "ordered"]);
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Variant::Lane => "lane",

@@ -162,11 +162,26 @@ impl Gpu {
 
 impl Expander {
     /// The strategy.
+    ///
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let e = gpu.expander(Strategy::Po2Buckets, 1024, 1 << 20)?;
+    /// assert_eq!(e.strategy(), Strategy::Po2Buckets);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn strategy(&self) -> Strategy {
         self.strategy
     }
 
     /// Blocks of a persistent pass 2 (occupancy × SMs).
+    ///
+    /// ```no_run
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let e = gpu.expander(warpwork::expand::Strategy::ScanFused, 1024, 1 << 20)?;
+    /// assert_eq!(e.persistent_blocks() % gpu.info().sm_count, 0); // whole blocks per SM
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn persistent_blocks(&self) -> u32 {
         self.pass2_blocks
     }

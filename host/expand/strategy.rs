@@ -280,11 +280,25 @@ impl Strategy {
     }
 
     /// Short name for tables: the seed's number and the API name.
+    ///
+    /// ```
+    /// use warpwork::expand::Strategy;
+    /// assert_eq!(Strategy::ScanFused.name(), "S2.5f ScanFused");
+    /// assert_eq!(Strategy::MaxN { max_n: 8 }.name(), "S0 MaxN");
+    /// ```
     pub fn name(self) -> &'static str {
         self.facts().name
     }
 
     /// Whether pairs come out in canonical order (source-major, local ascending).
+    ///
+    /// ```
+    /// use warpwork::expand::Strategy;
+    /// assert!(Strategy::ScanBinarySearch.is_canonical());
+    /// assert!(!Strategy::PackedAtomicAdd.is_canonical()); // in the order of its atomics
+    /// let canonical = Strategy::UNBOUNDED.iter().filter(|s| s.is_canonical()).count();
+    /// assert_eq!(canonical, 2); // ScanBinarySearch and ScanFused
+    /// ```
     pub fn is_canonical(self) -> bool {
         self.facts().canonical
     }

@@ -62,6 +62,25 @@ impl Planned<'_, '_> {
     /// Pass 2 with the caller's kernel (see [`Gpu::expand_with`] for the contract): a persistent
     /// grid of occupancy × SMs blocks of [`THREADS`]. Asynchronous. It may run again.
     ///
+    /// ```no_run
+    /// use warpwork::{expand::Strategy, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let counts = gpu.upload(&[3u32, 0, 2])?;
+    /// let (mut hits, mut local_sums) = (gpu.zeros::<u32>(3)?, gpu.zeros::<u64>(3)?);
+    /// let pass2 = gpu.function(warpwork::abi::kernels::EXPAND_FOR_EACH_HISTOGRAM)?;
+    /// let mut e = gpu.expander(Strategy::PackedAtomicAdd, 3, 16)?;
+    /// let mut planned = e.pass1(&gpu, &counts)?;
+    /// // SAFETY: `expand_for_each_histogram(view, hits, local_sums)` follows the contract.
+    /// unsafe {
+    ///     planned.pass2_with(&gpu, pass2, |l| {
+    ///         l.write(&mut hits).write(&mut local_sums);
+    ///     })?
+    /// };
+    /// assert_eq!(planned.count(&gpu)?, 5);
+    /// assert_eq!(gpu.download(&hits)?, [3, 0, 2]); // each source's items, once each
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    ///
     /// # Safety
     /// `args` must push arguments matching the kernel's parameters after the view, and the
     /// kernel must follow [`Gpu::expand_with`]'s contract.

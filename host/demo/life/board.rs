@@ -44,6 +44,15 @@ impl<'g> Life<'g> {
 
     /// An empty board (within [`super::Limits::DEFAULT`]; for larger ones build the [`BitGrid`]
     /// with [`BitGrid::with_limits`] and call [`Life::new`]).
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let life = Life::empty(&gpu, Kernel::Bit64, 4096, 1024)?;
+    /// assert_eq!(life.population()?, 0);
+    /// assert!(Life::empty(&gpu, Kernel::Bit64, 4000, 1024).is_err()); // not a multiple of 64
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn empty(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize) -> Result<Self> {
         kernel.check_size(width, height)?;
         Self::new(gpu, kernel, &BitGrid::new(width, height)?)
@@ -51,6 +60,15 @@ impl<'g> Life<'g> {
 
     /// A random board: each cell alive with probability `density`, reproducible from `seed`
     /// (within [`super::Limits::DEFAULT`], like [`Life::empty`]).
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut life = Life::random(&gpu, Kernel::Byte, 1000, 1000, 0.3, 42)?;
+    /// life.step(100)?;
+    /// println!("{} cells alive after 100 generations", life.population()?);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn random(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, density: f64, seed: u64) -> Result<Self> {
         kernel.check_size(width, height)?;
         Self::new(gpu, kernel, &BitGrid::random(width, height, density, seed)?)
@@ -58,6 +76,16 @@ impl<'g> Life<'g> {
 
     /// A `width × height` board with `pattern` in its centre (within
     /// [`super::Limits::DEFAULT`], like [`Life::empty`]).
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{pattern, Kernel, Life, Limits}};
+    /// let gpu = Gpu::new(0)?;
+    /// let glider = pattern::parse(pattern::builtin("glider").unwrap(), &Limits::DEFAULT)?.grid;
+    /// let mut life = Life::with_pattern(&gpu, Kernel::Tiled, 64, 64, &glider)?;
+    /// life.step(4 * 64)?; // one cell diagonally per 4 generations: once round the torus
+    /// assert_eq!(life.grid()?, pattern::centred(&glider, 64, 64)?);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn with_pattern(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, pattern: &BitGrid) -> Result<Self> {
         kernel.check_size(width, height)?;
         let mut board = BitGrid::new(width, height)?;
@@ -66,18 +94,51 @@ impl<'g> Life<'g> {
     }
 
     /// The kernel that advances this board.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let life = Life::empty(&gpu, Kernel::FASTEST, 128, 128)?;
+    /// assert_eq!(life.kernel(), Kernel::Bit64T8Flat);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn kernel(&self) -> Kernel {
         self.kernel
     }
     /// Width in cells.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let life = Life::empty(&gpu, Kernel::Multi, 300, 200)?;
+    /// assert_eq!((life.width(), life.height()), (300, 200));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn width(&self) -> usize {
         self.width
     }
     /// Height in cells.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let life = Life::empty(&gpu, Kernel::Multi, 300, 200)?;
+    /// assert_eq!(life.height(), 200);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn height(&self) -> usize {
         self.height
     }
     /// Generations advanced since creation.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut life = Life::empty(&gpu, Kernel::Bit64T8, 512, 512)?;
+    /// life.step(20)?; // two launches of 8 generations, one of 4
+    /// assert_eq!(life.generation(), 20);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn generation(&self) -> u64 {
         self.generation
     }
@@ -86,6 +147,16 @@ impl<'g> Life<'g> {
     /// (each strip recomputes about `3·g` rows for `g` generations per launch), shorter ones give
     /// more warps. The default fills whole waves of resident warps (see [`Life::strip_rows`]);
     /// `None` restores it.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut life = Life::random(&gpu, Kernel::Bit64T4, 4096, 4096, 0.3, 1)?;
+    /// life.set_strip_rows(Some(64))?;
+    /// assert_eq!(life.strip_rows(4), 64);
+    /// assert!(life.set_strip_rows(Some(0)).is_err());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn set_strip_rows(&mut self, rows: Option<u32>) -> Result<()> {
         ensure_input!(rows != Some(0), "strip rows must be at least 1");
         self.strip_rows = rows;
@@ -95,6 +166,15 @@ impl<'g> Life<'g> {
     /// Rows per strip a `bit64` launch of `gens` generations uses: unless set, the strips are
     /// sized so that the launch is a whole number of waves of resident warps (no half-empty
     /// last wave), with strips near `16·gens` rows tall.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let life = Life::empty(&gpu, Kernel::Bit64T8, 8192, 8192)?;
+    /// let rows = life.strip_rows(8); // sized from this GPU's occupancy and SM count
+    /// assert!((1..=8192).contains(&rows));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn strip_rows(&self, gens: u32) -> u32 {
         if let Some(r) = self.strip_rows {
             return r.min(self.height as u32);
@@ -110,6 +190,17 @@ impl<'g> Life<'g> {
 
     /// Advances `generations` generations (asynchronous: returns once the launches are queued).
     /// Temporally blocked kernels take as many full launches as fit and finish with shorter ones.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let blinker = warpwork::life::BitGrid::from_words(3, 1, vec![0b111])?;
+    /// let mut life = Life::with_pattern(&gpu, Kernel::Naive2d16x16, 16, 16, &blinker)?;
+    /// let start = life.grid()?;
+    /// life.step(2)?; // a blinker has period 2
+    /// assert_eq!(life.grid()?, start);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn step(&mut self, generations: u64) -> Result<()> {
         let mut left = generations;
         while left > 0 {
@@ -183,6 +274,18 @@ impl<'g> Life<'g> {
     /// Fills the board the next launch writes with `0xAB` bytes, so that cells a kernel fails
     /// to write stand out (a test aid). Refused for `sparse`, whose skipped writes rely on that
     /// board holding the previous generation.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut life = Life::random(&gpu, Kernel::Ballot, 100, 100, 0.3, 7)?;
+    /// life.poison_spare()?; // a cell the next step fails to write now reads as 0xAB garbage
+    /// life.step(1)?;
+    /// let after = life.grid()?; // a test compares it with the CPU reference's step
+    /// assert!(Life::empty(&gpu, Kernel::Sparse, 8, 8)?.poison_spare().is_err());
+    /// # let _ = after;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn poison_spare(&mut self) -> Result<()> {
         let spare = self.cur ^ 1;
         match &mut self.boards {
@@ -211,12 +314,30 @@ impl<'g> Life<'g> {
 
     /// The current generation, read back (waits for the GPU). Converted 2^20 cells at a time:
     /// the host needs the packed board and a few MiB, whatever the device layout.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let board = warpwork::life::BitGrid::random(640, 480, 0.5, 3)?;
+    /// let life = Life::new(&gpu, Kernel::Bit32, &board)?;
+    /// assert_eq!(life.grid()?, board); // no step yet: the board as uploaded
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn grid(&self) -> Result<BitGrid> {
         transfer::download(self.gpu, &self.boards, self.cur, self.width, self.height)
     }
 
     /// Live cells of the current generation, counted on the device (one reduction; only the
     /// count comes back). Waits for the GPU.
+    ///
+    /// ```no_run
+    /// use warpwork::{Gpu, life::{Kernel, Life}};
+    /// let gpu = Gpu::new(0)?;
+    /// let board = warpwork::life::BitGrid::random(640, 480, 0.5, 3)?;
+    /// let life = Life::new(&gpu, Kernel::Sparse, &board)?;
+    /// assert_eq!(life.population()?, board.population());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn population(&self) -> Result<u64> {
         // Which bits of each 32-bit word are cells: see `count_live` in the kernels.
         let mut total = self.gpu.zeros::<u64>(1)?;

@@ -62,11 +62,27 @@ pub(crate) fn zeroed_words(n: usize, what: &'static str) -> Result<Vec<u64>> {
 
 impl BitGrid {
     /// An empty (all dead) board within [`Limits::DEFAULT`].
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let g = BitGrid::new(100, 50)?;
+    /// assert_eq!((g.width(), g.height(), g.population()), (100, 50, 0));
+    /// assert!(BitGrid::new(1 << 20, 1 << 20).is_err()); // 2^40 cells: over the default limits
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn new(width: usize, height: usize) -> Result<Self> {
         Self::with_limits(width, height, &Limits::DEFAULT)
     }
 
     /// An empty board within `limits` ([`Error::LimitExceeded`] before anything is allocated).
+    ///
+    /// ```
+    /// use warpwork::life::{BitGrid, Limits};
+    /// let tiny = Limits { max_cells: 100, ..Limits::DEFAULT };
+    /// assert!(BitGrid::with_limits(10, 10, &tiny).is_ok());
+    /// assert!(BitGrid::with_limits(10, 11, &tiny).is_err()); // 110 cells
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn with_limits(width: usize, height: usize, limits: &Limits) -> Result<Self> {
         limits.check_board(width, height)?;
         let words_per_row = width.div_ceil(64);
@@ -121,6 +137,15 @@ impl BitGrid {
     }
 
     /// Overwrites every cell: alive with probability `density` (in `0..=1`), from `seed`.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let mut g = BitGrid::new(70, 9)?;
+    /// g.fill_random(1.0, 3)?;
+    /// assert_eq!(g.population(), 70 * 9); // every cell, and no padding bit
+    /// assert!(g.fill_random(1.5, 3).is_err()); // not a probability
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn fill_random(&mut self, density: f64, seed: u64) -> Result<()> {
         ensure_input!((0.0..=1.0).contains(&density), "density {density} is not in 0..=1");
         super::random::fill(&mut self.words, density, seed);
@@ -129,26 +154,71 @@ impl BitGrid {
     }
 
     /// Width in cells.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// assert_eq!(BitGrid::new(70, 3)?.width(), 70);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn width(&self) -> usize {
         self.width
     }
     /// Height in cells.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// assert_eq!(BitGrid::new(70, 3)?.height(), 3);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn height(&self) -> usize {
         self.height
     }
     /// 64-bit words per row: `ceil(width / 64)`.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// assert_eq!(BitGrid::new(64, 1)?.words_per_row(), 1);
+    /// assert_eq!(BitGrid::new(65, 1)?.words_per_row(), 2);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn words_per_row(&self) -> usize {
         self.words_per_row
     }
     /// The packed rows.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let mut g = BitGrid::new(70, 2)?;
+    /// g.set(65, 1, true); // row 1, word 1, bit 1
+    /// assert_eq!(g.words(), &[0, 0, 0, 0b10]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn words(&self) -> &[u64] {
         &self.words
     }
     /// The packed rows, by value (no copy): for the CPU reference's board, for example.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let g = BitGrid::random(130, 4, 0.5, 1)?;
+    /// let words = g.clone().into_words();
+    /// assert_eq!(words.len(), 3 * 4);
+    /// assert_eq!(BitGrid::from_words(130, 4, words)?, g); // and back, again without a copy
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn into_words(self) -> Vec<u64> {
         self.words
     }
     /// Row `y` as words. Panics if `y >= height`.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let mut g = BitGrid::new(10, 3)?;
+    /// g.set(4, 2, true);
+    /// assert_eq!(g.row(2), &[1 << 4]);
+    /// assert_eq!(g.row(1), &[0]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn row(&self, y: usize) -> &[u64] {
         &self.words[y * self.words_per_row..(y + 1) * self.words_per_row]
     }
@@ -158,12 +228,29 @@ impl BitGrid {
     }
 
     /// Whether cell `(x, y)` is alive. Panics outside the board (as slice indexing does).
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let g = BitGrid::from_words(3, 1, vec![0b010])?;
+    /// assert!(!g.get(0, 0) && g.get(1, 0) && !g.get(2, 0));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn get(&self, x: usize, y: usize) -> bool {
         assert!(x < self.width && y < self.height, "({x}, {y}) outside {}x{}", self.width, self.height);
         self.words[y * self.words_per_row + x / 64] >> (x % 64) & 1 != 0
     }
 
     /// Sets cell `(x, y)`. Panics outside the board (as slice indexing does).
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let mut g = BitGrid::new(8, 8)?;
+    /// g.set(7, 7, true);
+    /// assert!(g.get(7, 7));
+    /// g.set(7, 7, false);
+    /// assert_eq!(g.population(), 0);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn set(&mut self, x: usize, y: usize, alive: bool) {
         assert!(x < self.width && y < self.height, "({x}, {y}) outside {}x{}", self.width, self.height);
         let w = &mut self.words[y * self.words_per_row + x / 64];
@@ -176,12 +263,30 @@ impl BitGrid {
     }
 
     /// Live cells.
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let g = BitGrid::from_words(4, 2, vec![0b1011, 0b0100])?;
+    /// assert_eq!(g.population(), 4);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn population(&self) -> u64 {
         self.words.iter().map(|w| w.count_ones() as u64).sum()
     }
 
     /// Cells that are alive in `self` and dead in `other` or the reverse, up to `max` of them,
     /// row by row (for test messages).
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let a = BitGrid::new(4, 4)?;
+    /// let mut b = a.clone();
+    /// b.set(3, 0, true);
+    /// b.set(1, 2, true);
+    /// assert_eq!(a.differences(&b, 10), vec![(3, 0), (1, 2)]);
+    /// assert_eq!(a.differences(&b, 1), vec![(3, 0)]); // at most `max`
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn differences(&self, other: &BitGrid, max: usize) -> Vec<(usize, usize)> {
         let mut d = Vec::new();
         if self.width.min(other.width) == 0 {
@@ -238,6 +343,15 @@ impl BitGrid {
     }
 
     /// [`BitGrid::paste`] at the centre (rounded towards the top left).
+    ///
+    /// ```
+    /// use warpwork::life::BitGrid;
+    /// let block = BitGrid::from_words(2, 2, vec![0b11, 0b11])?;
+    /// let mut board = BitGrid::new(9, 9)?;
+    /// board.paste_centred(&block)?; // top-left corner at ((9 − 2) / 2, (9 − 2) / 2) = (3, 3)
+    /// assert!(board.get(3, 3) && board.get(4, 4) && board.population() == 4);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     pub fn paste_centred(&mut self, pattern: &BitGrid) -> Result<()> {
         let x0 = (self.width - pattern.width.min(self.width)) / 2;
         let y0 = (self.height - pattern.height.min(self.height)) / 2;

@@ -88,6 +88,12 @@ impl Kernel {
     pub const FASTEST: Kernel = Kernel::Bit64T8Flat;
 
     /// The name used on the command line and in tables.
+    ///
+    /// ```
+    /// use warpwork::life::Kernel;
+    /// assert_eq!(Kernel::Bit64T8Flat.name(), "bit64-t8-flat");
+    /// assert_eq!(Kernel::Naive2d16x16.to_string(), "naive-2d-16x16"); // Display is the name
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Naive1d64 => "naive-1d-64",
@@ -109,12 +115,27 @@ impl Kernel {
         }
     }
 
-    /// The kernel of a [`Kernel::name`].
+    /// The kernel of a [`Kernel::name`], or `None` for a name no kernel has. (`str::parse`
+    /// does the same with an [`Error::InvalidInput`] that lists the names.)
+    ///
+    /// ```
+    /// use warpwork::life::Kernel;
+    /// assert_eq!(Kernel::from_name("bit64-t4"), Some(Kernel::Bit64T4));
+    /// assert_eq!(Kernel::from_name("bit64-t3"), None);
+    /// assert!(Kernel::ALL.iter().all(|k| Kernel::from_name(k.name()) == Some(*k)));
+    /// ```
     pub fn from_name(name: &str) -> Option<Kernel> {
         Kernel::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// How the board is stored on the device.
+    ///
+    /// ```
+    /// use warpwork::life::{Kernel, Layout};
+    /// assert_eq!(Kernel::Byte.layout(), Layout::U8);
+    /// assert_eq!(Kernel::Bit64T12.layout(), Layout::Bits64);
+    /// assert_eq!(Kernel::Tiled.layout(), Layout::U32);
+    /// ```
     pub fn layout(self) -> Layout {
         match self {
             Kernel::Byte => Layout::U8,
@@ -130,6 +151,12 @@ impl Kernel {
     }
 
     /// Generations one launch advances (temporal blocking).
+    ///
+    /// ```
+    /// use warpwork::life::Kernel;
+    /// assert_eq!(Kernel::Bit64T8Flat.generations_per_launch(), 8);
+    /// assert_eq!(Kernel::Sparse.generations_per_launch(), 1);
+    /// ```
     pub fn generations_per_launch(self) -> u32 {
         match self {
             Kernel::Bit64T2 => 2,
@@ -143,6 +170,13 @@ impl Kernel {
     /// DRAM bytes per cell and generation if every cell is read once and written once per launch:
     /// the kernel's own bandwidth limit is `copy roof / this`. (`sparse` writes less on boards
     /// that settle; this counts the full write.)
+    ///
+    /// ```
+    /// use warpwork::life::Kernel;
+    /// assert_eq!(Kernel::Naive1d256.bytes_per_cell(), 8.0); // read and write a u32
+    /// assert_eq!(Kernel::Byte.bytes_per_cell(), 2.0);
+    /// assert_eq!(Kernel::Bit64T8.bytes_per_cell(), 0.25 / 8.0); // 2 bits over 8 generations
+    /// ```
     pub fn bytes_per_cell(self) -> f64 {
         let per_launch = match self.layout() {
             Layout::U32 => 8.0,
@@ -156,6 +190,12 @@ impl Kernel {
     /// `tiled` computes `(x + width − 1) % width` in `u32` for halo columns up to 17 cells past
     /// its block, which wraps from a width of 2^31 on, so it stops at 2^31 − 1 (the "2^31 rule").
     /// The others compute neighbour indices with `wrap` (`x ± 1` against the side) or in 64 bits.
+    ///
+    /// ```
+    /// use warpwork::life::Kernel;
+    /// assert_eq!(Kernel::Tiled.max_width(), (1 << 31) - 1);
+    /// assert_eq!(Kernel::Bit64.max_width(), u32::MAX as u64);
+    /// ```
     pub fn max_width(self) -> u64 {
         match self {
             Kernel::Tiled => (1 << 31) - 1,
@@ -168,6 +208,12 @@ impl Kernel {
     /// whole board), so the board may be at most `2^32 − 3·g` rows; the others index rows as
     /// [`Kernel::max_width`] says for columns (the launch grid may limit them further: see
     /// [`Kernel::check_size`]).
+    ///
+    /// ```
+    /// use warpwork::life::Kernel;
+    /// assert_eq!(Kernel::Bit64T12.max_height(), (1 << 32) - 36); // 3 halo steps per generation
+    /// assert_eq!(Kernel::Naive1d64.max_height(), u32::MAX as u64);
+    /// ```
     pub fn max_height(self) -> u64 {
         match self.layout() {
             Layout::Bits64 => (1u64 << 32) - 3 * self.generations_per_launch() as u64,

@@ -52,6 +52,13 @@ impl Limits {
 
     /// Bytes a `width × height` board takes bit-packed (rows of whole 64-bit words), or `None`
     /// when that does not fit a `u64`.
+    ///
+    /// ```
+    /// use warpwork::life::Limits;
+    /// assert_eq!(Limits::board_bytes(64, 10), Some(80)); // one 8-byte word per row
+    /// assert_eq!(Limits::board_bytes(65, 10), Some(160)); // rows padded to whole words
+    /// assert_eq!(Limits::board_bytes(usize::MAX, 64), None); // over u64
+    /// ```
     pub fn board_bytes(width: usize, height: usize) -> Option<u64> {
         (width.div_ceil(64) as u64).checked_mul(8)?.checked_mul(height as u64)
     }
@@ -59,6 +66,14 @@ impl Limits {
     /// Checks a `width × height` board against both limits: [`Error::LimitExceeded`] if it is
     /// over either. A side of 0 counts as 1 cell for [`Limits::max_cells`] (a `0 × 2^40` board
     /// has no cells, but 2^40 rows to walk). Allocates nothing.
+    ///
+    /// ```
+    /// use warpwork::{life::Limits, Error};
+    /// let small = Limits { max_cells: 1 << 20, max_bytes: 1 << 20 };
+    /// assert!(small.check_board(1024, 1024).is_ok()); // 2^20 cells, 128 KiB
+    /// let refused = small.check_board(2048, 1024);
+    /// assert!(matches!(refused, Err(Error::LimitExceeded { needed: 2097152, .. })));
+    /// ```
     pub fn check_board(&self, width: usize, height: usize) -> Result<()> {
         // A side of 0 counts as 1: a board 0 cells wide still has `height` rows that loops walk.
         // A product that overflows u64 is over any limit (reported as u64::MAX).
@@ -79,6 +94,13 @@ impl Limits {
     }
 
     /// Checks the length of a pattern text (in bytes) against [`Limits::max_bytes`].
+    ///
+    /// ```
+    /// use warpwork::life::Limits;
+    /// let limits = Limits { max_bytes: 100, ..Limits::DEFAULT };
+    /// assert!(limits.check_text(100).is_ok());
+    /// assert!(limits.check_text(101).is_err());
+    /// ```
     pub fn check_text(&self, bytes: u64) -> Result<()> {
         if bytes > self.max_bytes {
             return Err(Error::LimitExceeded { what: "pattern text (bytes)", needed: bytes, limit: self.max_bytes });

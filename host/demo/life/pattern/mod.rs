@@ -149,6 +149,15 @@ pub fn parse(text: &str, limits: &Limits) -> Result<Pattern, PatternError> {
 /// A `width × height` board (within [`Limits::DEFAULT`]) with `pattern` in its centre; an error
 /// when it does not fit. For other limits: [`BitGrid::with_limits`] and
 /// [`BitGrid::paste_centred`].
+///
+/// ```
+/// use warpwork::life::{pattern, BitGrid};
+/// let block = BitGrid::from_words(2, 2, vec![0b11, 0b11])?;
+/// let board = pattern::centred(&block, 10, 10)?;
+/// assert!(board.get(4, 4) && board.get(5, 5) && board.population() == 4);
+/// assert!(pattern::centred(&block, 1, 10).is_err()); // does not fit
+/// # Ok::<(), warpwork::Error>(())
+/// ```
 pub fn centred(pattern: &BitGrid, width: usize, height: usize) -> crate::Result<BitGrid> {
     let mut g = BitGrid::new(width, height)?;
     g.paste_centred(pattern)?;
@@ -176,6 +185,15 @@ pub const BUILTIN_NAMES: [&str; 9] =
     ["glider", "blinker", "block", "beehive", "toad", "pulsar", "glider-gun", "r-pentomino", "acorn"];
 
 /// A few well-known patterns by name ([`BUILTIN_NAMES`]), as RLE.
+///
+/// ```
+/// use warpwork::life::{pattern, Limits};
+/// let pulsar = pattern::parse(pattern::builtin("pulsar").unwrap(), &Limits::DEFAULT)?;
+/// assert_eq!((pulsar.grid.width(), pulsar.grid.population()), (13, 48));
+/// assert!(pattern::BUILTIN_NAMES.iter().all(|n| pattern::builtin(n).is_some()));
+/// assert_eq!(pattern::builtin("spaceship"), None);
+/// # Ok::<(), warpwork::Error>(())
+/// ```
 pub fn builtin(name: &str) -> Option<&'static str> {
     Some(match name {
         "glider" => "x = 3, y = 3\nbob$2bo$3o!",

@@ -101,6 +101,15 @@ pub fn write_rle(grid: &BitGrid, name: Option<&str>, out: &mut impl Write) -> io
 /// removed), then one line per row, `.` dead and `O` alive. A board without cells is written
 /// without rows (plaintext cannot tell a `0 × h` board from `0 × 0`), and without a name as a
 /// lone `!` comment line, so that the text is not blank (a blank file is refused by the reader).
+///
+/// ```
+/// use warpwork::life::{pattern, BitGrid};
+/// let blinker = BitGrid::from_words(3, 1, vec![0b111])?;
+/// let mut out = Vec::new();
+/// pattern::write_cells(&blinker, Some("Blinker"), &mut out)?;
+/// assert_eq!(String::from_utf8(out).unwrap(), "!Name: Blinker\nOOO\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_cells(grid: &BitGrid, name: Option<&str>, out: &mut impl Write) -> io::Result<()> {
     let empty = grid.width() == 0 || grid.height() == 0;
     match name {
@@ -156,6 +165,16 @@ pub fn to_rle(grid: &BitGrid, name: Option<&str>) -> Result<String> {
 }
 
 /// [`write_cells`] into a string.
+///
+/// ```
+/// use warpwork::life::{pattern, BitGrid, Limits};
+/// let mut g = BitGrid::new(3, 2)?;
+/// g.set(2, 1, true);
+/// let text = pattern::to_cells(&g, None)?;
+/// assert_eq!(text, "...\n..O\n");
+/// assert_eq!(pattern::parse(&text, &Limits::DEFAULT)?.grid, g); // and back
+/// # Ok::<(), warpwork::Error>(())
+/// ```
 pub fn to_cells(grid: &BitGrid, name: Option<&str>) -> Result<String> {
     to_string("plaintext pattern", |out| write_cells(grid, name, out))
 }
