@@ -28,8 +28,9 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' |
   while read -r exe; do
-    # The compile-fail tests run the compiler (trybuild): CI runs them, a GPU machine has no Rust.
-    case "$(basename "$exe")" in compile_fail-*) continue ;; esac
+    # The compile-fail tests run the compiler (trybuild), and the CLI's tests run the CLI binary
+    # at its build path: CI runs both; a GPU machine has no Rust and no build tree.
+    case "$(basename "$exe")" in compile_fail-* | cli_life-*) continue ;; esac
     cp "$exe" "$dest/tests/"
   done
 # criterion benches (run on the GPU machine with short times: run.sh criterion)
