@@ -272,13 +272,29 @@ fn host_memory_is_known_to_cuda(p: *const std::ffi::c_void) -> bool {
 /// A host vector of `len` elements, allocated fallibly: a huge download is an error, not an
 /// abort.
 fn try_vec<T: Pod>(len: usize) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
-        what: "a download's host buffer",
-        bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
-    })?;
-    v.resize(len, T::zeroed());
-    Ok(v)
+    zeroed_vec(len, "a download's host buffer")
+}
+
+/// `len` zeroed elements of host memory, or [`Error::OutOfMemory`] naming `what`: every host
+/// buffer warpwork allocates for data of the caller's size goes through here, so a huge size is
+/// an error, never an abort. The memory comes from `alloc_zeroed`, so the operating system hands
+/// out zero pages lazily: a buffer costs nothing until written.
+pub(crate) fn zeroed_vec<T: Pod>(len: usize, what: &'static str) -> Result<Vec<T>> {
+    let oom = || Error::OutOfMemory { what, bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64) };
+    if len == 0 || std::mem::size_of::<T>() == 0 {
+        return Ok(vec![T::zeroed(); len]);
+    }
+    let layout = std::alloc::Layout::array::<T>(len).map_err(|_| oom())?;
+    // SAFETY: `layout` has a non-zero size. A non-null result is an allocation of the global
+    // allocator with `layout` (`len` `T`s, zeroed, which is a valid `Pod` value), exactly what
+    // `Vec::from_raw_parts` with length and capacity `len` requires.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut T;
+        if ptr.is_null() {
+            return Err(oom());
+        }
+        Ok(Vec::from_raw_parts(ptr, len, len))
+    }
 }
 
 pub(crate) fn byte_len<T>(len: usize) -> Result<usize> {

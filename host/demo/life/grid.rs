@@ -40,24 +40,10 @@ impl std::fmt::Debug for BitGrid {
     }
 }
 
-/// `n` zeroed words, or [`Error::OutOfMemory`]. The memory comes from `alloc_zeroed`, so the
-/// operating system hands out zero pages lazily: an empty board costs nothing until written.
+/// `n` zeroed words, or [`Error::OutOfMemory`] (lazily zeroed pages: an empty board costs
+/// nothing until written).
 pub(crate) fn zeroed_words(n: usize, what: &'static str) -> Result<Vec<u64>> {
-    let oom = || Error::OutOfMemory { what, bytes: (n as u64).saturating_mul(8) };
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<u64>(n).map_err(|_| oom())?;
-    // SAFETY: `layout` has a non-zero size (n > 0). A non-null result is an allocation of the
-    // global allocator with `layout` (n u64s, zeroed, which is a valid u64), exactly what
-    // `Vec::from_raw_parts` with length and capacity `n` requires.
-    unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout) as *mut u64;
-        if ptr.is_null() {
-            return Err(oom());
-        }
-        Ok(Vec::from_raw_parts(ptr, n, n))
-    }
+    crate::transfer::zeroed_vec(n, what)
 }
 
 impl BitGrid {

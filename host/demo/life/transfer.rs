@@ -20,15 +20,9 @@ pub(super) enum Boards {
 /// `u32` cells, however wide the rows.
 const CHUNK: usize = 1 << 20;
 
-/// A host buffer of `n` default values, or [`Error::OutOfMemory`].
+/// A host buffer of `n` zeroed values, or [`Error::OutOfMemory`].
 fn host_buffer<T: Pod>(n: usize) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
-        what: "Life transfer buffer",
-        bytes: (n as u64).saturating_mul(size_of::<T>() as u64),
-    })?;
-    v.resize(n, T::zeroed());
-    Ok(v)
+    crate::transfer::zeroed_vec(n, "Life transfer buffer")
 }
 
 /// The chunks of `n` row-major elements in rows of `per_row`: `(first, len, row, column)` of
