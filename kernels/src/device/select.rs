@@ -268,15 +268,7 @@ pub unsafe fn place_kept<const ITEMS: usize>(
         masks[k] = ballot(keep[k]);
         warp_count += popc(masks[k]);
     }
-    let first = if reserve == Reserve::Warp {
-        let mut base = 0;
-        if lane_id() == 0 && warp_count != 0 {
-            base = atomic_add_u64(counter, warp_count as u64);
-        }
-        shfl_idx_any(base, 0)
-    } else {
-        block_append(scratch, counter, warp_count)
-    };
+    let first = warp_first_slot(reserve, scratch, counter, warp_count);
     let room = room_after(first, capacity);
     let below = lanemask_lt();
     let mut run = 0;
@@ -286,6 +278,22 @@ pub unsafe fn place_kept<const ITEMS: usize>(
             place(k, first, at);
         }
         run += popc(masks[k]);
+    }
+}
+
+/// The first output slot of this warp's `warp_count` kept items, the same in every lane: one
+/// global atomic per warp ([`Reserve::Warp`]), or one per block through `scratch`
+/// ([`Reserve::Block`]). Every lane of the block calls this (`block_append` has barriers).
+#[inline(always)]
+pub(crate) unsafe fn warp_first_slot(reserve: Reserve, scratch: *mut u32, counter: *mut u64, warp_count: u32) -> u64 {
+    if reserve == Reserve::Warp {
+        let mut base = 0;
+        if lane_id() == 0 && warp_count != 0 {
+            base = atomic_add_u64(counter, warp_count as u64);
+        }
+        shfl_idx_any(base, 0)
+    } else {
+        block_append(scratch, counter, warp_count)
     }
 }
 

@@ -12,12 +12,8 @@
 //! and both addresses ([`copy_word_bytes`]).
 
 use super::ordered::OrderedSlots;
-use super::Reserve;
-use crate::arch::{
-    atomic_add_u64, ballot, block_dim_x, block_idx_x, lane_id, lanemask_lt, popc, shfl_idx_any, sync_threads,
-    thread_idx_x,
-};
-use crate::block::block_append;
+use super::{warp_first_slot, Reserve};
+use crate::arch::{atomic_add_u64, ballot, block_dim_x, block_idx_x, lanemask_lt, popc, sync_threads, thread_idx_x};
 use crate::device::scan::LookbackState;
 
 /// The copy word for items of `item_bytes` at `items` and `out`: the widest of 8, 4, 2 and 1
@@ -95,15 +91,7 @@ pub unsafe fn select_bytes_tile<const ITEMS: usize>(
     for k in 0..ITEMS {
         warp_count += popc(ballot(kept(k)));
     }
-    let first = if reserve == Reserve::Warp {
-        let mut base = 0;
-        if lane_id() == 0 && warp_count != 0 {
-            base = atomic_add_u64(counter, warp_count as u64);
-        }
-        shfl_idx_any(base, 0)
-    } else {
-        block_append(scratch, counter, warp_count)
-    };
+    let first = warp_first_slot(reserve, scratch, counter, warp_count);
     let (below, room) = (lanemask_lt(), super::room_after(first, capacity));
     let mut run = 0;
     for k in 0..ITEMS {
