@@ -12,9 +12,10 @@ pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
 
 /// The most sources at which Auto picks `PackedAtomicAdd` over the scans. At P1 = 2^10 it was
 /// within 5% of the best strategy without a bound on every distribution (`ScanFused` up to
-/// 13% slower); at 2^16 `ScanFused` was (`PackedAtomicAdd` up to 24% slower), but for all-small
-/// N (14% behind S3, where a bound gives S0, 2.1× faster than S3). Between them nothing was measured: interpolating the totals puts the crossing at
-/// 2^11 (in log P1) to 2^14 (linear in P1), so the switch sits between.
+/// 13% slower); at 2^16 `ScanFused` was (`PackedAtomicAdd` up to 24% slower), but for
+/// all-small N (14% behind S3, where a bound gives S0, 2.1× faster than S3). Nothing was
+/// measured between: interpolating the totals puts the crossing at 2^11 (in log P1) to 2^14
+/// (linear in P1), so the switch sits between.
 pub(super) const SMALL_P1: usize = 1 << 12;
 
 impl Strategy {
@@ -29,14 +30,15 @@ impl Strategy {
     ///    and S0 has no pass 1 (it won every row where that held: all-small N at 2^16, uniform
     ///    and all-small N at 2^10).
     /// 2. Else `PackedAtomicAdd` if `p1 ≤ 2^12`: one atomic per 2048 sources and the least
-    ///    fixed cost once pass 1 exists (within 5% of the best at 2^10, where everything is
-    ///    9–12 µs of launches).
+    ///    fixed cost once pass 1 exists (within 5% of the best strategy without a bound at 2^10,
+    ///    where all of them take 9–12 µs, mostly launches).
     /// 3. Else `ScanFused`: best on all four distributions at 2^22 (S0 included), and at 2^16
     ///    best on uniform and power-law, within 5% on few huge, 14% behind S3 on all-small N
     ///    (where a bound makes rule 1 pick S0, 2.1× faster than S3).
     /// 4. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
-    ///    (`ScanFused`) becomes `ScanBinarySearch`, the runner-up at 2^22 and the other
-    ///    canonical one (measured materializing; a user's pass 2 was not timed).
+    ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for
+    ///    the user's kernel), the runner-up on uniform and power-law at 2^22 (timed
+    ///    materializing; a user's pass 2 was not timed).
     ///
     /// Only a bound changes the pick: the expected total does not (S2.5f won at 2^22 with totals
     /// from 8 M to 134 M), and what the counts look like is unknown without reading them.

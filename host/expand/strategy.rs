@@ -49,6 +49,8 @@ pub enum Strategy {
     /// No synchronization and no device data: the counts are not looked at. The rule and the
     /// H100 measurements it comes from: [`Strategy::resolve`]. Output order: the resolved
     /// strategy's, so unordered in general (name `ScanFused` where canonical order matters).
+    /// Not for [`crate::expand::Expander::pass1_by_own_kernel`]: your pass-1 kernel calls one
+    /// strategy's `push_*_with` block, so it names that strategy itself.
     Auto {
         /// An upper bound on every count, where the caller knows one beforehand: it lets Auto
         /// pick `MaxN` where its `P1 · max_n` slots are few. A count above it then ends in MaxN's

@@ -5,7 +5,8 @@
 //! distribution's bound, timed like the others. A second table gives the fixed overhead
 //! (P1 = 32, N = 1) with the persistent pass 2 (dispatch-indirect emulation) and with
 //! read-back-then-launch; a third, per case, the best strategy (its % of the roof and its speed
-//! against CUB's) and Auto's time over the best's. (The scan alone: `warpwork bench scan`.)
+//! against CUB's), Auto's time over the best's, and that of the row Auto resolved to (the same
+//! kernels timed apart). (The scan alone: `warpwork bench scan`.)
 //!
 //! The counts come from `warpwork_cpu_reference::counts` (fixed seeds). `MaxN` and `Auto` get the
 //! distribution's *bound* (the largest count it can produce, known before the counts are drawn),
@@ -53,6 +54,7 @@ fn row_name(s: Strategy, p1: usize) -> String {
 /// One timed row, for the per-case summary.
 struct Measured {
     case: String,
+    p1: usize,
     strategy: Strategy,
     name: String,
     ms: f64,
@@ -173,6 +175,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                 let case = format!("{dist} P1={}", size(p1));
                 measured.push(Measured {
                     case,
+                    p1,
                     strategy: s,
                     name,
                     ms: t,
@@ -249,6 +252,7 @@ fn print_cases(measured: &[Measured]) {
         "Auto",
         "Auto ms",
         "Auto / best",
+        "pick's row / best",
     ]);
     let mut cases: Vec<&str> = Vec::new();
     for m in measured {
@@ -265,13 +269,20 @@ fn print_cases(measured: &[Measured]) {
             Some(ms) => (giga(best.items_per_s * best.ms / ms), format!("{:.2}×", ms / best.ms)),
             None => ("—".into(), "—".into()),
         };
-        let (auto_name, auto_ms, ratio) = match of_case().find(is_auto) {
+        // Auto's own timing, and the timing of the concrete row it resolved to (the same
+        // kernels, timed apart: their difference is the timing noise).
+        let (auto_name, auto_ms, ratio, pick_ratio) = match of_case().find(is_auto) {
             Some(a) => {
                 let ratio = a.ms / best.ms;
                 let verdict = if ratio <= 1.05 { "within 5%" } else { "OVER 5%" };
-                (a.name.clone(), format!("{:.4}", a.ms), format!("{ratio:.3} ({verdict})"))
+                let pick = a.strategy.resolve(a.p1);
+                let pick_ratio = match of_case().find(|m| m.strategy == pick) {
+                    Some(m) => format!("{:.3}", m.ms / best.ms),
+                    None => "—".into(),
+                };
+                (a.name.clone(), format!("{:.4}", a.ms), format!("{ratio:.3} ({verdict})"), pick_ratio)
             }
-            None => ("—".into(), "—".into(), "—".into()),
+            None => ("—".into(), "—".into(), "—".into(), "—".into()),
         };
         t.row(vec![
             case.into(),
@@ -284,6 +295,7 @@ fn print_cases(measured: &[Measured]) {
             auto_name,
             auto_ms,
             ratio,
+            pick_ratio,
         ]);
     }
     t.print();
