@@ -21,9 +21,9 @@
 //!
 //! The code is split by concept: [`Strategy`] and its table of facts (`strategy.rs`: codes,
 //! kernels, block shapes, workspace, how pass 2 is launched and sized), `Auto`'s rule
-//! (`auto.rs`), the workspace plan
-//! (`workspace.rs`), the [`Expander`]'s state and the [`Planned`] expansion (`expander.rs`),
-//! pass 1 (`pass1.rs`), the materializing pass 2 (`pass2.rs`) and a user's pass 2 (`user.rs`).
+//! (`auto.rs`), the workspace plan (`workspace.rs`), the [`Expander`]'s state and the
+//! [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
+//! (`pass2.rs`) and a user's pass 2 (`user.rs`).
 //!
 //! [`Error::CapacityExceeded`]: crate::Error::CapacityExceeded
 
