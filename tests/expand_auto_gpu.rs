@@ -50,10 +50,12 @@ fn auto_expands_every_bench_distribution_like_the_cpu() {
                 let what = format!("Auto(→ {}) P1={p1} N={} bound {max_n:?}", resolved.name(), dist.name());
                 let mut e = gpu.expander(s, p1, total + 5).unwrap();
                 assert_eq!(e.strategy(), resolved, "{what}: the expander runs what resolve says");
-                let mut out = poisoned::<[u32; 2]>(&gpu, total + 5);
                 let dispatches: &[Dispatch] =
                     if p1 <= 1 << 16 { &[Dispatch::Persistent, Dispatch::ReadBack] } else { &[Dispatch::Persistent] };
                 for &dispatch in dispatches {
+                    // A fresh poisoned output per run: a run that wrote nothing cannot pass on
+                    // the pairs of the one before.
+                    let mut out = poisoned::<[u32; 2]>(&gpu, total + 5);
                     let mut planned = e.pass1(&gpu, &d).unwrap();
                     planned.pass2(&gpu, &mut out, dispatch).unwrap();
                     let count = planned.count(&gpu).unwrap_or_else(|err| panic!("{what} {dispatch:?}: {err}"));
