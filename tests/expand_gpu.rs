@@ -6,33 +6,11 @@
 
 mod common;
 
-use common::{gpu, is_poisoned, poisoned, small};
+use common::{check_pairs, gpu, is_poisoned, poisoned, small};
 use warpwork::abi::kernels::EXPAND_FOR_EACH_HISTOGRAM;
 use warpwork::expand::{Dispatch, Strategy};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{expand as cpu, inputs};
-
-/// Checks `pairs` (sorted into canonical order first unless `canonical`) against `counts`,
-/// without materializing the reference: source by source, locals ascending.
-fn check_pairs(counts: &[u32], pairs: &[[u32; 2]], canonical: bool, what: &str) {
-    let sorted;
-    let pairs = if canonical {
-        pairs
-    } else {
-        sorted = cpu::sorted_pairs(pairs);
-        &sorted[..]
-    };
-    assert_eq!(pairs.len() as u64, cpu::total(counts), "{what}: count");
-    let mut at = 0usize;
-    for (s, &c) in counts.iter().enumerate() {
-        for l in 0..c {
-            if pairs[at] != [s as u32, l] {
-                panic!("{what}: pair {at} is {:?}, expected {:?}", pairs[at], [s as u32, l]);
-            }
-            at += 1;
-        }
-    }
-}
 
 fn distributions(p1: usize) -> Vec<(&'static str, Vec<u32>)> {
     let mut v = vec![

@@ -38,10 +38,13 @@ pub fn uniform_range(n: usize, seed: u64, lo: u32, hi: u32) -> Vec<u32> {
 /// Power-law (Pareto-like) values in `1..=max`: `P(X ≥ x) ≈ x^-alpha`, so most values are
 /// small and a few are huge — the heavy tail that breaks naive work distribution.
 pub fn power_law(n: usize, seed: u64, alpha: f64, max: u32) -> Vec<u32> {
-    generate(n, seed, |r| {
-        let u: f64 = r.random_range(f64::MIN_POSITIVE..1.0);
-        (u.powf(-1.0 / alpha).floor() as u64).clamp(1, max as u64) as u32
-    })
+    generate(n, seed, |r| draw_power_law(r, alpha, max))
+}
+
+/// One value of [`power_law`] (one draw from `r`).
+pub fn draw_power_law(r: &mut Pcg64Mcg, alpha: f64, max: u32) -> u32 {
+    let u: f64 = r.random_range(f64::MIN_POSITIVE..1.0);
+    (u.powf(-1.0 / alpha).floor() as u64).clamp(1, max as u64) as u32
 }
 
 /// One flag byte per item, set with probability `rate`.

@@ -76,7 +76,8 @@ impl std::fmt::Debug for Planned<'_, '_> {
 
 impl Gpu {
     /// An [`Expander`] for up to `max_p1` sources and at most `capacity` destination items.
-    /// **Allocates** its workspace ([`super::workspace_bytes`]).
+    /// **Allocates** its workspace ([`super::workspace_bytes`]). [`Strategy::Auto`] is resolved
+    /// for `max_p1` sources ([`Strategy::resolve`]); [`Expander::strategy`] tells the pick.
     ///
     /// ```no_run
     /// let gpu = warpwork::Gpu::new(0)?;
@@ -84,6 +85,8 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn expander(&self, strategy: Strategy, max_p1: usize, capacity: usize) -> Result<Expander> {
+        // `Auto` becomes a concrete strategy here, once: the workspace depends on it.
+        let strategy = strategy.resolve(max_p1);
         if max_p1 > u32::MAX as usize {
             return Err(Error::CapacityExceeded {
                 what: "expand sources (u32 indices)",
@@ -161,7 +164,7 @@ impl Gpu {
 }
 
 impl Expander {
-    /// The strategy.
+    /// The strategy: the one [`Strategy::Auto`] resolved to, if the expander was built with it.
     ///
     /// ```no_run
     /// use warpwork::expand::Strategy;

@@ -12,17 +12,22 @@
 //!   with a pass 2 and a count: the order of calls is enforced by the types, and the counts
 //!   cannot be freed or written while the kernels reading them may run.
 //!
+//! [`Strategy::Auto`] picks a strategy from P1 and an optional bound on the counts, on the host
+//! ([`Strategy::resolve`]: the rule and the measurements behind it).
+//!
 //! Capacity: the caller picks the most destination items allowed. A larger total, or one that
 //! overflows the 32-bit sums the strategies use, is detected on the device (a flag in the control
 //! block), nothing is written out of bounds, and the call returns [`Error::CapacityExceeded`].
 //!
 //! The code is split by concept: [`Strategy`] and its table of facts (`strategy.rs`: codes,
-//! kernels, block shapes, workspace, how pass 2 is launched and sized), the workspace plan
-//! (`workspace.rs`), the [`Expander`]'s state and the [`Planned`] expansion (`expander.rs`),
-//! pass 1 (`pass1.rs`), the materializing pass 2 (`pass2.rs`) and a user's pass 2 (`user.rs`).
+//! kernels, block shapes, workspace, how pass 2 is launched and sized), `Auto`'s rule
+//! (`auto.rs`), the workspace plan (`workspace.rs`), the [`Expander`]'s state and the
+//! [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
+//! (`pass2.rs`) and a user's pass 2 (`user.rs`).
 //!
 //! [`Error::CapacityExceeded`]: crate::Error::CapacityExceeded
 
+mod auto;
 mod expander;
 mod pass1;
 mod pass2;
@@ -53,7 +58,7 @@ pub struct Expansion {
 impl Gpu {
     /// Expands `counts` with `strategy` and materializes the `(src, local)` pairs (at most
     /// `capacity` of them) on the device. **Allocates** the expander and the output; **waits**
-    /// for the count.
+    /// for the count. [`Strategy::Auto`] is resolved for `counts.len()` sources.
     ///
     /// ```no_run
     /// use warpwork::{expand::Strategy, Gpu};

@@ -43,6 +43,25 @@ pub enum Strategy {
     /// the same loop from `warpwork_kernels::device::expand::fused::for_each_fused`).
     /// **Canonical order**.
     ScanFused,
+    /// Let warpwork choose: resolved to one of the strategies above **on the host**, from P1
+    /// and what the caller states here, by [`Strategy::resolve`] (which [`crate::Gpu::expander`]
+    /// and [`crate::Gpu::expand`] call; [`crate::expand::Expander::strategy`] tells the pick).
+    /// No synchronization and no device data: the counts are not looked at. The rule and the
+    /// H100 measurements it comes from: [`Strategy::resolve`]. Output order: the resolved
+    /// strategy's, so unordered in general (name `ScanFused` where canonical order matters).
+    /// Not for [`crate::expand::Expander::pass1_by_own_kernel`]: your pass-1 kernel calls one
+    /// strategy's `push_*_with` block, so it names that strategy itself.
+    Auto {
+        /// An upper bound on every count, where the caller knows one beforehand: it lets Auto
+        /// pick `MaxN` where its `P1 · max_n` slots are few. A count above it then ends in MaxN's
+        /// [`crate::Error::InvalidInput`] (from [`crate::expand::Planned::count`]), never in a
+        /// wrong result; where Auto picks another strategy, the bound is not used.
+        max_n: Option<u32>,
+        /// Pass 2 will be the caller's own kernel ([`crate::Gpu::expand_with`],
+        /// [`crate::expand::Planned::pass2_with`]): Auto then picks only strategies that take
+        /// one (`ScanFused` does not).
+        own_pass2: bool,
+    },
 }
 
 /// How pass 2 is sized.
@@ -244,7 +263,8 @@ const SCAN_FUSED: Facts = Facts {
 };
 
 impl Strategy {
-    /// Every strategy except `MaxN` (which needs its bound).
+    /// Every strategy except `MaxN` (which needs its bound) and `Auto` (which resolves to one of
+    /// the others).
     pub const UNBOUNDED: [Strategy; 8] = [
         Strategy::AppendPerItem,
         Strategy::LinearSearch,
@@ -256,9 +276,12 @@ impl Strategy {
         Strategy::ScanFused,
     ];
 
-    /// The strategy's row of the table: the one place that tells strategies apart.
+    /// The strategy's row of the table: the one place that tells strategies apart. `Auto` has
+    /// no row: the expander and [`super::workspace_bytes`] resolve it first with the real P1;
+    /// here it answers for a P1 too large to tell (so never with a row it could not resolve to).
     pub(super) fn facts(self) -> &'static Facts {
         match self {
+            Strategy::Auto { .. } => self.resolve(usize::MAX).facts(),
             Strategy::MaxN { .. } => &MAX_N,
             Strategy::AppendPerItem => &APPEND_PER_ITEM,
             Strategy::LinearSearch => &LINEAR_SEARCH,
@@ -285,9 +308,13 @@ impl Strategy {
     /// use warpwork::expand::Strategy;
     /// assert_eq!(Strategy::ScanFused.name(), "S2.5f ScanFused");
     /// assert_eq!(Strategy::MaxN { max_n: 8 }.name(), "S0 MaxN");
+    /// assert_eq!(Strategy::Auto { max_n: None, own_pass2: false }.name(), "Auto");
     /// ```
     pub fn name(self) -> &'static str {
-        self.facts().name
+        match self {
+            Strategy::Auto { .. } => "Auto",
+            _ => self.facts().name,
+        }
     }
 
     /// Whether pairs come out in canonical order (source-major, local ascending).
@@ -298,9 +325,15 @@ impl Strategy {
     /// assert!(!Strategy::PackedAtomicAdd.is_canonical()); // in the order of its atomics
     /// let canonical = Strategy::UNBOUNDED.iter().filter(|s| s.is_canonical()).count();
     /// assert_eq!(canonical, 2); // ScanBinarySearch and ScanFused
+    /// // Auto promises no order: ask the strategy it resolves to.
+    /// let auto = Strategy::Auto { max_n: None, own_pass2: false };
+    /// assert!(!auto.is_canonical() && auto.resolve(1 << 22).is_canonical());
     /// ```
     pub fn is_canonical(self) -> bool {
-        self.facts().canonical
+        match self {
+            Strategy::Auto { .. } => false,
+            _ => self.facts().canonical,
+        }
     }
 }
 

@@ -75,7 +75,8 @@ impl Layout {
 }
 
 /// Device memory each strategy needs besides the counts and the output, in bytes, for `p1`
-/// sources and `capacity` destination items (the "memory cost" column of docs/expand.md).
+/// sources and `capacity` destination items (the "memory cost" column of docs/expand.md);
+/// for [`Strategy::Auto`], that of the strategy it resolves to for `p1`.
 ///
 /// ```
 /// use warpwork::expand::{workspace_bytes, Strategy};
@@ -85,7 +86,7 @@ impl Layout {
 /// assert!(workspace_bytes(Strategy::ScanBinarySearch, p1, capacity) < 8 * p1);
 /// ```
 pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize {
-    Layout::new(strategy.facts().workspace, p1, capacity).bytes()
+    Layout::new(strategy.resolve(p1).facts().workspace, p1, capacity).bytes()
 }
 
 /// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most

@@ -1,14 +1,22 @@
 //! `warpwork bench expand`: every work-expansion strategy × distribution × P1, materializing the
 //! `(src, local)` pairs. Bytes counted: the counts read (4·P1) plus the pairs written (8·P2) —
 //! the least any strategy must move. Pass 1 is timed alone; pass 2 is the rest of the total.
-//! A second table gives the fixed overhead (P1 = 32, N = 1) with the persistent pass 2
-//! (dispatch-indirect emulation) and with read-back-then-launch; a third the best strategy per
-//! case. (The scan alone: `warpwork bench scan`.)
+//! Each (distribution, P1) group ends with an `Auto(→ …)` row: `Strategy::Auto`, given the
+//! distribution's bound, timed like the others. A second table gives the fixed overhead
+//! (P1 = 32, N = 1) with the persistent pass 2 (dispatch-indirect emulation) and with
+//! read-back-then-launch; a third, per case, the best strategy (its % of the roof and its speed
+//! against CUB's), Auto's time over the best's, and that of the row Auto resolved to (the same
+//! kernels timed apart). (The scan alone: `warpwork bench scan`.)
+//!
+//! The counts come from `warpwork_cpu_reference::counts` (fixed seeds). `MaxN` and `Auto` get the
+//! distribution's *bound* (the largest count it can produce, known before the counts are drawn),
+//! not the largest count drawn, which a caller would have to read the counts for.
 //!
 //! CUB's twin is the expansion the issue names: `cub::DeviceScan::ExclusiveSum` of the counts and
 //! a binary search per destination item, writing the same pairs in the same canonical order as
-//! the canonical strategies (S2.5, S2.5f), on whose rows its time and the ratio appear, and in
-//! the best-per-case table. Its pairs are checked against the counts like warpwork's.
+//! the canonical strategies (S2.5, S2.5f), on whose rows (and Auto's) its time and the ratio
+//! appear, and in the best-per-case table. Its pairs are checked against the counts like
+//! warpwork's.
 
 use super::cub::{pairs_are_canonical, CubPeer};
 use super::{cpu_median_ms, cub_cells, device_line, peer_line, BenchArgs};
@@ -17,24 +25,15 @@ use warpwork::cudarc::driver::CudaSlice;
 use warpwork::expand::{workspace_bytes, Dispatch, Expander, Strategy};
 use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
-use warpwork_cpu_reference::{expand as cpu, inputs};
+use warpwork_cpu_reference::counts::CountDistribution;
+use warpwork_cpu_reference::expand as cpu;
 
-const DISTS: [&str; 4] = ["uniform[0,64)", "power-law", "small N<=4", "few huge"];
-
-fn counts(dist: &str, p1: usize) -> Vec<u32> {
-    match dist {
-        "uniform[0,64)" => inputs::uniform_range(p1, 0xE1, 0, 64),
-        "power-law" => inputs::power_law(p1, 0xE2, 1.2, 1 << 16),
-        "small N<=4" => inputs::uniform_range(p1, 0xE3, 0, 5),
-        // One source in 1024 spawns 2^15 items: about 32 per source on average, all in a few.
-        _ => (0..p1).map(|i| if i % 1024 == 511 || (p1 < 1024 && i == p1 / 2) { 1 << 15 } else { 0 }).collect(),
-    }
-}
-
-fn strategies(p1: usize, max_n: u32) -> Vec<Strategy> {
+/// The concrete strategies of a group: S0 with the bound where its `P1 · bound` slots stay
+/// within 2^31, S2 up to 2^16 sources (its search grows with P1), and the others.
+fn strategies(p1: usize, bound: u32) -> Vec<Strategy> {
     let mut v = Vec::new();
-    if (p1 as u64) * (max_n.max(1) as u64) <= 1 << 31 {
-        v.push(Strategy::MaxN { max_n: max_n.max(1) });
+    if (p1 as u64) * (bound.max(1) as u64) <= 1 << 31 {
+        v.push(Strategy::MaxN { max_n: bound.max(1) });
     }
     for s in Strategy::UNBOUNDED {
         if s != Strategy::LinearSearch || p1 <= 1 << 16 {
@@ -42,6 +41,26 @@ fn strategies(p1: usize, max_n: u32) -> Vec<Strategy> {
         }
     }
     v
+}
+
+/// The table's name of a strategy: Auto's with what it resolved to.
+fn row_name(s: Strategy, p1: usize) -> String {
+    match s {
+        Strategy::Auto { .. } => format!("Auto(→ {})", s.resolve(p1).name()),
+        _ => s.name().into(),
+    }
+}
+
+/// One timed row, for the per-case summary.
+struct Measured {
+    case: String,
+    p1: usize,
+    strategy: Strategy,
+    name: String,
+    ms: f64,
+    items_per_s: f64,
+    roof_percent: f64,
+    cub_ms: Option<f64>,
 }
 
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
@@ -99,17 +118,19 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
         "CUB ms",
         "vs CUB",
     ]);
-    // (case, a strategy's destination items/s, CUB's for the case)
-    let mut best: Vec<(String, f64, Option<f64>)> = Vec::new();
+    let mut measured: Vec<Measured> = Vec::new();
     for &p1 in p1s {
-        for dist in DISTS {
-            let c = counts(dist, p1);
+        for dist in CountDistribution::ALL {
+            let c = dist.counts(p1);
             let p2 = cpu::total(&c) as usize;
-            let max_n = c.iter().copied().max().unwrap_or(0);
+            let bound = dist.bound();
             let d = gpu.upload(&c)?;
             let mut out = gpu.zeros::<[u32; 2]>(p2.max(1))?;
             let cub = time_cub(gpu, peer, args, &c, &d, p2)?;
-            for s in strategies(p1, max_n) {
+            let mut group = strategies(p1, bound);
+            group.push(Strategy::Auto { max_n: Some(bound), own_pass2: false });
+            for s in group {
+                let name = row_name(s, p1);
                 let mut e = gpu.expander(s, p1, p2)?;
                 let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
                 let got = {
@@ -118,23 +139,25 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                     planned.count(gpu)?
                 };
                 if got != p2 {
-                    return Err(Error::InvalidInput(format!("bench self-check: {} gave {got} of {p2}", s.name())));
+                    return Err(Error::InvalidInput(format!("bench self-check: {name} gave {got} of {p2}")));
                 }
                 let (_, rb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps.min(7), true)?;
                 let bytes = 4 * p1 as u64 + 8 * p2 as u64;
                 let bw = gbps(bytes, t);
                 let items = p2 as f64 / (t * 1e-3);
-                best.push((format!("{dist} P1={}", size(p1)), items, cub.map(|ms| p2 as f64 / (ms * 1e-3))));
-                let [cub_ms, vs] = if s.is_canonical() { cub_cells(t, cub) } else { Default::default() };
+                let roof_percent = 100.0 * bw / roof;
+                let dist = dist.name();
+                // CUB's twin writes the canonical order: on the canonical rows, and on Auto's.
+                let with_cub = s.is_canonical() || matches!(s, Strategy::Auto { .. });
+                let [cub_ms, vs] = if with_cub { cub_cells(t, cub) } else { Default::default() };
                 // Progress on stderr, so a run cut short still reports what it measured.
                 eprintln!(
-                    "progress: {} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms",
-                    s.name(),
+                    "progress: {name} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms",
                     size(p1),
                     giga(items)
                 );
                 table.row(vec![
-                    s.name().into(),
+                    name.clone(),
                     dist.into(),
                     size(p1),
                     p2.to_string(),
@@ -143,12 +166,23 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                     format!("{t:.4}"),
                     giga(items),
                     format!("{bw:.0}"),
-                    format!("{:.1}", 100.0 * bw / roof),
+                    format!("{roof_percent:.1}"),
                     format!("{rb:.4}"),
                     format!("{:.1}", workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64),
                     cub_ms,
                     vs,
                 ]);
+                let case = format!("{dist} P1={}", size(p1));
+                measured.push(Measured {
+                    case,
+                    p1,
+                    strategy: s,
+                    name,
+                    ms: t,
+                    items_per_s: items,
+                    roof_percent,
+                    cub_ms: cub,
+                });
             }
         }
     }
@@ -199,39 +233,84 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
     }
     t.print();
 
-    println!("\n### best strategy per case (G destination items/s)\n");
-    let mut t = Table::new(&["case", "best G items/s", "CUB G items/s", "best vs CUB"]);
-    let mut seen: Vec<String> = Vec::new();
-    for (case, _, _) in &best {
-        if !seen.contains(case) {
-            seen.push(case.clone());
+    print_cases(&measured);
+    Ok(())
+}
+
+/// Per case: the best concrete strategy (its time, rate, % of the roof, and speed against the
+/// CUB peer's), and Auto's pick with its time over the best's (within 5% is the issue's target).
+fn print_cases(measured: &[Measured]) {
+    println!("\n### best strategy per case, and Auto against it\n");
+    let mut t = Table::new(&[
+        "case",
+        "best strategy",
+        "best ms",
+        "best G items/s",
+        "best % roof",
+        "CUB G items/s",
+        "best vs CUB",
+        "Auto",
+        "Auto ms",
+        "Auto / best",
+        "pick's row / best",
+    ]);
+    let mut cases: Vec<&str> = Vec::new();
+    for m in measured {
+        if !cases.contains(&m.case.as_str()) {
+            cases.push(&m.case);
         }
     }
-    for case in seen {
-        let of_case = || best.iter().filter(|(c, _, _)| *c == case);
-        let b = of_case().map(|(_, v, _)| *v).fold(0.0, f64::max);
-        let cub = of_case().find_map(|(_, _, cub)| *cub);
+    for case in cases {
+        let of_case = || measured.iter().filter(|m| m.case == case);
+        let is_auto = |m: &&Measured| matches!(m.strategy, Strategy::Auto { .. });
+        let Some(best) = of_case().filter(|m| !is_auto(m)).min_by(|a, b| a.ms.total_cmp(&b.ms)) else { continue };
         // Rates: the ratio is best / CUB, above 1 where warpwork's best is faster.
-        let (cub_rate, vs) = match cub {
-            Some(r) => (giga(r), format!("{:.2}×", b / r)),
+        let (cub_rate, vs) = match best.cub_ms {
+            Some(ms) => (giga(best.items_per_s * best.ms / ms), format!("{:.2}×", ms / best.ms)),
             None => ("—".into(), "—".into()),
         };
-        t.row(vec![case, giga(b), cub_rate, vs]);
+        // Auto's own timing, and the timing of the concrete row it resolved to (the same
+        // kernels, timed apart: their difference is the timing noise).
+        let (auto_name, auto_ms, ratio, pick_ratio) = match of_case().find(is_auto) {
+            Some(a) => {
+                let ratio = a.ms / best.ms;
+                let verdict = if ratio <= 1.05 { "within 5%" } else { "OVER 5%" };
+                let pick = a.strategy.resolve(a.p1);
+                let pick_ratio = match of_case().find(|m| m.strategy == pick) {
+                    Some(m) => format!("{:.3}", m.ms / best.ms),
+                    None => "—".into(),
+                };
+                (a.name.clone(), format!("{:.4}", a.ms), format!("{ratio:.3} ({verdict})"), pick_ratio)
+            }
+            None => ("—".into(), "—".into(), "—".into(), "—".into()),
+        };
+        t.row(vec![
+            case.into(),
+            best.name.clone(),
+            format!("{:.4}", best.ms),
+            giga(best.items_per_s),
+            format!("{:.1}", best.roof_percent),
+            cub_rate,
+            vs,
+            auto_name,
+            auto_ms,
+            ratio,
+            pick_ratio,
+        ]);
     }
     t.print();
-    Ok(())
 }
 
 fn run_cpu(args: &BenchArgs, p1s: &[usize]) -> Result<()> {
     let mut table = Table::new(&["variant", "N", "P1", "P2", "time ms", "G items/s"]);
     for &p1 in p1s {
-        for dist in DISTS {
-            let c = counts(dist, p1);
+        for dist in CountDistribution::ALL {
+            let c = dist.counts(p1);
             let mut n = 0;
             let ms = cpu_median_ms(args.reps.min(5), || n = cpu::expand(&c).len());
             table.row(vec![
                 "cpu-rayon".into(),
-                dist.into(),
+                dist.name().into(),
                 size(p1),
                 n.to_string(),
                 format!("{ms:.3}"),

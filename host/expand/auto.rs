@@ -1,0 +1,191 @@
+//! [`Strategy::Auto`]'s rule: which strategy to run, decided on the host from P1 and what the
+//! caller states, before anything is allocated or launched. Derived from the H100 expansion
+//! table of 2026-11-23 (BENCHMARKS.md, "Work expansion"; docs/expand.md, "Choosing a
+//! strategy").
+
+use super::strategy::{Strategy, UserPass2};
+
+/// The most `P1 · max_n` slots at which Auto picks `MaxN`. Measured: 2^16 and 2^18 slots took
+/// 6.3 µs (1.6× to 2.1× faster than any other strategy), 2^22 slots 19 µs (18% slower than
+/// `ScanFused`); S0 costs about 5 µs plus 3.5 µs per 2^20 slots, the others at least 8.6 µs.
+pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
+
+/// The most sources at which Auto picks `PackedAtomicAdd` over the scans. At P1 = 2^10 it was
+/// within 5% of the best strategy without a bound on every distribution (`ScanFused` up to
+/// 13% slower); at 2^16 `ScanFused` was (`PackedAtomicAdd` up to 24% slower), but for
+/// all-small N (14% behind S3, where a bound gives S0, 2.1× faster than S3). Nothing was
+/// measured between: interpolating the totals puts the crossing at 2^11 (in log P1) to 2^14
+/// (linear in P1), so the switch sits between.
+pub(super) const SMALL_P1: usize = 1 << 12;
+
+impl Strategy {
+    /// The concrete strategy that runs for `p1` sources: `Auto`'s pick, any other strategy
+    /// itself. A pure host function: no synchronization, no device data. [`crate::Gpu::expander`]
+    /// resolves with its `max_p1` (the workspace depends on the strategy), [`crate::Gpu::expand`]
+    /// with the counts' length; [`crate::expand::Expander::strategy`] returns the result.
+    ///
+    /// The rule, from the H100 table of every strategy × distribution at P1 = 2^10, 2^16, 2^22
+    /// (BENCHMARKS.md, 2026-11-23; the reasons are in docs/expand.md):
+    /// 1. `MaxN { max_n }` if the caller gave `max_n` (> 0) and `p1 · max_n ≤ 2^20`: few slots,
+    ///    and S0 has no pass 1 (it won every row where that held: all-small N at 2^16, uniform
+    ///    and all-small N at 2^10).
+    /// 2. Else `PackedAtomicAdd` if `p1 ≤ 2^12`: one atomic per 2048 sources and the least
+    ///    fixed cost once pass 1 exists (within 5% of the best strategy without a bound at 2^10,
+    ///    where all of them take 9–12 µs, mostly launches).
+    /// 3. Else `ScanFused`: best on all four distributions at 2^22 (S0 included), and at 2^16
+    ///    best on uniform and power-law, within 5% on few huge, 14% behind S3 on all-small N
+    ///    (where a bound makes rule 1 pick S0, 2.1× faster than S3).
+    /// 4. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
+    ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for
+    ///    the user's kernel), the runner-up on uniform and power-law at 2^22 (timed
+    ///    materializing; a user's pass 2 was not timed).
+    ///
+    /// Only a bound changes the pick: the expected total does not (S2.5f won at 2^22 with totals
+    /// from 8 M to 134 M), and what the counts look like is unknown without reading them.
+    ///
+    /// ```
+    /// use warpwork::expand::Strategy;
+    /// let auto = Strategy::Auto { max_n: None, own_pass2: false };
+    /// assert_eq!(auto.resolve(1 << 22), Strategy::ScanFused);
+    /// assert_eq!(auto.resolve(1000), Strategy::PackedAtomicAdd);
+    /// // A known bound and few slots: S0.
+    /// let bounded = Strategy::Auto { max_n: Some(4), own_pass2: false };
+    /// assert_eq!(bounded.resolve(1 << 16), Strategy::MaxN { max_n: 4 });
+    /// // Your own pass-2 kernel: never ScanFused.
+    /// let own = Strategy::Auto { max_n: None, own_pass2: true };
+    /// assert_eq!(own.resolve(1 << 22), Strategy::ScanBinarySearch);
+    /// assert_eq!(Strategy::Po2Buckets.resolve(7), Strategy::Po2Buckets);
+    /// ```
+    ///
+    /// On a GPU, the expander tells what ran:
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::Strategy, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let e = gpu.expander(Strategy::Auto { max_n: None, own_pass2: false }, 1 << 20, 1 << 26)?;
+    /// assert_eq!(e.strategy(), Strategy::ScanFused);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn resolve(self, p1: usize) -> Strategy {
+        let Strategy::Auto { max_n, own_pass2 } = self else { return self };
+        let slots = |max_n: u32| (p1 as u64).saturating_mul(max_n as u64);
+        let pick = match max_n {
+            Some(max_n) if max_n > 0 && slots(max_n) <= MAX_N_SLOTS => Strategy::MaxN { max_n },
+            _ if p1 <= SMALL_P1 => Strategy::PackedAtomicAdd,
+            _ => Strategy::ScanFused,
+        };
+        match (own_pass2, pick.facts().user_pass2) {
+            (true, UserPass2::Refused(_)) => Strategy::ScanBinarySearch,
+            _ => pick,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AUTO: Strategy = Strategy::Auto { max_n: None, own_pass2: false };
+
+    fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
+        Strategy::Auto { max_n, own_pass2 }
+    }
+
+    /// The benchmark's distributions (`warpwork bench expand`) with the bound each guarantees,
+    /// at its three sizes: the strategy the H100 table of 2026-11-23 makes best (or within 5%).
+    #[test]
+    fn each_measured_case_gets_its_measured_best() {
+        let (uniform, power_law, small_n, few_huge) = (63, 1 << 16, 4, 1 << 15);
+        let cases = [
+            (1 << 10, uniform, Strategy::MaxN { max_n: uniform }),
+            (1 << 10, small_n, Strategy::MaxN { max_n: small_n }),
+            (1 << 10, power_law, Strategy::PackedAtomicAdd),
+            (1 << 10, few_huge, Strategy::PackedAtomicAdd),
+            (1 << 16, uniform, Strategy::ScanFused),
+            (1 << 16, small_n, Strategy::MaxN { max_n: small_n }),
+            (1 << 16, power_law, Strategy::ScanFused),
+            (1 << 16, few_huge, Strategy::ScanFused),
+            (1 << 22, uniform, Strategy::ScanFused),
+            (1 << 22, small_n, Strategy::ScanFused),
+            (1 << 22, power_law, Strategy::ScanFused),
+            (1 << 22, few_huge, Strategy::ScanFused),
+        ];
+        for (p1, bound, want) in cases {
+            assert_eq!(auto(Some(bound), false).resolve(p1), want, "P1 = {p1}, bound {bound}");
+        }
+        // Without a bound, S0 is never picked.
+        for p1 in [1 << 10, 1 << 16, 1 << 22] {
+            assert!(!matches!(AUTO.resolve(p1), Strategy::MaxN { .. }), "P1 = {p1}");
+        }
+    }
+
+    #[test]
+    fn thresholds_are_inclusive_and_exact() {
+        assert_eq!(AUTO.resolve(SMALL_P1), Strategy::PackedAtomicAdd);
+        assert_eq!(AUTO.resolve(SMALL_P1 + 1), Strategy::ScanFused);
+        // p1 · max_n = 2^20 exactly, and one slot-row more.
+        assert_eq!(auto(Some(1 << 4), false).resolve(1 << 16), Strategy::MaxN { max_n: 1 << 4 });
+        assert_eq!(auto(Some(1 << 4), false).resolve((1 << 16) + 1), Strategy::ScanFused);
+        assert_eq!(auto(Some(1 << 20), false).resolve(1), Strategy::MaxN { max_n: 1 << 20 });
+        assert_eq!(auto(Some((1 << 20) + 1), false).resolve(1), Strategy::PackedAtomicAdd);
+    }
+
+    #[test]
+    fn edge_sizes_resolve_to_a_valid_strategy() {
+        // No sources: every strategy handles P1 = 0; a bound gives S0 (no pass 1 at all).
+        assert_eq!(AUTO.resolve(0), Strategy::PackedAtomicAdd);
+        assert_eq!(auto(Some(7), false).resolve(0), Strategy::MaxN { max_n: 7 });
+        assert_eq!(AUTO.resolve(1), Strategy::PackedAtomicAdd);
+        // Huge P1 (the expander refuses more than u32::MAX sources itself): no overflow in the
+        // slot count, even with the largest bound.
+        for p1 in [u32::MAX as usize, usize::MAX] {
+            assert_eq!(AUTO.resolve(p1), Strategy::ScanFused);
+            assert_eq!(auto(Some(u32::MAX), false).resolve(p1), Strategy::ScanFused);
+            assert_eq!(auto(Some(1), true).resolve(p1), Strategy::ScanBinarySearch);
+        }
+        // A bound of 0 (every count zero) is not S0's (MaxN refuses max_n = 0): ignored.
+        assert_eq!(auto(Some(0), false).resolve(10), Strategy::PackedAtomicAdd);
+        assert_eq!(auto(Some(0), false).resolve(1 << 20), Strategy::ScanFused);
+    }
+
+    #[test]
+    fn a_bound_is_passed_on_unchanged_so_maxn_checks_it() {
+        // Auto never widens or narrows the caller's bound: a count above it is MaxN's typed
+        // error (tests/expand_auto_gpu.rs checks that on the device), never a silent truncation.
+        for max_n in [1, 3, 64, 1000] {
+            assert_eq!(auto(Some(max_n), false).resolve(1000), Strategy::MaxN { max_n });
+            assert_eq!(auto(Some(max_n), true).resolve(1000), Strategy::MaxN { max_n });
+        }
+    }
+
+    #[test]
+    fn own_pass2_never_resolves_to_a_strategy_that_refuses_it() {
+        for p1 in [0, 1, 1 << 10, SMALL_P1 + 1, 1 << 16, 1 << 22, 1 << 30] {
+            for max_n in [None, Some(0), Some(1), Some(4), Some(1 << 16)] {
+                let s = auto(max_n, true).resolve(p1);
+                assert!(!matches!(s.facts().user_pass2, UserPass2::Refused(_)), "P1 = {p1}, {max_n:?}: {s:?}");
+                // The materializing pick is the same, but for ScanFused's place.
+                let m = auto(max_n, false).resolve(p1);
+                assert!(s == m || (m == Strategy::ScanFused && s == Strategy::ScanBinarySearch), "{m:?} {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn concrete_strategies_resolve_to_themselves_and_auto_to_a_concrete_one() {
+        let mut all = Strategy::UNBOUNDED.to_vec();
+        all.push(Strategy::MaxN { max_n: 9 });
+        for s in all {
+            assert_eq!(s.resolve(0), s);
+            assert_eq!(s.resolve(usize::MAX), s);
+        }
+        for p1 in [0, 1 << 10, 1 << 22] {
+            let s = AUTO.resolve(p1);
+            assert!(!matches!(s, Strategy::Auto { .. }));
+            assert_eq!(s.resolve(p1), s, "resolving twice changes nothing");
+        }
+        // Auto's own facts are those of a resolved strategy (the table has no Auto row).
+        assert_eq!(AUTO.facts().name, Strategy::ScanFused.name());
+        assert_eq!(auto(None, true).facts().name, Strategy::ScanBinarySearch.name());
+    }
+}
