@@ -8,14 +8,16 @@
 //! | `Lane`  | one per kept item in the PTX | the naive baseline (ptxas aggregates it per warp, see below) |
 //! | `Warp`  | one per warp of 32 × 16 items | ballot + popc gives each lane its slot |
 //! | `Block` | one per block of 256 × 16 items | plus one shared atomic per warp |
-//! | `Ordered` | one per block (its tile id) | look-back over tiles; input order kept |
+//! | `Ordered` | none | decoupled look-back over tiles of 512 threads; input order kept |
 //!
 //! **The output of `Lane`, `Warp` and `Block` is unordered**: the kept items come out as a
 //! permutation of the kept inputs, grouped by warp in whatever order the atomics were granted;
 //! compare results as multisets. `Ordered` keeps input order, in one pass: each block counts its
 //! tile's kept items, scans the counts, and gets the count of all earlier tiles from a decoupled
-//! look-back (`kernels/src/device/select.rs`, `select_ordered_tile`), then writes its items
-//! through shared memory with coalesced stores.
+//! look-back (`kernels/src/device/select/ordered.rs`, `select_ordered_tile`, on
+//! `device::lookback`: tile = block index, one packed status-and-count word per tile, a
+//! fallback that never hangs), then writes its items through shared memory with coalesced
+//! stores. See `docs/select.md`.
 //!
 //! **Items.** By flag ([`Keep::Flagged`], [`Gpu::select_flagged`]): any [`Pod`] type of at
 //! least one byte. Items of 1, 2, 4 or 8 bytes aligned to their size go through the unsigned
