@@ -212,7 +212,7 @@ unsafe fn load_coalesced<T: Copy, const ITEMS: usize>(tile_in: *const T, stage: 
     }
     let per_chunk = 16 / core::mem::size_of::<T>();
     for (j, v) in vals.iter_mut().enumerate() {
-        *v = (words[j / per_chunk].as_ptr() as *const T).add(j % per_chunk).read();
+        *v = (words[j / per_chunk].as_ptr() as *const T).add(j % per_chunk).read_unaligned();
     }
 }
 
