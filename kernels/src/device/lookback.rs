@@ -45,7 +45,8 @@
 //! **Forcing the fallback** (tests): a launch with `forced_fallback` set looks back with
 //! [`fallback_after`]`(true) = 0` (fall back at the first poll that finds a needed predecessor
 //! silent) and makes odd tiles wait [`FORCED_STALL_NS`] before publishing ([`forced_stall`]), so
-//! that their successors do find them silent. The scans and the ordered select both use these.
+//! that their successors do find them silent. The ordered select uses these; the scan tile
+//! (`scan/tile.rs`) still spells out the same rule itself.
 
 use super::scan::{STATUS_AGGREGATE, STATUS_INVALID, STATUS_PREFIX};
 use crate::arch::global_timer_ns;

@@ -19,11 +19,11 @@
 
 use super::{STATUS_AGGREGATE, STATUS_PREFIX};
 use crate::arch::{
-    block_idx_x, fence_gpu, lane_id, load_shared, load_shared_v4, load_v4_u32, opaque, store_shared_v4, store_v4_u32,
-    sync_threads, sync_warp, thread_idx_x, WARP_SIZE,
+    block_idx_x, fence_gpu, global_timer_ns, lane_id, load_shared, load_shared_v4, load_v4_u32, store_shared_v4,
+    store_v4_u32, sync_threads, sync_warp, thread_idx_x, WARP_SIZE,
 };
 use crate::block::{block_exclusive_scan, warp_reduce_high_first, ScanElement, ScanOp};
-use crate::device::lookback::{fallback_after, forced_stall, look_back, TileStates};
+use crate::device::lookback::{look_back, TileStates, FALLBACK_POLLS};
 use core::ptr::{addr_of_mut, write_volatile};
 
 /// Threads per block of a scan tile.
@@ -35,6 +35,9 @@ const CHUNKS: usize = RUN_WORDS / 4;
 const WARP_CHUNKS: usize = WARP_SIZE as usize * CHUNKS;
 /// Predecessors each lane polls per look-back round (128 per round for the warp).
 pub const LOOKBACK_WINDOW: usize = 1;
+/// How long, in forced-fallback launches, odd tiles wait before publishing: long enough that
+/// their successors find them silent.
+const FORCED_STALL_NS: u64 = 20_000;
 
 /// Elements of `T` per thread: 16 four-byte or 8 eight-byte ones.
 pub const fn items_per_thread<T>() -> usize {
@@ -222,14 +225,18 @@ unsafe fn publish_and_look_back<O: ScanOp>(
         }
         return O::IDENTITY;
     }
-    forced_stall(forced_fallback, tile);
+    if forced_fallback && tile % 2 == 1 {
+        let t0 = global_timer_ns();
+        while global_timer_ns() - t0 < FORCED_STALL_NS {}
+    }
     if lane == 0 {
         states.publish(tile, STATUS_AGGREGATE, aggregate);
         if in_place {
             fence_gpu();
         }
     }
-    let before = look_back::<O, LOOKBACK_WINDOW>(states, tile, fallback_after(forced_fallback), |j| {
+    let fallback_after = if forced_fallback { 0 } else { FALLBACK_POLLS };
+    let before = look_back::<O, LOOKBACK_WINDOW>(states, tile, fallback_after, |j| {
         reduce_tile_by_warp::<O>(tile_in.sub((tile - j) * tile_items::<O::T>()))
     });
     if lane == 0 {
@@ -256,4 +263,13 @@ unsafe fn reduce_tile_by_warp<O: ScanOp>(tile_in: *const O::T) -> O::T {
         i += 4;
     }
     warp_reduce_high_first::<O>(acc)
+}
+
+/// `x`, through a register move the optimizer cannot see through.
+#[inline(always)]
+fn opaque(x: usize) -> usize {
+    let y: usize;
+    // SAFETY: a register move.
+    unsafe { core::arch::asm!("mov.u64 {y}, {x};", x = in(reg64) x, y = out(reg64) y, options(pure, nomem, nostack)) };
+    y
 }
