@@ -45,13 +45,7 @@ const SLACK: usize = 3;
 /// Runs the ordered select of `items` with the fallback forced and checks it against
 /// `expected` (the CPU's result): the count, the kept items in order after [`PRESET`] poisoned
 /// slots, and the poison after them.
-fn check_forced<T: Pod>(
-    gpu: &Gpu,
-    items: &[T],
-    keep: impl FnOnce(&CudaSlice<T>) -> KeepOn<T>,
-    expected: &[T],
-    what: &str,
-) {
+fn check_forced<T: Pod>(gpu: &Gpu, items: &[T], keep: KeepOn<T>, expected: &[T], what: &str) {
     let n = items.len();
     let d_items = gpu.upload(items).unwrap();
     let mut out = gpu.filled::<T>(PRESET + n + SLACK, 0xAB).unwrap();
@@ -60,7 +54,7 @@ fn check_forced<T: Pod>(
     // Garbage in the tile states: the call must clear them.
     state[1..].fill(u64::MAX);
     let mut d_state = gpu.upload(&state).unwrap();
-    match keep(&d_items) {
+    match keep {
         KeepOn::Flags(flags) => {
             let d_flags = gpu.upload(&flags).unwrap();
             gpu.launch_select(&d_items, Keep::Flagged(&d_flags), Variant::Ordered, &mut out, &mut d_state, true)
@@ -94,7 +88,7 @@ fn by_flags<T: Pod + Send + Sync>(gpu: &Gpu, items: &[T], seed: u64, what: &str)
     for (rate, how) in [(0.5, "half"), (1.0, "all"), (0.0, "none")] {
         let flags = inputs::flags(n, seed, rate);
         let expected = cpu::select_flagged(items, &flags);
-        check_forced(gpu, items, |_| KeepOn::Flags(flags), &expected, &format!("{what} by flag, {how} kept"));
+        check_forced(gpu, items, KeepOn::Flags(flags), &expected, &format!("{what} by flag, {how} kept"));
     }
 }
 
@@ -102,7 +96,7 @@ fn by_flags<T: Pod + Send + Sync>(gpu: &Gpu, items: &[T], seed: u64, what: &str)
 fn by_test<T: SelectItem + Send + Sync>(gpu: &Gpu, items: &[T], predicates: &[Predicate<T>], what: &str) {
     for &p in predicates {
         let expected = cpu::select_if(items, |v| p.test(v));
-        check_forced(gpu, items, |_| KeepOn::Test(p), &expected, &format!("{what} if {p:?}"));
+        check_forced(gpu, items, KeepOn::Test(p), &expected, &format!("{what} if {p:?}"));
     }
 }
 
