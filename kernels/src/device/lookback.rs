@@ -12,7 +12,8 @@
 //! * [`TileLayout::Packed62`] ([`Count`], the ordered select's kept counts): one 64-bit word per
 //!   tile, status in the top 2 bits and a 62-bit value below: 64-bit counts with the packed
 //!   layout's single load per predecessor. Counts stay far below 2^62 (a launch has at most
-//!   2^31 − 1 tiles of at most 2^13 items); sums are taken modulo 2^62;
+//!   2^31 − 1 tiles of at most 2^13 items, added to a count of items already in a device
+//!   buffer); sums are taken modulo 2^62;
 //! * [`TileLayout::Split`] (other 8-byte elements): a status word per tile plus separate
 //!   aggregate and inclusive-prefix arrays (the value is stored first, then the status with
 //!   release; a reader polls statuses relaxed, then fences once before loading the values it
@@ -49,10 +50,9 @@
 //! (`scan/tile.rs`) still spells out the same rule itself.
 
 use super::scan::{STATUS_AGGREGATE, STATUS_INVALID, STATUS_PREFIX};
-use crate::arch::global_timer_ns;
 use crate::arch::{
-    ballot, fence_gpu, lane_id, load_relaxed_u32, load_relaxed_u64, nanosleep, store_relaxed_u64, store_release_u32,
-    WARP_SIZE,
+    ballot, fence_gpu, global_timer_ns, lane_id, load_relaxed_u32, load_relaxed_u64, nanosleep, store_relaxed_u64,
+    store_release_u32, WARP_SIZE,
 };
 use crate::block::{warp_reduce_high_first, ScanElement, ScanOp, Sum, TileLayout};
 use core::marker::PhantomData;
