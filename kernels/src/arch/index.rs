@@ -108,3 +108,13 @@ pub fn nanosleep(ns: u32) {
     #[cfg(not(feature = "sm90"))]
     let _ = ns;
 }
+
+/// `x`, through a register move the optimizer cannot see through: as a loop bound, keeps a
+/// cold loop from being unrolled (see the look-back's fallbacks).
+#[inline(always)]
+pub fn opaque(x: usize) -> usize {
+    let y: usize;
+    // SAFETY: a register move.
+    unsafe { core::arch::asm!("mov.u64 {y}, {x};", x = in(reg64) x, y = out(reg64) y, options(pure, nomem, nostack)) };
+    y
+}

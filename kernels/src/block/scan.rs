@@ -3,13 +3,12 @@
 //! [`block_exclusive_sum`] for `u32` and `u64` through [`ScanValue`] (S2.5's pass 1, select and
 //! S2.5f use it).
 
-use super::scan_op::{shfl_up_element, warp_inclusive_scan, ScanOp};
 use crate::arch::load_shared;
 use crate::arch::{
     lane_id, load_relaxed_u32, load_relaxed_u64, shfl_idx, store_relaxed_u32, store_relaxed_u64, sync_threads, warp_id,
     WARP_SIZE,
 };
-use crate::warp::{warp_inclusive_sum, warp_inclusive_sum_u64};
+use crate::warp::{shfl_up_element, warp_inclusive_scan, warp_inclusive_sum, warp_inclusive_sum_u64, ScanOp};
 use core::ptr::{read_volatile, write_volatile};
 
 /// The sums warpwork's scans are built for: `u32` and `u64` (wrapping addition).

@@ -4,14 +4,23 @@
 //!
 //! **Tile states.** Each tile publishes its *aggregate* (the combination of its own elements)
 //! as soon as it has it, then its *inclusive prefix* (everything up to and including it) once
-//! its look-back is done. [`TileStates`] holds one state per tile, in one of two layouts chosen
-//! by the element's width:
-//! * 4-byte elements: one 64-bit word per tile, status in the high half and value in the low
-//!   half, written and read with one single-copy-atomic access (a poll is one load; no ordering
-//!   between a flag and a value is needed);
-//! * 8-byte elements: a status word per tile plus separate aggregate and inclusive-prefix arrays
-//!   (the value is stored first, then the status with release; a reader polls statuses relaxed,
-//!   then fences once before loading the values it needs).
+//! its look-back is done. [`TileStates`] holds one state per tile, in one of three layouts
+//! ([`TileLayout`], chosen by the element type's [`ScanElement::TILE_LAYOUT`]):
+//! * [`TileLayout::Packed32`] (4-byte elements): one 64-bit word per tile, status in the high
+//!   half and value in the low half, written and read with one single-copy-atomic access (a poll
+//!   is one load; no ordering between a flag and a value is needed);
+//! * [`TileLayout::Packed62`] ([`Count`], the ordered select's kept counts): one 64-bit word per
+//!   tile, status in the top 2 bits and a 62-bit value below: 64-bit counts with the packed
+//!   layout's single load per predecessor. Counts stay far below 2^62 (a launch has at most
+//!   2^31 − 1 tiles of at most 2^13 items, added to a count of items already in a device
+//!   buffer); sums are taken modulo 2^62;
+//! * [`TileLayout::Split`] (other 8-byte elements): a status word per tile plus separate
+//!   aggregate and inclusive-prefix arrays (the value is stored first, then the status with
+//!   release; a reader polls statuses relaxed, then fences once before loading the values it
+//!   needs).
+//!
+//! The statuses ([`STATUS_INVALID`] = 0, [`STATUS_AGGREGATE`] = 1, [`STATUS_PREFIX`] = 2) fit
+//! in the packed words' status bits in both packed layouts.
 //!
 //! **The look-back** ([`look_back`], one warp): each round polls a window of `32 · W`
 //! predecessors at once (lane `l`, slot `q`: the tile `W·l + q` before the window's newest), and
@@ -33,13 +42,19 @@
 //!
 //! The state needs no atomics and no tile counter; the host zeroes the status words
 //! ([`TileStates::status_words`]) before every launch.
+//!
+//! **Forcing the fallback** (tests): a launch with `forced_fallback` set looks back with
+//! [`fallback_after`]`(true) = 0` (fall back at the first poll that finds a needed predecessor
+//! silent) and makes odd tiles wait [`FORCED_STALL_NS`] before publishing ([`forced_stall`]), so
+//! that their successors do find them silent. The ordered select uses these; the scan tile
+//! (`scan/tile.rs`) still spells out the same rule itself.
 
 use super::scan::{STATUS_AGGREGATE, STATUS_INVALID, STATUS_PREFIX};
 use crate::arch::{
-    ballot, fence_gpu, lane_id, load_relaxed_u32, load_relaxed_u64, nanosleep, store_relaxed_u64, store_release_u32,
-    WARP_SIZE,
+    ballot, fence_gpu, global_timer_ns, lane_id, load_relaxed_u32, load_relaxed_u64, nanosleep, store_relaxed_u64,
+    store_release_u32, WARP_SIZE,
 };
-use crate::block::{warp_reduce_high_first, ScanElement, ScanOp};
+use crate::block::{warp_reduce_high_first, ScanElement, ScanOp, Sum, TileLayout};
 use core::marker::PhantomData;
 
 /// How long a look-back sleeps between polls of predecessors that have not published, in
@@ -48,10 +63,78 @@ pub const SPIN_NS: u32 = 100;
 /// Polls of a silent predecessor before the look-back computes its aggregate itself (hundreds
 /// of microseconds: a running block publishes within a few).
 pub const FALLBACK_POLLS: u32 = 512;
+/// How long, in forced-fallback launches, odd tiles wait before publishing: long enough that
+/// their successors find them silent.
+pub const FORCED_STALL_NS: u64 = 20_000;
 /// A slot whose aggregate the fallback computed (its value is in registers, not in memory).
 const STATUS_LOCAL: u32 = 5;
 /// No slot of the window (a distance larger than any).
 const NONE: u32 = u32::MAX;
+
+/// The polls of a silent predecessor before falling back: [`FALLBACK_POLLS`], or 0 in a launch
+/// that forces the fallback (tests).
+#[inline(always)]
+pub fn fallback_after(forced_fallback: bool) -> u32 {
+    if forced_fallback {
+        0
+    } else {
+        FALLBACK_POLLS
+    }
+}
+
+/// In a launch that forces the fallback, odd tiles wait [`FORCED_STALL_NS`] here, before they
+/// publish anything (tests); otherwise nothing.
+#[inline(always)]
+pub fn forced_stall(forced_fallback: bool, tile: usize) {
+    if forced_fallback && tile % 2 == 1 {
+        let t0 = global_timer_ns();
+        while global_timer_ns() - t0 < FORCED_STALL_NS {}
+    }
+}
+
+/// Values of a [`Count`]: the low 62 bits.
+const COUNT_MASK: u64 = (1 << 62) - 1;
+
+/// A 64-bit count below 2^62 (arithmetic modulo 2^62): the element of look-backs over counts,
+/// such as the ordered select's kept items, published in the [`TileLayout::Packed62`] layout
+/// (one load per predecessor). Sum with [`Sum<Count>`].
+#[derive(Clone, Copy)]
+pub struct Count(u64);
+
+impl Count {
+    /// `v` modulo 2^62.
+    #[inline(always)]
+    pub const fn new(v: u64) -> Count {
+        Count(v & COUNT_MASK)
+    }
+    /// The count.
+    #[inline(always)]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl ScanElement for Count {
+    const WIDE: bool = true;
+    const TILE_LAYOUT: TileLayout = TileLayout::Packed62;
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        self.0
+    }
+    #[inline(always)]
+    fn from_bits(bits: u64) -> Self {
+        Count::new(bits)
+    }
+}
+
+impl ScanOp for Sum<Count> {
+    type T = Count;
+    const IDENTITY: Count = Count(0);
+    #[inline(always)]
+    fn combine(a: Count, b: Count) -> Count {
+        Count::new(a.0.wrapping_add(b.0))
+    }
+}
 
 /// The published states of the tiles of one launch, in the layout for `T` (see the module
 /// docs), in `words(tiles)` 32-bit words at an 8-byte aligned `base`.
@@ -69,11 +152,11 @@ impl<T> Clone for TileStates<T> {
 impl<T> Copy for TileStates<T> {}
 
 impl<T: ScanElement> TileStates<T> {
-    /// 32-bit words the states of `tiles` tiles take: `2·tiles` for 4-byte elements (one `u64`
-    /// each), `tiles` rounded up to even plus `4·tiles` for 8-byte ones (status, then aggregates
-    /// and inclusive prefixes).
+    /// 32-bit words the states of `tiles` tiles take: `2·tiles` for the packed layouts (one
+    /// `u64` each), `tiles` rounded up to even plus `4·tiles` for the split one (status, then
+    /// aggregates and inclusive prefixes).
     pub const fn words(tiles: usize) -> usize {
-        if T::WIDE {
+        if matches!(T::TILE_LAYOUT, TileLayout::Split) {
             tiles.next_multiple_of(2) + 4 * tiles
         } else {
             2 * tiles
@@ -83,7 +166,7 @@ impl<T: ScanElement> TileStates<T> {
     /// The leading words that must be zero before a launch (the statuses; values need no
     /// clearing).
     pub const fn status_words(tiles: usize) -> usize {
-        if T::WIDE {
+        if matches!(T::TILE_LAYOUT, TileLayout::Split) {
             tiles
         } else {
             2 * tiles
@@ -118,23 +201,32 @@ impl<T: ScanElement> TileStates<T> {
     /// `tile < tiles`.
     #[inline(always)]
     pub unsafe fn publish(self, tile: usize, status: u32, v: T) {
-        if T::WIDE {
-            store_relaxed_u64(self.values(status).add(tile), v.to_bits());
-            store_release_u32(self.base.add(tile), status);
-        } else {
-            store_relaxed_u64((self.base as *mut u64).add(tile), (status as u64) << 32 | v.to_bits());
+        let word = (self.base as *mut u64).add(tile);
+        match T::TILE_LAYOUT {
+            TileLayout::Split => {
+                store_relaxed_u64(self.values(status).add(tile), v.to_bits());
+                store_release_u32(self.base.add(tile), status);
+            }
+            TileLayout::Packed32 => store_relaxed_u64(word, (status as u64) << 32 | v.to_bits()),
+            TileLayout::Packed62 => store_relaxed_u64(word, (status as u64) << 62 | v.to_bits()),
         }
     }
 
-    /// Tile `j`'s status and, for 4-byte elements, its value (with one relaxed load; 8-byte
-    /// elements get `unloaded` as the value: it is loaded after a fence).
+    /// Tile `j`'s status and, for the packed layouts, its value (with one relaxed load; the split
+    /// layout gives `unloaded` as the value: it is loaded after a fence).
     #[inline(always)]
-    unsafe fn poll(self, j: u32, unloaded: T) -> (u32, T) {
-        if T::WIDE {
-            (load_relaxed_u32(self.base.add(j as usize)), unloaded)
-        } else {
-            let w = load_relaxed_u64((self.base as *const u64).add(j as usize));
-            ((w >> 32) as u32, T::from_bits(w))
+    pub unsafe fn poll(self, j: u32, unloaded: T) -> (u32, T) {
+        let word = (self.base as *const u64).add(j as usize);
+        match T::TILE_LAYOUT {
+            TileLayout::Split => (load_relaxed_u32(self.base.add(j as usize)), unloaded),
+            TileLayout::Packed32 => {
+                let w = load_relaxed_u64(word);
+                ((w >> 32) as u32, T::from_bits(w))
+            }
+            TileLayout::Packed62 => {
+                let w = load_relaxed_u64(word);
+                ((w >> 62) as u32, T::from_bits(w))
+            }
         }
     }
 }
@@ -194,7 +286,7 @@ pub unsafe fn look_back<O: ScanOp, const W: usize>(
                 }
             }
         };
-        if O::T::WIDE {
+        if O::T::TILE_LAYOUT == TileLayout::Split {
             // Split layout: the statuses were read relaxed; one fence orders the value loads
             // after them (with the publisher's release, an acquire pattern).
             fence_gpu();

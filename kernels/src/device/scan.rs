@@ -4,9 +4,10 @@
 //!   [`crate::block::ScanOp`] with coalesced loads and stores, and gets the prefix of its tile
 //!   from [`crate::device::lookback`] (status and value in one 64-bit word for 4-byte elements,
 //!   a 32·4-tile window per round, backoff, and a fallback that makes it never hang).
-//! * The older look-back below ([`scan_tile`], [`lookback`], [`LookbackState`]): `u32`/`u64`
-//!   sums only, split status/value arrays read with acquire loads, and tiles claimed from an
-//!   atomic counter. S2.5's pass 1 (`expand_push_scan`) and the ordered select still use it.
+//! * The older look-back below ([`scan_tile`], [`LookbackState`]): `u32`/`u64` sums only, split
+//!   status/value arrays read with acquire loads, and tiles claimed from an atomic counter. Only
+//!   S2.5's pass 1 (`expand_push_scan`) still uses it; the ordered select moved to
+//!   [`crate::device::lookback`]. Once S2.5's pass 1 moves too, all of it goes.
 //!
 //! The rest of this comment is about the older look-back. Each block scans one tile of
 //! `ITEMS × blockDim.x` elements, publishes its aggregate, then
@@ -34,12 +35,10 @@ use core::ptr::{read_volatile, write_volatile};
 pub use warpwork_abi::scan::{STATUS_AGGREGATE, STATUS_INVALID, STATUS_PREFIX};
 
 /// Look-back window per lane for scans whose whole grid is resident at once (one wave): after
-/// its first round a look-back then inspects 128 predecessors per round instead of 32. Use
-/// [`NARROW_LOOKBACK`] for long scans, where the nearest predecessor usually has its prefix and
-/// the wider window's extra registers cost occupancy (40 → 47 registers for the u32 scan).
+/// its first round a look-back then inspects 128 predecessors per round instead of 32 (a window
+/// of 1 is the classic decoupled look-back; long scans would rather use that, as the wider
+/// window's extra registers cost occupancy).
 pub const WIDE_LOOKBACK: usize = 4;
-/// One predecessor per lane and round: the classic decoupled look-back.
-pub const NARROW_LOOKBACK: usize = 1;
 
 /// Shared elements [`scan_tile`] needs (`T`-sized).
 pub const SCAN_TILE_SCRATCH: usize = BLOCK_SCAN_SCRATCH + 3;
@@ -74,7 +73,7 @@ pub struct ScanTile<T> {
 /// is called on every thread with its elements' global index, their exclusive prefix sums, the
 /// values, and how many of them are in range (the rest are zero-filled). The host launches
 /// `ceil(n / tile)` blocks; tiles are claimed in launch order. `WINDOW` is the look-back width
-/// per lane: [`NARROW_LOOKBACK`] for long scans, [`WIDE_LOOKBACK`] when the grid fits in one wave.
+/// per lane: 1 for long scans, [`WIDE_LOOKBACK`] when the grid fits in one wave.
 ///
 /// # Safety
 /// `input` holds `n` elements (16-byte aligned when `ITEMS·size_of::<T>()` is a multiple of 16);
@@ -137,7 +136,7 @@ pub unsafe fn scan_tile<T: ScanValue, const ITEMS: usize, const WINDOW: usize>(
 /// # Safety
 /// `scratch` is [`SCAN_TILE_SCRATCH`] shared elements; every thread of the block calls this.
 #[inline(always)]
-pub unsafe fn claim_tile<T>(state: LookbackState<T>, scratch: *mut T) -> u32 {
+unsafe fn claim_tile<T>(state: LookbackState<T>, scratch: *mut T) -> u32 {
     let tile_slot = scratch.add(BLOCK_SCAN_SCRATCH) as *mut u32;
     if thread_idx_x() == 0 {
         write_volatile(tile_slot, atomic_add_u32(state.tile_counter, 1));
@@ -152,7 +151,7 @@ pub unsafe fn claim_tile<T>(state: LookbackState<T>, scratch: *mut T) -> u32 {
 /// # Safety
 /// As [`claim_tile`]; `tile` and `aggregate` are the block's (the same on every thread).
 #[inline(always)]
-pub unsafe fn block_lookback<T: ScanValue, const WINDOW: usize>(
+unsafe fn block_lookback<T: ScanValue, const WINDOW: usize>(
     state: LookbackState<T>,
     scratch: *mut T,
     tile: u32,
@@ -175,7 +174,7 @@ pub unsafe fn block_lookback<T: ScanValue, const WINDOW: usize>(
 /// # Safety
 /// One whole warp calls this per tile, with the state of [`scan_tile`].
 #[inline(always)]
-pub unsafe fn lookback<T: ScanValue, const WINDOW: usize>(state: LookbackState<T>, tile: u32, aggregate: T) -> T {
+unsafe fn lookback<T: ScanValue, const WINDOW: usize>(state: LookbackState<T>, tile: u32, aggregate: T) -> T {
     let lane = lane_id();
     if tile == 0 {
         if lane == 0 {

@@ -5,10 +5,12 @@ mod append;
 mod broadcast;
 mod reduce;
 mod scan;
+mod scan_op;
 mod search;
 
 pub use append::*;
 pub use broadcast::*;
 pub use reduce::*;
 pub use scan::*;
+pub use scan_op::*;
 pub use search::*;

@@ -19,11 +19,27 @@
 use crate::arch::{lane_id, shfl_down, shfl_idx, shfl_up, WARP_SIZE};
 use core::marker::PhantomData;
 
+/// How the decoupled look-back ([`crate::device::lookback`]) keeps a tile's published state
+/// for an element type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TileLayout {
+    /// One 64-bit word per tile: status in the high 32 bits, a 4-byte value in the low 32.
+    Packed32,
+    /// One 64-bit word per tile: status in the top 2 bits, a value below 2^62 in the other 62
+    /// (counts: [`crate::device::lookback::Count`]).
+    Packed62,
+    /// A status word per tile, apart from 64-bit aggregates and inclusive prefixes.
+    Split,
+}
+
 /// An element a scan can move through registers, shuffles and look-back words: 4 or 8 bytes,
 /// handled as its bits.
 pub trait ScanElement: Copy {
-    /// Eight bytes wide (two 32-bit words per shuffle; a look-back keeps status and value apart).
+    /// Eight bytes wide (two 32-bit words per shuffle).
     const WIDE: bool;
+    /// The look-back's tile layout: [`TileLayout::Packed32`] for 4-byte elements,
+    /// [`TileLayout::Split`] for 8-byte ones unless the type says otherwise.
+    const TILE_LAYOUT: TileLayout = if Self::WIDE { TileLayout::Split } else { TileLayout::Packed32 };
     /// The element's bits (zero-extended for 4-byte elements).
     fn to_bits(self) -> u64;
     /// The element with these bits (the low 32 for 4-byte elements).
