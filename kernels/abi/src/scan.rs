@@ -14,3 +14,13 @@ pub const STATUS_INVALID: u32 = 0;
 pub const STATUS_AGGREGATE: u32 = 1;
 /// The tile's inclusive prefix (everything up to and including it) is published.
 pub const STATUS_PREFIX: u32 = 2;
+
+/// The tile shape of the device-wide scans (`scan_{kind}_{op}_{type}`, `Gpu::scan`) for 4-byte
+/// elements: warps per block (tile) …
+pub const TILE_WARPS_4: usize = 8;
+/// … and 16-byte chunks of the tile per thread.
+pub const TILE_CHUNKS_4: usize = 8;
+/// The same for 8-byte elements: warps per block …
+pub const TILE_WARPS_8: usize = 4;
+/// … and 16-byte chunks per thread.
+pub const TILE_CHUNKS_8: usize = 16;

@@ -9,9 +9,10 @@
 //! * 4-byte elements: one 64-bit word per tile, status in the high half and value in the low
 //!   half, written and read with one single-copy-atomic access (a poll is one load; no ordering
 //!   between a flag and a value is needed);
-//! * 8-byte elements: a status word per tile plus separate aggregate and inclusive-prefix arrays
-//!   (the value is stored first, then the status with release; a reader polls statuses relaxed,
-//!   then fences once before loading the values it needs).
+//! * 8-byte elements: two 64-bit words per tile (16 bytes, aligned), each with the status in its
+//!   high half and one half of the value in its low half, written with one 16-byte relaxed store
+//!   and read with one 16-byte relaxed load. Each word is single-copy atomic, the pair is not: a
+//!   poll that finds two different statuses (a publication half seen) loads the pair again.
 //!
 //! **The look-back** ([`look_back`], one warp): each round polls a window of `32 · W`
 //! predecessors at once (lane `l`, slot `q`: the tile `W·l + q` before the window's newest), and
@@ -34,10 +35,10 @@
 //! The state needs no atomics and no tile counter; the host zeroes the status words
 //! ([`TileStates::status_words`]) before every launch.
 
-use super::scan::{STATUS_AGGREGATE, STATUS_INVALID, STATUS_PREFIX};
+use super::scan::{STATUS_INVALID, STATUS_PREFIX};
 use crate::arch::{
-    ballot, fence_gpu, lane_id, load_relaxed_u32, load_relaxed_u64, nanosleep, store_relaxed_u64, store_release_u32,
-    WARP_SIZE,
+    ballot, fence_gpu, lane_id, load_relaxed_u64, load_relaxed_v2_u64, nanosleep, store_relaxed_u64,
+    store_relaxed_v2_u64, WARP_SIZE,
 };
 use crate::block::{warp_reduce_high_first, ScanElement, ScanOp};
 use core::marker::PhantomData;
@@ -57,7 +58,6 @@ const NONE: u32 = u32::MAX;
 /// docs), in `words(tiles)` 32-bit words at an 8-byte aligned `base`.
 pub struct TileStates<T> {
     base: *mut u32,
-    tiles: usize,
     _element: PhantomData<T>,
 }
 
@@ -69,48 +69,34 @@ impl<T> Clone for TileStates<T> {
 impl<T> Copy for TileStates<T> {}
 
 impl<T: ScanElement> TileStates<T> {
-    /// 32-bit words the states of `tiles` tiles take: `2·tiles` for 4-byte elements (one `u64`
-    /// each), `tiles` rounded up to even plus `4·tiles` for 8-byte ones (status, then aggregates
-    /// and inclusive prefixes).
+    /// 32-bit words the states of `tiles` tiles take: two per tile for 4-byte elements (one
+    /// `u64`), four for 8-byte ones (two `u64`s).
     pub const fn words(tiles: usize) -> usize {
         if T::WIDE {
-            tiles.next_multiple_of(2) + 4 * tiles
+            4 * tiles
         } else {
             2 * tiles
         }
     }
 
-    /// The leading words that must be zero before a launch (the statuses; values need no
-    /// clearing).
+    /// The leading words that must be zero before a launch: all of them (every word holds a
+    /// status).
     pub const fn status_words(tiles: usize) -> usize {
-        if T::WIDE {
-            tiles
-        } else {
-            2 * tiles
-        }
+        Self::words(tiles)
     }
 
     /// The states at `base`.
     ///
     /// # Safety
-    /// `base` is 8-byte aligned global memory of [`TileStates::words`]`(tiles)` words whose
-    /// [`TileStates::status_words`] were zeroed before the launch.
+    /// `base` is global memory of [`TileStates::words`]`(tiles)` words, 8-byte aligned (16-byte
+    /// aligned for 8-byte elements), whose [`TileStates::status_words`] were zeroed before the
+    /// launch.
     #[inline(always)]
-    pub unsafe fn new(base: *mut u32, tiles: usize) -> Self {
-        TileStates { base, tiles, _element: PhantomData }
+    pub unsafe fn new(base: *mut u32, _tiles: usize) -> Self {
+        TileStates { base, _element: PhantomData }
     }
 
-    #[inline(always)]
-    unsafe fn values(self, status: u32) -> *mut u64 {
-        let aggregates = self.base.add(self.tiles.next_multiple_of(2)) as *mut u64;
-        if status == STATUS_PREFIX {
-            aggregates.add(self.tiles)
-        } else {
-            aggregates
-        }
-    }
-
-    /// Publishes tile `tile`'s aggregate ([`STATUS_AGGREGATE`]) or inclusive prefix
+    /// Publishes tile `tile`'s aggregate ([`STATUS_AGGREGATE`](super::scan::STATUS_AGGREGATE)) or inclusive prefix
     /// ([`STATUS_PREFIX`]). One thread calls this per publication; publish the aggregate (if at
     /// all) before the prefix.
     ///
@@ -118,20 +104,26 @@ impl<T: ScanElement> TileStates<T> {
     /// `tile < tiles`.
     #[inline(always)]
     pub unsafe fn publish(self, tile: usize, status: u32, v: T) {
+        let (s, b) = ((status as u64) << 32, v.to_bits());
         if T::WIDE {
-            store_relaxed_u64(self.values(status).add(tile), v.to_bits());
-            store_release_u32(self.base.add(tile), status);
+            store_relaxed_v2_u64((self.base as *mut [u64; 2]).add(tile), [s | (b & 0xffff_ffff), s | b >> 32]);
         } else {
-            store_relaxed_u64((self.base as *mut u64).add(tile), (status as u64) << 32 | v.to_bits());
+            store_relaxed_u64((self.base as *mut u64).add(tile), s | b);
         }
     }
 
-    /// Tile `j`'s status and, for 4-byte elements, its value (with one relaxed load; 8-byte
-    /// elements get `unloaded` as the value: it is loaded after a fence).
+    /// Tile `j`'s status and value, with one relaxed load (8-byte elements: one 16-byte load,
+    /// repeated while its two halves carry different statuses — a publication seen half done,
+    /// which completes).
     #[inline(always)]
-    unsafe fn poll(self, j: u32, unloaded: T) -> (u32, T) {
+    unsafe fn poll(self, j: u32) -> (u32, T) {
         if T::WIDE {
-            (load_relaxed_u32(self.base.add(j as usize)), unloaded)
+            loop {
+                let [lo, hi] = load_relaxed_v2_u64((self.base as *const [u64; 2]).add(j as usize));
+                if lo >> 32 == hi >> 32 {
+                    return ((lo >> 32) as u32, T::from_bits((lo & 0xffff_ffff) | hi << 32));
+                }
+            }
         } else {
             let w = load_relaxed_u64((self.base as *const u64).add(j as usize));
             ((w >> 32) as u32, T::from_bits(w))
@@ -158,6 +150,17 @@ pub unsafe fn look_back<O: ScanOp, const W: usize>(
     fallback_after: u32,
     reduce_silent: impl Fn(usize) -> O::T,
 ) -> O::T {
+    look_back_spin::<O, W, SPIN_NS>(states, tile, fallback_after, reduce_silent)
+}
+
+/// EXPERIMENT ONLY (issue 16; removed before merge): [`look_back`] sleeping `SPIN` ns.
+#[inline(always)]
+pub unsafe fn look_back_spin<O: ScanOp, const W: usize, const SPIN: u32>(
+    states: TileStates<O::T>,
+    tile: usize,
+    fallback_after: u32,
+    reduce_silent: impl Fn(usize) -> O::T,
+) -> O::T {
     let lane = lane_id();
     // Everything newer than the current window, combined (older operands on the left).
     let mut acc = O::IDENTITY;
@@ -172,7 +175,7 @@ pub unsafe fn look_back<O: ScanOp, const W: usize>(
         let mut value = [O::IDENTITY; W];
         for q in 0..W {
             if tile_at(q) >= 0 {
-                (status[q], value[q]) = states.poll(tile_at(q) as u32, O::IDENTITY);
+                (status[q], value[q]) = states.poll(tile_at(q) as u32);
             }
         }
         let mut polls = 0u32;
@@ -186,26 +189,14 @@ pub unsafe fn look_back<O: ScanOp, const W: usize>(
                 fall_back::<O, W>(states, end, stop, &mut status, &mut value, &reduce_silent);
                 continue;
             }
-            nanosleep(SPIN_NS);
+            nanosleep(SPIN);
             polls += 1;
             for q in 0..W {
                 if status[q] == STATUS_INVALID {
-                    (status[q], value[q]) = states.poll(tile_at(q) as u32, O::IDENTITY);
+                    (status[q], value[q]) = states.poll(tile_at(q) as u32);
                 }
             }
         };
-        if O::T::WIDE {
-            // Split layout: the statuses were read relaxed; one fence orders the value loads
-            // after them (with the publisher's release, an acquire pattern).
-            fence_gpu();
-            for q in 0..W {
-                let published = status[q] == STATUS_AGGREGATE || status[q] == STATUS_PREFIX;
-                if published && tile_at(q) >= 0 && distance::<W>(lane, q) <= stop {
-                    let bits = load_relaxed_u64(states.values(status[q]).add(tile_at(q) as usize));
-                    value[q] = O::T::from_bits(bits);
-                }
-            }
-        }
         // This lane's slots up to the stop, oldest first; then the lanes, oldest (31) first.
         let mut part = O::IDENTITY;
         for q in (0..W).rev() {
@@ -265,7 +256,7 @@ unsafe fn fall_back<O: ScanOp, const W: usize>(
             // The reduction's loads come before the second poll.
             fence_gpu();
             if lane == l {
-                let (s, published) = states.poll(j, v);
+                let (s, published) = states.poll(j);
                 (status[q], value[q]) = if s == STATUS_INVALID { (STATUS_LOCAL, v) } else { (s, published) };
             }
         }

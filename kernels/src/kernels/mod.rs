@@ -5,5 +5,6 @@
 mod demo;
 mod expand;
 mod scan;
+mod scan_experiment;
 mod select;
 mod timing;

@@ -12,11 +12,13 @@
 
 use crate::block::{Max, Min, Sum};
 use crate::device::lookback::TileStates;
-use crate::device::scan::tile::{consume_tile, tile_items};
+use crate::device::scan::tile::{consume_tile, load, tile_items};
 use crate::static_shared;
 
-macro_rules! scan_kernel {
-    ($name:ident, $op:ident<$t:ty>, $inclusive:literal) => {
+/// `name(input, output, n, states, forced_fallback)`: [`consume_tile`] of `$op<$t>` over tiles of
+/// `$warps` warps × `$chunks` 16-byte chunks per thread, elements moved as `$load`.
+macro_rules! scan_tile_kernel {
+    ($name:ident, $op:ident<$t:ty>, $inclusive:literal, $warps:expr, $chunks:expr, $load:expr) => {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             input: *const $t,
@@ -25,10 +27,43 @@ macro_rules! scan_kernel {
             states: *mut u32,
             forced_fallback: u32,
         ) {
-            let smem = static_shared!($name: [crate::device::scan::tile::ScanShared; 1]);
-            let states = TileStates::<$t>::new(states, n.div_ceil(tile_items::<$t>()));
-            consume_tile::<$op<$t>, $inclusive>(states, smem, input, output, n, forced_fallback != 0);
+            const WARPS: usize = $warps;
+            const CHUNKS: usize = $chunks;
+            const SLOTS: usize = WARPS * 32 * CHUNKS;
+            // (The size is spelled out: the declaration sits in a module of its own.)
+            let smem = static_shared!($name: [crate::device::scan::tile::ScanShared<{ ($warps) * 32 * ($chunks) }>; 1]);
+            let states = TileStates::<$t>::new(states, n.div_ceil(tile_items::<$t, WARPS, CHUNKS>()));
+            consume_tile::<$op<$t>, $inclusive, WARPS, CHUNKS, SLOTS, { $load }>(
+                states,
+                smem,
+                input,
+                output,
+                n,
+                forced_fallback != 0,
+            );
         }
+    };
+}
+pub(crate) use scan_tile_kernel;
+
+macro_rules! scan_kernel {
+    ($name:ident, $op:ident<$t:ty>, $inclusive:literal) => {
+        scan_tile_kernel!(
+            $name,
+            $op<$t>,
+            $inclusive,
+            if core::mem::size_of::<$t>() == 8 {
+                warpwork_abi::scan::TILE_WARPS_8
+            } else {
+                warpwork_abi::scan::TILE_WARPS_4
+            },
+            if core::mem::size_of::<$t>() == 8 {
+                warpwork_abi::scan::TILE_CHUNKS_8
+            } else {
+                warpwork_abi::scan::TILE_CHUNKS_4
+            },
+            load::PLAIN
+        );
     };
 }
 
