@@ -247,7 +247,7 @@ impl Gpu {
         scan: Scan,
         scratch: &mut impl DeviceWrite<u32>,
     ) -> Result<()> {
-        self.launch_scan(Operands::Apart(input, output), Kernel::Shipped(scan), scratch, false)
+        self.launch_scan(Operands::Apart(input, output), scan, scratch, false)
     }
 
     /// Scans `data` into itself. Takes scratch as [`Gpu::scan_into`]; allocates nothing;
@@ -269,7 +269,7 @@ impl Gpu {
         scan: Scan,
         scratch: &mut impl DeviceWrite<u32>,
     ) -> Result<()> {
-        self.launch_scan::<T, B, B>(Operands::InPlace(data), Kernel::Shipped(scan), scratch, false)
+        self.launch_scan::<T, B, B>(Operands::InPlace(data), scan, scratch, false)
     }
 
     /// The exclusive sum: [`Gpu::scan`] with [`Scan::EXCLUSIVE_SUM`]. **Allocates** its scratch;
@@ -319,17 +319,10 @@ impl Gpu {
     pub(crate) fn launch_scan<T: ScanItem, I: DeviceRead<T>, O: DeviceWrite<T>>(
         &self,
         operands: Operands<'_, I, O>,
-        kernel: Kernel,
+        scan: Scan,
         scratch: &mut impl DeviceWrite<u32>,
         forced_fallback: bool,
     ) -> Result<()> {
-        let (name, threads, tile_items) = match kernel {
-            Kernel::Shipped(scan) => (kernel_name::<T>(scan), T::THREADS, (T::THREADS * T::ITEMS) as usize),
-            Kernel::Experiment { name, warps, chunks } => {
-                let threads = 32 * warps;
-                (name, threads, threads as usize * 16 * chunks as usize / std::mem::size_of::<T>())
-            }
-        };
         let n = match &operands {
             Operands::Apart(input, output) => {
                 let n = input.len();
@@ -338,7 +331,7 @@ impl Gpu {
             }
             Operands::InPlace(data) => data.len(),
         };
-        let tiles = n.div_ceil(tile_items);
+        let tiles = tiles::<T>(n);
         if tiles > i32::MAX as usize {
             return Err(Error::CapacityExceeded {
                 what: "scan tiles (blocks of one launch)",
@@ -346,7 +339,7 @@ impl Gpu {
                 capacity: i32::MAX as u64,
             });
         }
-        let needed = state_words::<T>(tiles) + 3;
+        let needed = scratch_words::<T>(n);
         ensure_input!(scratch.len() >= needed, "scan scratch of {} words; {needed} needed", scratch.len());
         if n == 0 {
             return Ok(());
@@ -355,8 +348,8 @@ impl Gpu {
         let base = self.device_address(scratch)?;
         let skip = (base.next_multiple_of(16) - base) as usize / 4;
         self.zero_words(scratch, skip..skip + state_words::<T>(tiles))?;
-        let f = self.function(name)?;
-        let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
+        let f = self.function(kernel_name::<T>(scan))?;
+        let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (T::THREADS, 1, 1), shared_mem_bytes: 0 };
         let forced = forced_fallback as u32;
         let mut l = self.kernel_args();
         match operands {
@@ -377,31 +370,6 @@ impl Gpu {
         // the scratch (checked above) with their statuses zeroed on this stream, and the grid is
         // one block per tile.
         unsafe { l.launch(f, cfg) }
-    }
-}
-
-/// Which kernel a scan launches.
-#[derive(Clone, Copy)]
-pub(crate) enum Kernel {
-    /// The shipped kernel of this scan (and the element type).
-    Shipped(Scan),
-    /// EXPERIMENT ONLY (issue 16's tuning; removed before merge): an exclusive-sum kernel of
-    /// another tile shape.
-    Experiment { name: &'static str, warps: u32, chunks: u32 },
-}
-
-impl Gpu {
-    /// EXPERIMENT ONLY (issue 16's tuning; removed before merge): the exclusive sum with the
-    /// experiment kernel `name` (`scanx_w{warps}c{chunks}{p|s|a}_{u32|u64}`).
-    #[doc(hidden)]
-    pub fn scan_experiment_into<T: ScanItem>(
-        &self,
-        input: &impl DeviceRead<T>,
-        output: &mut impl DeviceWrite<T>,
-        (name, warps, chunks): (&'static str, u32, u32),
-        scratch: &mut impl DeviceWrite<u32>,
-    ) -> Result<()> {
-        self.launch_scan(Operands::Apart(input, output), Kernel::Experiment { name, warps, chunks }, scratch, false)
     }
 }
 

@@ -14,7 +14,6 @@ mod cub;
 mod expand;
 mod life;
 mod scan;
-mod scan_experiment;
 
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Gpu};
@@ -31,9 +30,6 @@ pub enum What {
     Access,
     /// Game of Life: every kernel, cell updates per second.
     Life,
-    /// EXPERIMENT ONLY (issue 16; removed before merge): scan tile shapes beside CUB.
-    #[value(hide = true)]
-    Scanx,
 }
 
 #[derive(Args)]
@@ -53,7 +49,7 @@ pub struct BenchArgs {
 }
 
 pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
-    let default_max_log2 = if matches!(args.what, What::Scan | What::Scanx) { 30 } else { 28 };
+    let default_max_log2 = if matches!(args.what, What::Scan) { 30 } else { 28 };
     args.max_log2 = args.max_log2_arg.unwrap_or(default_max_log2);
     let gpu = match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
@@ -65,7 +61,7 @@ pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
     };
     // The CUB peer, for the benches with CUB twins (and only with a GPU to run it on).
     let peer = match (&gpu, args.what) {
-        (Some(_), What::Compact | What::Expand | What::Scan | What::Scanx) => cub::CubPeer::find()?,
+        (Some(_), What::Compact | What::Expand | What::Scan) => cub::CubPeer::find()?,
         _ => None,
     };
     let peer = peer.as_ref();
@@ -75,7 +71,6 @@ pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
         What::Scan => scan::run(gpu.as_ref(), peer, &args),
         What::Access => access::run(gpu.as_ref(), &args),
         What::Life => life::run(gpu.as_ref(), &args),
-        What::Scanx => scan_experiment::run(gpu.as_ref(), peer, &args),
     }
 }
 

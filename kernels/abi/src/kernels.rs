@@ -145,48 +145,8 @@ pub const SCAN_KERNELS: [&str; 36] = scan_names!("u32", "i32", "u64", "i64", "f3
 /// Every exported kernel: what the host loads once per module, and what both shipped PTX
 /// modules export (checked by a host test).
 pub fn all_kernels() -> impl Iterator<Item = &'static str> {
-    NAMED_KERNELS.iter().chain(SELECT_KERNELS.iter()).chain(SCAN_KERNELS.iter()).chain(SCANX_KERNELS.iter()).copied()
+    NAMED_KERNELS.iter().chain(SELECT_KERNELS.iter()).chain(SCAN_KERNELS.iter()).copied()
 }
-
-/// EXPERIMENT ONLY (issue 16's scan tuning; removed before merge).
-pub const SCANX_KERNELS: [&str; 36] = [
-    "scanx_w16c4p_u32",
-    "scanx_w16c4p_u64",
-    "scanx_w16c4s_u32",
-    "scanx_w16c4s_u64",
-    "scanx_w16c4a_u32",
-    "scanx_w16c4a_u64",
-    "scanx_w8c4p_u32",
-    "scanx_w8c4p_u64",
-    "scanx_w8c6p_u32",
-    "scanx_w8c6p_u64",
-    "scanx_w8c8p_u32",
-    "scanx_w8c8p_u64",
-    "scanx_w8c8s_u32",
-    "scanx_w8c8s_u64",
-    "scanx_w8c8a_u32",
-    "scanx_w8c8a_u64",
-    "scanx_w8c10p_u32",
-    "scanx_w8c10p_u64",
-    "scanx_w12c6p_u32",
-    "scanx_w12c6p_u64",
-    "scanx_w4c8p_u32",
-    "scanx_w4c8p_u64",
-    "scanx_w4c10p_u32",
-    "scanx_w4c10p_u64",
-    "scanx_w4c12p_u32",
-    "scanx_w4c12p_u64",
-    "scanx_w4c12a_u32",
-    "scanx_w4c12a_u64",
-    "scanx_w4c16p_u32",
-    "scanx_w4c16p_u64",
-    "scanx_w8c8p0_u32",
-    "scanx_w8c8p0_u64",
-    "scanx_w8c8p400_u32",
-    "scanx_w8c8p400_u64",
-    "scanx_w4c12p0_u32",
-    "scanx_w4c12p0_u64",
-];
 
 #[cfg(test)]
 mod tests {

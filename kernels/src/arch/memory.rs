@@ -159,17 +159,6 @@ pub unsafe fn load_v4_u32(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
-/// `ld.global.cs.v4.u32`: [`load_v4_u32`] marked *streaming* (read once: evict first from L1
-/// and L2). `p` must be 16-byte aligned.
-#[inline(always)]
-pub unsafe fn load_v4_u32_streaming(p: *const [u32; 4]) -> [u32; 4] {
-    let (a, b, c, d): (u32, u32, u32, u32);
-    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.global.cs.v4.u32 {{{a}, {b}, {c}, {d}}}, [%g]; }}",
-         p = in(reg64) p, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-         options(nostack, readonly));
-    [a, b, c, d]
-}
-
 /// `ld.relaxed.gpu.global.v2.u64`: two 64-bit words at a 16-byte aligned `p`, each read as by
 /// [`load_relaxed_u64`] (each single-copy atomic; the pair is not), in one instruction.
 #[inline(always)]

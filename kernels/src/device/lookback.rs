@@ -55,7 +55,8 @@ const STATUS_LOCAL: u32 = 5;
 const NONE: u32 = u32::MAX;
 
 /// The published states of the tiles of one launch, in the layout for `T` (see the module
-/// docs), in `words(tiles)` 32-bit words at an 8-byte aligned `base`.
+/// docs), in `words(tiles)` 32-bit words at a 16-byte aligned `base` (8-byte aligned suffices
+/// for 4-byte elements).
 pub struct TileStates<T> {
     base: *mut u32,
     _element: PhantomData<T>,
@@ -96,9 +97,9 @@ impl<T: ScanElement> TileStates<T> {
         TileStates { base, _element: PhantomData }
     }
 
-    /// Publishes tile `tile`'s aggregate ([`STATUS_AGGREGATE`](super::scan::STATUS_AGGREGATE)) or inclusive prefix
-    /// ([`STATUS_PREFIX`]). One thread calls this per publication; publish the aggregate (if at
-    /// all) before the prefix.
+    /// Publishes tile `tile`'s aggregate ([`STATUS_AGGREGATE`](super::scan::STATUS_AGGREGATE))
+    /// or inclusive prefix ([`STATUS_PREFIX`]). One thread calls this per publication; publish
+    /// the aggregate (if at all) before the prefix.
     ///
     /// # Safety
     /// `tile < tiles`.
@@ -150,17 +151,6 @@ pub unsafe fn look_back<O: ScanOp, const W: usize>(
     fallback_after: u32,
     reduce_silent: impl Fn(usize) -> O::T,
 ) -> O::T {
-    look_back_spin::<O, W, SPIN_NS>(states, tile, fallback_after, reduce_silent)
-}
-
-/// EXPERIMENT ONLY (issue 16; removed before merge): [`look_back`] sleeping `SPIN` ns.
-#[inline(always)]
-pub unsafe fn look_back_spin<O: ScanOp, const W: usize, const SPIN: u32>(
-    states: TileStates<O::T>,
-    tile: usize,
-    fallback_after: u32,
-    reduce_silent: impl Fn(usize) -> O::T,
-) -> O::T {
     let lane = lane_id();
     // Everything newer than the current window, combined (older operands on the left).
     let mut acc = O::IDENTITY;
@@ -189,7 +179,7 @@ pub unsafe fn look_back_spin<O: ScanOp, const W: usize, const SPIN: u32>(
                 fall_back::<O, W>(states, end, stop, &mut status, &mut value, &reduce_silent);
                 continue;
             }
-            nanosleep(SPIN);
+            nanosleep(SPIN_NS);
             polls += 1;
             for q in 0..W {
                 if status[q] == STATUS_INVALID {

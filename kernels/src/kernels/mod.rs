@@ -5,6 +5,5 @@
 mod demo;
 mod expand;
 mod scan;
-mod scan_experiment;
 mod select;
 mod timing;

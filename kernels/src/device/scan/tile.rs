@@ -1,15 +1,16 @@
 //! One tile of a device-wide single-pass scan under any [`ScanOp`]: block `b` scans tile `b` of
-//! [`TILE_THREADS`] threads × 64 bytes (16 four-byte or 8 eight-byte elements per thread) and
-//! learns the combination of every earlier tile from the decoupled look-back
-//! ([`crate::device::lookback`]).
+//! `32 · WARPS` threads × `CHUNKS` 16-byte chunks per thread (the shipped shapes are
+//! `warpwork_abi::scan::TILE_*`) and learns the combination of every earlier tile from the
+//! decoupled look-back ([`crate::device::lookback`]).
 //!
 //! Memory traffic is one coalesced read and one coalesced write of the tile: a warp loads its
-//! 2 KiB with 16-byte loads in which the 32 lanes cover 512 consecutive bytes, and stores its
-//! share of the shared-memory tile (swizzled, so neither direction has bank conflicts), from
-//! which each thread reads back its own 64 consecutive bytes; the results go out the same way in
-//! reverse. Between the two, the elements wait in shared memory, not in registers, so a block
-//! waiting for its look-back holds few registers. The last tile, and buffers that are not 16-byte
-//! aligned, take a per-element path instead.
+//! share with 16-byte loads in which the 32 lanes cover 512 consecutive bytes (or copies it with
+//! `cp.async`, straight into shared memory, [`tile_load::ASYNC`]), into the shared-memory tile
+//! (swizzled, so neither direction has bank conflicts), from which each thread reads back its own
+//! run of consecutive chunks, one chunk at a time; the results go out the same way in reverse.
+//! The elements wait in shared memory, not in registers, so the tile's size costs shared memory
+//! and no registers: a block waiting for its look-back holds few. The last tile, and buffers
+//! that are not 16-byte aligned, take a per-element path instead.
 //!
 //! Order of evaluation (what a float sum's rounding follows; see `docs/scan.md`): each thread
 //! combines its own elements one after the other; the block combines the thread totals with a
@@ -19,8 +20,8 @@
 
 use super::{STATUS_AGGREGATE, STATUS_PREFIX};
 use crate::arch::{
-    block_idx_x, fence_gpu, global_timer_ns, lane_id, load_shared, load_shared_v4, load_v4_u32, load_v4_u32_streaming,
-    store_shared_v4, store_v4_u32, store_v4_u32_streaming, sync_threads, sync_warp, thread_idx_x, WARP_SIZE,
+    block_idx_x, fence_gpu, global_timer_ns, lane_id, load_shared, load_shared_v4, load_v4_u32, store_shared_v4,
+    store_v4_u32, sync_threads, sync_warp, thread_idx_x, WARP_SIZE,
 };
 use crate::block::{block_exclusive_scan, warp_reduce_high_first, ScanElement, ScanOp};
 use crate::device::lookback::{look_back, TileStates, FALLBACK_POLLS};
@@ -34,16 +35,7 @@ const FORCED_STALL_NS: u64 = 20_000;
 /// The most warps a tile's block may have (the size of [`ScanShared::totals`]).
 const MAX_WARPS: usize = 32;
 
-/// How a tile's elements travel between global and shared memory.
-pub mod load {
-    /// Plain 16-byte loads and stores through registers.
-    pub const PLAIN: u8 = 0;
-    /// `.cs` (streaming: evict first) 16-byte loads and stores.
-    pub const STREAMING: u8 = 1;
-    /// `cp.async` copies straight into shared memory (sm_90 module; elsewhere [`PLAIN`]), plain
-    /// stores.
-    pub const ASYNC: u8 = 2;
-}
+pub use warpwork_abi::scan::tile_load;
 
 /// Elements of `T` per thread of a tile of `CHUNKS` 16-byte chunks per thread.
 pub const fn items_per_thread<T, const CHUNKS: usize>() -> usize {
@@ -98,7 +90,7 @@ fn set_item<T: ScanElement>(chunk: &mut [u32; 4], j: usize, v: T) {
 
 /// Scans tile `blockIdx.x` (of `WARPS` warps × `CHUNKS` 16-byte chunks per thread) of
 /// `input[..n]` into `output[..n]` under `O` (exclusive, or inclusive with `INCLUSIVE`), moving
-/// the elements as `LOAD` ([`load`]) says. `output` may be `input` (an in-place scan);
+/// the elements in as `LOAD` ([`tile_load`]) says. `output` may be `input` (an in-place scan);
 /// otherwise the two do not overlap. `forced_fallback` makes every look-back fall back at once
 /// when it finds a predecessor silent, and odd tiles wait before publishing (for tests).
 ///
@@ -147,7 +139,7 @@ pub unsafe fn consume_tile<
     // hold the tile).
     if fast {
         let src = tile_in.add(warp_first as usize) as *const [u32; 4];
-        if LOAD & 3 == load::ASYNC && cfg!(feature = "sm90") {
+        if LOAD == tile_load::ASYNC && cfg!(feature = "sm90") {
             #[cfg(feature = "sm90")]
             {
                 for k in 0..CHUNKS {
@@ -160,7 +152,7 @@ pub unsafe fn consume_tile<
             let mut chunks = [[0u32; 4]; CHUNKS];
             for (k, c) in chunks.iter_mut().enumerate() {
                 let p = src.add(WARP_SIZE as usize * k + lane as usize);
-                *c = if LOAD & 3 == load::STREAMING { load_v4_u32_streaming(p) } else { load_v4_u32(p) };
+                *c = load_v4_u32(p);
             }
             for (k, &c) in chunks.iter().enumerate() {
                 store_shared_v4(region.add(slot::<CHUNKS>(WARP_SIZE as usize * k + lane as usize)), c);
@@ -195,14 +187,8 @@ pub unsafe fn consume_tile<
     // onto two paths).
     let prefix_slot = addr_of_mut!((*smem).prefix) as *mut O::T;
     if warp == 0 {
-        let before = publish_and_look_back::<O, WARPS, CHUNKS, LOAD>(
-            states,
-            tile_in,
-            tile,
-            aggregate,
-            in_place,
-            forced_fallback,
-        );
+        let before =
+            publish_and_look_back::<O, WARPS, CHUNKS>(states, tile_in, tile, aggregate, in_place, forced_fallback);
         if lane == 0 {
             write_volatile(prefix_slot, before);
         }
@@ -239,12 +225,7 @@ pub unsafe fn consume_tile<
         let dst = tile_out.add(warp_first as usize) as *mut [u32; 4];
         for k in 0..CHUNKS {
             let c = WARP_SIZE as usize * k + lane as usize;
-            let v = load_shared_v4(region.add(slot::<CHUNKS>(c)));
-            if LOAD & 3 == load::STREAMING {
-                store_v4_u32_streaming(dst.add(c), v);
-            } else {
-                store_v4_u32(dst.add(c), v);
-            }
+            store_v4_u32(dst.add(c), load_shared_v4(region.add(slot::<CHUNKS>(c))));
         }
     }
 }
@@ -252,7 +233,7 @@ pub unsafe fn consume_tile<
 /// Warp 0's part: publishes the tile's aggregate (its inclusive prefix for tile 0), looks back,
 /// publishes the inclusive prefix and returns the exclusive one (on every lane).
 #[inline(always)]
-unsafe fn publish_and_look_back<O: ScanOp, const WARPS: usize, const CHUNKS: usize, const LOAD: u8>(
+unsafe fn publish_and_look_back<O: ScanOp, const WARPS: usize, const CHUNKS: usize>(
     states: TileStates<O::T>,
     tile_in: *const O::T,
     tile: usize,
@@ -287,12 +268,7 @@ unsafe fn publish_and_look_back<O: ScanOp, const WARPS: usize, const CHUNKS: usi
         let tile_len = tile_items::<O::T, WARPS, CHUNKS>();
         reduce_tile_by_warp::<O>(tile_in.sub((tile - j) * tile_len), tile_len)
     };
-    // EXPERIMENT ONLY: bits 2-3 of LOAD pick the look-back's sleep.
-    let before = match LOAD >> 2 {
-        1 => crate::device::lookback::look_back_spin::<O, LOOKBACK_WINDOW, 0>(states, tile, fallback_after, reduce),
-        2 => crate::device::lookback::look_back_spin::<O, LOOKBACK_WINDOW, 400>(states, tile, fallback_after, reduce),
-        _ => look_back::<O, LOOKBACK_WINDOW>(states, tile, fallback_after, reduce),
-    };
+    let before = look_back::<O, LOOKBACK_WINDOW>(states, tile, fallback_after, reduce);
     if lane == 0 {
         states.publish(tile, STATUS_PREFIX, O::combine(before, aggregate));
     }
