@@ -29,9 +29,6 @@ use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
 
-/// Threads per block of the scan kernels (`TILE_THREADS` in the kernels).
-pub const THREADS: u32 = 512;
-
 /// Which prefix a scan writes at `i`: of the elements before `i`, or up to and including it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScanKind {
@@ -103,7 +100,10 @@ impl Scan {
 pub trait ScanItem: Pod + DeviceRepr + sealed::Sealed {
     /// Kernel-name suffix.
     const SUFFIX: &'static str;
-    /// Elements per thread (64 bytes: 16 four-byte or 8 eight-byte elements).
+    /// Threads per block (tile) of its scan kernels (`warpwork_abi::scan::TILE_WARPS_4` or
+    /// `_8` warps).
+    const THREADS: u32;
+    /// Elements per thread (`warpwork_abi::scan::TILE_CHUNKS_4` or `_8` 16-byte chunks).
     const ITEMS: u32;
     /// The kernels, `[kind][op]`: `scan_{exclusive|inclusive}_{sum|min|max}_{SUFFIX}`.
     #[doc(hidden)]
@@ -119,7 +119,8 @@ macro_rules! scan_items {
         impl sealed::Sealed for $t {}
         impl ScanItem for $t {
             const SUFFIX: &'static str = stringify!($t);
-            const ITEMS: u32 = 64 / std::mem::size_of::<$t>() as u32;
+            const THREADS: u32 = 32 * tile_shape::<$t>().0 as u32;
+            const ITEMS: u32 = (16 * tile_shape::<$t>().1 / std::mem::size_of::<$t>()) as u32;
             const KERNELS: [[&'static str; 3]; 2] = [
                 [
                     concat!("scan_exclusive_sum_", stringify!($t)),
@@ -137,6 +138,17 @@ macro_rules! scan_items {
 }
 scan_items!(u32, i32, u64, i64, f32, f64);
 
+/// The tile shape of the scan kernels of `T`: (warps, 16-byte chunks per thread), from
+/// warpwork-abi (the kernels are built with the same constants).
+const fn tile_shape<T>() -> (usize, usize) {
+    use warpwork_abi::scan::{TILE_CHUNKS_4, TILE_CHUNKS_8, TILE_WARPS_4, TILE_WARPS_8};
+    if std::mem::size_of::<T>() == 8 {
+        (TILE_WARPS_8, TILE_CHUNKS_8)
+    } else {
+        (TILE_WARPS_4, TILE_CHUNKS_4)
+    }
+}
+
 /// The kernel of `scan` for `T`.
 fn kernel_name<T: ScanItem>(scan: Scan) -> &'static str {
     let kind = match scan.kind {
@@ -153,35 +165,35 @@ fn kernel_name<T: ScanItem>(scan: Scan) -> &'static str {
 
 /// Tiles (blocks) of a scan of `n` elements.
 fn tiles<T: ScanItem>(n: usize) -> usize {
-    n.div_ceil((THREADS * T::ITEMS) as usize)
+    n.div_ceil((T::THREADS * T::ITEMS) as usize)
 }
 
-/// The look-back's tile states for `tiles` tiles, in 32-bit words, and how many of them (the
-/// statuses, first) must be zero before a launch — as `TileStates::words` / `status_words` in
-/// `kernels/src/device/lookback.rs`: one `u64` (status and value) per tile for 4-byte elements;
-/// for 8-byte ones a status word per tile, padded to 8 bytes, then aggregates and inclusive
-/// prefixes (`u64` each).
-fn state_words<T: ScanItem>(tiles: usize) -> (usize, usize) {
+/// The look-back's tile states for `tiles` tiles, in 32-bit words, all of which must be zero
+/// before a launch — as `TileStates::words` in `kernels/src/device/lookback.rs`: one `u64`
+/// (status and value) per tile for 4-byte elements, two (status and half the value in each)
+/// for 8-byte ones.
+fn state_words<T: ScanItem>(tiles: usize) -> usize {
     if std::mem::size_of::<T>() == 8 {
-        (tiles.next_multiple_of(2) + 4 * tiles, tiles)
+        4 * tiles
     } else {
-        (2 * tiles, 2 * tiles)
+        2 * tiles
     }
 }
 
 /// `u32` words of scratch a scan of `n` elements of `T` needs ([`Gpu::scan_into`],
-/// [`Gpu::scan_in_place`]): the look-back's tile states (8 bytes or 20 bytes per tile of 8192
-/// or 4096 elements), plus one word so that they can start 8-byte aligned in any `u32` buffer.
+/// [`Gpu::scan_in_place`]): the look-back's tile states (8 bytes per tile of 4-byte elements,
+/// 16 per tile of 8-byte ones), plus three words so that they can start 16-byte aligned in any
+/// `u32` buffer.
 ///
 /// # Examples
 /// ```
 /// use warpwork::scan::scratch_words;
-/// assert_eq!(scratch_words::<u32>(0), 1);
-/// assert_eq!(scratch_words::<u32>(8192), 3); // one tile: one u64, plus the alignment word
+/// assert_eq!(scratch_words::<u32>(0), 3);
+/// assert_eq!(scratch_words::<u32>(1), 5); // one tile: one u64, plus the alignment words
 /// assert!(scratch_words::<f64>(1 << 20) > scratch_words::<f32>(1 << 20));
 /// ```
 pub fn scratch_words<T: ScanItem>(n: usize) -> usize {
-    state_words::<T>(tiles::<T>(n)).0 + 1
+    state_words::<T>(tiles::<T>(n)) + 3
 }
 
 impl Gpu {
@@ -332,13 +344,12 @@ impl Gpu {
         if n == 0 {
             return Ok(());
         }
-        // The states start at the first 8-byte boundary of the scratch.
+        // The states start at the first 16-byte boundary of the scratch.
         let base = self.device_address(scratch)?;
-        let skip = (base.next_multiple_of(8) - base) as usize / 4;
-        let (_, status) = state_words::<T>(tiles);
-        self.zero_words(scratch, skip..skip + status)?;
+        let skip = (base.next_multiple_of(16) - base) as usize / 4;
+        self.zero_words(scratch, skip..skip + state_words::<T>(tiles))?;
         let f = self.function(kernel_name::<T>(scan))?;
-        let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (T::THREADS, 1, 1), shared_mem_bytes: 0 };
         let forced = forced_fallback as u32;
         let mut l = self.kernel_args();
         match operands {

@@ -126,7 +126,7 @@ fn check<T: TestElement>(got: &[T], input: &[T], scan: Scan, exact: bool, what: 
     // Float sums of reals: the exact prefix (f64 with a compensation term) and a bound of
     // (16 roundings per tile before, 256 within a tile: generous, see docs/scan.md) · u · Σ|x|.
     let u = if std::mem::size_of::<T>() == 4 { f32::EPSILON as f64 / 2.0 } else { f64::EPSILON / 2.0 };
-    let tile = (warpwork::scan::THREADS * T::ITEMS) as usize;
+    let tile = (T::THREADS * T::ITEMS) as usize;
     let (mut sum, mut carry, mut abs) = (0.0f64, 0.0f64, 0.0f64);
     for i in 0..n {
         let x = input[i].to_f64();
@@ -164,9 +164,12 @@ fn run_scan<T: TestElement>(gpu: &Gpu, input: &[T], scan: Scan) -> Vec<T> {
     gpu.download(&out).unwrap()
 }
 
-fn sizes() -> Vec<usize> {
+/// Sizes around powers of two and around `T`'s tile (one tile, one and a bit, three and a bit).
+fn sizes<T: ScanItem>() -> Vec<usize> {
+    let tile = (T::THREADS * T::ITEMS) as usize;
     let mut v =
         vec![0, 1, 31, 33, 2047, 2049, 4095, 4096, 4097, 8191, 8193, 12_345, (1 << 16) - 1, (1 << 16) + 1, 1_000_003];
+    v.extend([tile - 1, tile, tile + 1, 3 * tile + 7]);
     if !small() {
         v.push((1 << 22) + 5);
     }
@@ -174,7 +177,7 @@ fn sizes() -> Vec<usize> {
 }
 
 fn every_scan_of<T: TestElement>(gpu: &Gpu) {
-    for n in sizes() {
+    for n in sizes::<T>() {
         for (seed, scan) in SCANS.into_iter().enumerate() {
             let name = format!("{} {scan:?}", T::SUFFIX);
             let r = T::random(n, 100 + seed as u64);

@@ -23,10 +23,11 @@ use super::*;
 fn scratch_covers_the_states_at_any_alignment() {
     for n in [1usize, 4095, 4096, 4097, 1 << 20, (1 << 32) + 7] {
         let t32 = tiles::<u32>(n);
-        assert_eq!(scratch_words::<u32>(n), 2 * t32 + 1);
+        assert_eq!(t32, n.div_ceil((u32::THREADS * u32::ITEMS) as usize));
+        assert_eq!(scratch_words::<u32>(n), 2 * t32 + 3);
         let t64 = tiles::<u64>(n);
-        assert_eq!(t64, n.div_ceil(4096));
-        assert!(scratch_words::<f64>(n) > t64.next_multiple_of(2) + 4 * t64);
+        assert_eq!(t64, n.div_ceil((u64::THREADS * u64::ITEMS) as usize));
+        assert_eq!(scratch_words::<f64>(n), 4 * t64 + 3);
     }
     assert_eq!(tiles::<i32>((1 << 32) + 7), (1 << 19) + 1);
 }

@@ -158,3 +158,40 @@ pub unsafe fn load_v4_u32(p: *const [u32; 4]) -> [u32; 4] {
          options(nostack, readonly));
     [a, b, c, d]
 }
+
+/// `ld.relaxed.gpu.global.v2.u64`: two 64-bit words at a 16-byte aligned `p`, each read as by
+/// [`load_relaxed_u64`] (each single-copy atomic; the pair is not), in one instruction.
+#[inline(always)]
+pub unsafe fn load_relaxed_v2_u64(p: *const [u64; 2]) -> [u64; 2] {
+    let (a, b): (u64, u64);
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.relaxed.gpu.global.v2.u64 {{{a}, {b}}}, [%g]; }}",
+         p = in(reg64) p, a = out(reg64) a, b = out(reg64) b, options(nostack, readonly));
+    [a, b]
+}
+
+/// `st.relaxed.gpu.global.v2.u64`: two 64-bit words to a 16-byte aligned `p`, each written as by
+/// [`store_relaxed_u64`], in one instruction.
+#[inline(always)]
+pub unsafe fn store_relaxed_v2_u64(p: *mut [u64; 2], v: [u64; 2]) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; st.relaxed.gpu.global.v2.u64 [%g], {{{a}, {b}}}; }}",
+         p = in(reg64) p, a = in(reg64) v[0], b = in(reg64) v[1], options(nostack));
+}
+
+/// `cp.async.cg.shared.global` of 16 bytes (sm_80+: the sm_90 module): copies global `src` to
+/// shared `dst` (a generic pointer into shared memory) without passing through registers, and
+/// without allocating in L1. Complete with [`copy_async_wait_all`]. Both 16-byte aligned.
+#[cfg(feature = "sm90")]
+#[inline(always)]
+pub unsafe fn copy_async_16(dst: *mut [u32; 4], src: *const [u32; 4]) {
+    asm!("{{ .reg .b64 %s, %g; cvta.to.shared.u64 %s, {d}; cvta.to.global.u64 %g, {s}; \
+          cp.async.cg.shared.global [%s], [%g], 16; }}",
+         d = in(reg64) dst, s = in(reg64) src, options(nostack));
+}
+
+/// `cp.async.wait_all`: this thread's [`copy_async_16`]s have landed in shared memory (other
+/// threads see them after a barrier).
+#[cfg(feature = "sm90")]
+#[inline(always)]
+pub fn copy_async_wait_all() {
+    unsafe { asm!("cp.async.wait_all;", options(nostack)) };
+}

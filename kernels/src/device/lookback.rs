@@ -14,13 +14,15 @@
 //!   layout's single load per predecessor. Counts stay far below 2^62 (a launch has at most
 //!   2^31 − 1 tiles of at most 2^13 items, added to a count of items already in a device
 //!   buffer); sums are taken modulo 2^62;
-//! * [`TileLayout::Split`] (other 8-byte elements): a status word per tile plus separate
-//!   aggregate and inclusive-prefix arrays (the value is stored first, then the status with
-//!   release; a reader polls statuses relaxed, then fences once before loading the values it
-//!   needs).
+//! * [`TileLayout::Pair`] (other 8-byte elements): two 64-bit words per tile (16 bytes,
+//!   aligned), each with the status in its high half and one half of the value in its low half,
+//!   written with one 16-byte relaxed store and read with one 16-byte relaxed load. Each word is
+//!   single-copy atomic, the pair is not: a poll that finds two different statuses (a
+//!   publication seen half done) loads the pair again.
 //!
-//! The statuses ([`STATUS_INVALID`] = 0, [`STATUS_AGGREGATE`] = 1, [`STATUS_PREFIX`] = 2) fit
-//! in the packed words' status bits in both packed layouts.
+//! The statuses ([`STATUS_INVALID`] = 0, [`STATUS_AGGREGATE`](super::scan::STATUS_AGGREGATE) = 1,
+//! [`STATUS_PREFIX`] = 2) fit
+//! in the packed words' status bits in every layout.
 //!
 //! **The look-back** ([`look_back`], one warp): each round polls a window of `32 · W`
 //! predecessors at once (lane `l`, slot `q`: the tile `W·l + q` before the window's newest), and
@@ -46,13 +48,12 @@
 //! **Forcing the fallback** (tests): a launch with `forced_fallback` set looks back with
 //! [`fallback_after`]`(true) = 0` (fall back at the first poll that finds a needed predecessor
 //! silent) and makes odd tiles wait [`FORCED_STALL_NS`] before publishing ([`forced_stall`]), so
-//! that their successors do find them silent. The ordered select uses these; the scan tile
-//! (`scan/tile.rs`) still spells out the same rule itself.
+//! that their successors do find them silent. The scans and the ordered select use these.
 
-use super::scan::{STATUS_AGGREGATE, STATUS_INVALID, STATUS_PREFIX};
+use super::scan::{STATUS_INVALID, STATUS_PREFIX};
 use crate::arch::{
-    ballot, fence_gpu, global_timer_ns, lane_id, load_relaxed_u32, load_relaxed_u64, nanosleep, store_relaxed_u64,
-    store_release_u32, WARP_SIZE,
+    ballot, fence_gpu, global_timer_ns, lane_id, load_relaxed_u64, load_relaxed_v2_u64, nanosleep, store_relaxed_u64,
+    store_relaxed_v2_u64, WARP_SIZE,
 };
 use crate::block::{warp_reduce_high_first, ScanElement, ScanOp, Sum, TileLayout};
 use core::marker::PhantomData;
@@ -137,10 +138,10 @@ impl ScanOp for Sum<Count> {
 }
 
 /// The published states of the tiles of one launch, in the layout for `T` (see the module
-/// docs), in `words(tiles)` 32-bit words at an 8-byte aligned `base`.
+/// docs), in `words(tiles)` 32-bit words at a 16-byte aligned `base` (8-byte aligned suffices
+/// for 4-byte elements).
 pub struct TileStates<T> {
     base: *mut u32,
-    tiles: usize,
     _element: PhantomData<T>,
 }
 
@@ -152,73 +153,66 @@ impl<T> Clone for TileStates<T> {
 impl<T> Copy for TileStates<T> {}
 
 impl<T: ScanElement> TileStates<T> {
-    /// 32-bit words the states of `tiles` tiles take: `2·tiles` for the packed layouts (one
-    /// `u64` each), `tiles` rounded up to even plus `4·tiles` for the split one (status, then
-    /// aggregates and inclusive prefixes).
+    /// 32-bit words the states of `tiles` tiles take: two per tile for the packed layouts (one
+    /// `u64`), four for the pair layout (two `u64`s).
     pub const fn words(tiles: usize) -> usize {
-        if matches!(T::TILE_LAYOUT, TileLayout::Split) {
-            tiles.next_multiple_of(2) + 4 * tiles
+        if matches!(T::TILE_LAYOUT, TileLayout::Pair) {
+            4 * tiles
         } else {
             2 * tiles
         }
     }
 
-    /// The leading words that must be zero before a launch (the statuses; values need no
-    /// clearing).
+    /// The leading words that must be zero before a launch: all of them (every word holds a
+    /// status).
     pub const fn status_words(tiles: usize) -> usize {
-        if matches!(T::TILE_LAYOUT, TileLayout::Split) {
-            tiles
-        } else {
-            2 * tiles
-        }
+        Self::words(tiles)
     }
 
     /// The states at `base`.
     ///
     /// # Safety
-    /// `base` is 8-byte aligned global memory of [`TileStates::words`]`(tiles)` words whose
-    /// [`TileStates::status_words`] were zeroed before the launch.
+    /// `base` is global memory of [`TileStates::words`]`(tiles)` words, 8-byte aligned (16-byte
+    /// aligned for 8-byte elements), whose [`TileStates::status_words`] were zeroed before the
+    /// launch.
     #[inline(always)]
-    pub unsafe fn new(base: *mut u32, tiles: usize) -> Self {
-        TileStates { base, tiles, _element: PhantomData }
+    pub unsafe fn new(base: *mut u32, _tiles: usize) -> Self {
+        TileStates { base, _element: PhantomData }
     }
 
-    #[inline(always)]
-    unsafe fn values(self, status: u32) -> *mut u64 {
-        let aggregates = self.base.add(self.tiles.next_multiple_of(2)) as *mut u64;
-        if status == STATUS_PREFIX {
-            aggregates.add(self.tiles)
-        } else {
-            aggregates
-        }
-    }
-
-    /// Publishes tile `tile`'s aggregate ([`STATUS_AGGREGATE`]) or inclusive prefix
-    /// ([`STATUS_PREFIX`]). One thread calls this per publication; publish the aggregate (if at
-    /// all) before the prefix.
+    /// Publishes tile `tile`'s aggregate ([`STATUS_AGGREGATE`](super::scan::STATUS_AGGREGATE))
+    /// or inclusive prefix ([`STATUS_PREFIX`]). One thread calls this per publication; publish
+    /// the aggregate (if at all) before the prefix.
     ///
     /// # Safety
     /// `tile < tiles`.
     #[inline(always)]
     pub unsafe fn publish(self, tile: usize, status: u32, v: T) {
         let word = (self.base as *mut u64).add(tile);
+        let b = v.to_bits();
         match T::TILE_LAYOUT {
-            TileLayout::Split => {
-                store_relaxed_u64(self.values(status).add(tile), v.to_bits());
-                store_release_u32(self.base.add(tile), status);
+            TileLayout::Pair => {
+                let s = (status as u64) << 32;
+                store_relaxed_v2_u64((self.base as *mut [u64; 2]).add(tile), [s | (b & 0xffff_ffff), s | b >> 32]);
             }
-            TileLayout::Packed32 => store_relaxed_u64(word, (status as u64) << 32 | v.to_bits()),
-            TileLayout::Packed62 => store_relaxed_u64(word, (status as u64) << 62 | v.to_bits()),
+            TileLayout::Packed32 => store_relaxed_u64(word, (status as u64) << 32 | b),
+            TileLayout::Packed62 => store_relaxed_u64(word, (status as u64) << 62 | b),
         }
     }
 
-    /// Tile `j`'s status and, for the packed layouts, its value (with one relaxed load; the split
-    /// layout gives `unloaded` as the value: it is loaded after a fence).
+    /// Tile `j`'s status and value, with one relaxed load (the pair layout: one 16-byte load,
+    /// repeated while its two halves carry different statuses — a publication seen half done,
+    /// which completes).
     #[inline(always)]
-    pub unsafe fn poll(self, j: u32, unloaded: T) -> (u32, T) {
+    pub unsafe fn poll(self, j: u32) -> (u32, T) {
         let word = (self.base as *const u64).add(j as usize);
         match T::TILE_LAYOUT {
-            TileLayout::Split => (load_relaxed_u32(self.base.add(j as usize)), unloaded),
+            TileLayout::Pair => loop {
+                let [lo, hi] = load_relaxed_v2_u64((self.base as *const [u64; 2]).add(j as usize));
+                if lo >> 32 == hi >> 32 {
+                    return ((lo >> 32) as u32, T::from_bits((lo & 0xffff_ffff) | hi << 32));
+                }
+            },
             TileLayout::Packed32 => {
                 let w = load_relaxed_u64(word);
                 ((w >> 32) as u32, T::from_bits(w))
@@ -264,7 +258,7 @@ pub unsafe fn look_back<O: ScanOp, const W: usize>(
         let mut value = [O::IDENTITY; W];
         for q in 0..W {
             if tile_at(q) >= 0 {
-                (status[q], value[q]) = states.poll(tile_at(q) as u32, O::IDENTITY);
+                (status[q], value[q]) = states.poll(tile_at(q) as u32);
             }
         }
         let mut polls = 0u32;
@@ -282,22 +276,10 @@ pub unsafe fn look_back<O: ScanOp, const W: usize>(
             polls += 1;
             for q in 0..W {
                 if status[q] == STATUS_INVALID {
-                    (status[q], value[q]) = states.poll(tile_at(q) as u32, O::IDENTITY);
+                    (status[q], value[q]) = states.poll(tile_at(q) as u32);
                 }
             }
         };
-        if O::T::TILE_LAYOUT == TileLayout::Split {
-            // Split layout: the statuses were read relaxed; one fence orders the value loads
-            // after them (with the publisher's release, an acquire pattern).
-            fence_gpu();
-            for q in 0..W {
-                let published = status[q] == STATUS_AGGREGATE || status[q] == STATUS_PREFIX;
-                if published && tile_at(q) >= 0 && distance::<W>(lane, q) <= stop {
-                    let bits = load_relaxed_u64(states.values(status[q]).add(tile_at(q) as usize));
-                    value[q] = O::T::from_bits(bits);
-                }
-            }
-        }
         // This lane's slots up to the stop, oldest first; then the lanes, oldest (31) first.
         let mut part = O::IDENTITY;
         for q in (0..W).rev() {
@@ -357,7 +339,7 @@ unsafe fn fall_back<O: ScanOp, const W: usize>(
             // The reduction's loads come before the second poll.
             fence_gpu();
             if lane == l {
-                let (s, published) = states.poll(j, v);
+                let (s, published) = states.poll(j);
                 (status[q], value[q]) = if s == STATUS_INVALID { (STATUS_LOCAL, v) } else { (s, published) };
             }
         }

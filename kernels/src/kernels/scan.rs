@@ -2,10 +2,11 @@
 //! [`consume_tile`]: `scan_{exclusive|inclusive}_{sum|min|max}_{u32|i32|u64|i64|f32|f64}(input,
 //! output, n, states, forced_fallback)`.
 //!
-//! Launch `ceil(n / tile_items::<T>())` blocks of [`TILE_THREADS`](crate::device::scan::tile::TILE_THREADS) threads. `states` is the
-//! look-back's tile states ([`TileStates::words`] 32-bit words, 8-byte aligned, the first
-//! [`TileStates::status_words`] zeroed before every launch); `output == input` scans in place;
-//! `forced_fallback != 0` forces the look-back's fallback (tests only).
+//! Tiles have the shape of `warpwork_abi::scan::TILE_{WARPS,CHUNKS,LOAD}_{4,8}` for 4- and 8-byte
+//! elements: launch `ceil(n / tile_items)` blocks of `32 · TILE_WARPS_*` threads. `states` is the
+//! look-back's tile states ([`TileStates::words`] 32-bit words, 16-byte aligned, all zeroed
+//! before every launch); `output == input` scans in place; `forced_fallback != 0` forces the
+//! look-back's fallback (tests only).
 //!
 //! S2.5's pass 1 (`expand_push_scan`, block shape `warpwork_abi::scan::{THREADS, ITEMS_U32}`)
 //! scans with the older look-back of [`crate::device::scan`].
@@ -14,6 +15,21 @@ use crate::block::{Max, Min, Sum};
 use crate::device::lookback::TileStates;
 use crate::device::scan::tile::{consume_tile, tile_items};
 use crate::static_shared;
+use warpwork_abi::scan::{TILE_CHUNKS_4, TILE_CHUNKS_8, TILE_LOAD_4, TILE_LOAD_8, TILE_WARPS_4, TILE_WARPS_8};
+
+/// The tile shape of `T`'s kernels: (warps, 16-byte chunks per thread, load).
+const fn tile_shape<T>() -> (usize, usize, u8) {
+    if core::mem::size_of::<T>() == 8 {
+        (TILE_WARPS_8, TILE_CHUNKS_8, TILE_LOAD_8)
+    } else {
+        (TILE_WARPS_4, TILE_CHUNKS_4, TILE_LOAD_4)
+    }
+}
+
+/// 16-byte chunks in a tile of `T` (the size of its `ScanShared`).
+pub(crate) const fn tile_slots<T>() -> usize {
+    tile_shape::<T>().0 * 32 * tile_shape::<T>().1
+}
 
 macro_rules! scan_kernel {
     ($name:ident, $op:ident<$t:ty>, $inclusive:literal) => {
@@ -25,9 +41,23 @@ macro_rules! scan_kernel {
             states: *mut u32,
             forced_fallback: u32,
         ) {
-            let smem = static_shared!($name: [crate::device::scan::tile::ScanShared; 1]);
-            let states = TileStates::<$t>::new(states, n.div_ceil(tile_items::<$t>()));
-            consume_tile::<$op<$t>, $inclusive>(states, smem, input, output, n, forced_fallback != 0);
+            const WARPS: usize = tile_shape::<$t>().0;
+            const CHUNKS: usize = tile_shape::<$t>().1;
+            const LOAD: u8 = tile_shape::<$t>().2;
+            const SLOTS: usize = tile_slots::<$t>();
+            // (Paths in full: the declaration sits in a module of its own.)
+            let smem = static_shared!(
+                $name: [crate::device::scan::tile::ScanShared<{ crate::kernels::scan::tile_slots::<$t>() }>; 1]
+            );
+            let states = TileStates::<$t>::new(states, n.div_ceil(tile_items::<$t, WARPS, CHUNKS>()));
+            consume_tile::<$op<$t>, $inclusive, WARPS, CHUNKS, SLOTS, LOAD>(
+                states,
+                smem,
+                input,
+                output,
+                n,
+                forced_fallback != 0,
+            );
         }
     };
 }

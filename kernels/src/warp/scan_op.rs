@@ -28,8 +28,9 @@ pub enum TileLayout {
     /// One 64-bit word per tile: status in the top 2 bits, a value below 2^62 in the other 62
     /// (counts: [`crate::device::lookback::Count`]).
     Packed62,
-    /// A status word per tile, apart from 64-bit aggregates and inclusive prefixes.
-    Split,
+    /// Two 64-bit words per tile (16 bytes, aligned), each with the status in its high 32 bits
+    /// and one half of an 8-byte value in its low 32.
+    Pair,
 }
 
 /// An element a scan can move through registers, shuffles and look-back words: 4 or 8 bytes,
@@ -38,8 +39,8 @@ pub trait ScanElement: Copy {
     /// Eight bytes wide (two 32-bit words per shuffle).
     const WIDE: bool;
     /// The look-back's tile layout: [`TileLayout::Packed32`] for 4-byte elements,
-    /// [`TileLayout::Split`] for 8-byte ones unless the type says otherwise.
-    const TILE_LAYOUT: TileLayout = if Self::WIDE { TileLayout::Split } else { TileLayout::Packed32 };
+    /// [`TileLayout::Pair`] for 8-byte ones unless the type says otherwise.
+    const TILE_LAYOUT: TileLayout = if Self::WIDE { TileLayout::Pair } else { TileLayout::Packed32 };
     /// The element's bits (zero-extended for 4-byte elements).
     fn to_bits(self) -> u64;
     /// The element with these bits (the low 32 for 4-byte elements).

@@ -139,7 +139,7 @@ impl OrderedTile {
     pub(super) unsafe fn finish(self, base: u64, kept: u32) {
         if thread_idx_x() == 0 && self.tile + 1 == self.tiles {
             if self.tile != 0 {
-                while self.states.poll(0, Count::new(0)).0 == STATUS_INVALID {
+                while self.states.poll(0).0 == STATUS_INVALID {
                     nanosleep(SPIN_NS);
                 }
                 // The store of the count comes after the poll that saw tile 0's publication.
