@@ -23,6 +23,10 @@ pub enum Strategy {
     /// Cost grows with P1 per item: for small P1 only. Unordered (by warp).
     LinearSearch,
     /// S2.5: device-wide exclusive scan of the counts, binary search. **Canonical order**.
+    /// The only strategy that goes past 2^32 destination items: with a capacity above
+    /// `u32::MAX` its prefixes and destination indices are 64-bit (8 bytes per source of
+    /// workspace instead of 4); every other strategy refuses such a capacity with
+    /// [`crate::Error::CapacityExceeded`].
     ScanBinarySearch,
     /// S2.5+: pass 1 builds the prefix with a packed `(records, sum)` 64-bit compare-and-swap
     /// loop (one per block); binary search. Unordered (by block).
@@ -113,6 +117,34 @@ pub(super) struct Facts {
     pub pass2_counts_pairs: bool,
     /// What a user's pass 2 needs.
     pub user_pass2: UserPass2,
+    /// Its pass 1 and pass 2 with 64-bit offsets and destination indices, for capacities past
+    /// `u32::MAX` (`None`: the strategy stays 32-bit and refuses them).
+    pub wide: Option<WideKernels>,
+}
+
+/// A strategy's kernels for 64-bit offsets (launched as the 32-bit ones).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WideKernels {
+    pub push: &'static str,
+    pub pass2: &'static str,
+}
+
+impl Facts {
+    /// Pass 1 in the offset width (`wide`: 64-bit).
+    pub(super) fn push_in(&self, wide: bool) -> Option<Push> {
+        match (self.push, self.wide) {
+            (Some(p), Some(w)) if wide => Some(Push { kernel: w.push, ..p }),
+            (p, _) => p,
+        }
+    }
+
+    /// The materializing pass 2 in the offset width.
+    pub(super) fn pass2_in(&self, wide: bool) -> &'static str {
+        match self.wide {
+            Some(w) if wide => w.pass2,
+            _ => self.pass2,
+        }
+    }
 }
 
 /// What running a user's pass-2 kernel takes.
@@ -143,6 +175,7 @@ const MAX_N: Facts = Facts {
     pass2_items: Pass2Items::Slots,
     pass2_counts_pairs: true,
     user_pass2: UserPass2::CountFirst(kernels::EXPAND_MAXN_TOTAL),
+    wide: None,
 };
 
 /// The defaults the rows below start from (what S1 … S3 share); not a strategy itself.
@@ -159,6 +192,7 @@ const BASE: Facts = Facts {
     pass2_items: Pass2Items::Destinations,
     pass2_counts_pairs: false,
     user_pass2: UserPass2::Allowed,
+    wide: None,
 };
 
 const APPEND_PER_ITEM: Facts = Facts {
@@ -189,6 +223,7 @@ const SCAN_BINARY_SEARCH: Facts = Facts {
         sources_per_block: warpwork_abi::scan::THREADS * warpwork_abi::scan::ITEMS_U32 as u32,
     }),
     pass2: kernels::EXPAND_PASS2_SCAN,
+    wide: Some(WideKernels { push: kernels::EXPAND_PUSH_SCAN_WIDE, pass2: kernels::EXPAND_PASS2_SCAN_WIDE }),
     ..BASE
 };
 
@@ -241,6 +276,7 @@ const SCAN_FUSED: Facts = Facts {
          does not give: use ScanBinarySearch with your pass-2 kernel, or for_each_fused in your \
          own kernel",
     ),
+    wide: None,
 };
 
 impl Strategy {
@@ -340,11 +376,23 @@ mod tests {
             if let UserPass2::CountFirst(k) = f.user_pass2 {
                 assert!(known(k));
             }
+            if let Some(w) = f.wide {
+                assert!(known(w.push) && known(w.pass2), "{s:?}");
+                assert_eq!(f.push_in(true).unwrap().kernel, w.push);
+                assert_eq!(f.pass2_in(true), w.pass2);
+            }
+            assert_eq!(f.pass2_in(false), f.pass2);
         }
         // The two S3 forms and the two S2.5+ forms share one code each; the others have their own.
         let mut codes: Vec<_> = all().iter().map(|s| s.facts().code).collect();
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), 8);
+    }
+
+    #[test]
+    fn only_scan_binary_search_has_wide_kernels() {
+        let wide: Vec<_> = all().into_iter().filter(|s| s.facts().wide.is_some()).collect();
+        assert_eq!(wide, [Strategy::ScanBinarySearch]);
     }
 }
