@@ -3,7 +3,7 @@
 //! what a user's pass 2 needs.
 
 use super::workspace::Workspace;
-use warpwork_abi::expand::fused::{FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_TILE};
+use warpwork_abi::expand::fused::{FUSED_MAX_CAPACITY, FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_TILE};
 use warpwork_abi::expand::{strategy, PUSH_ITEMS, THREADS};
 use warpwork_abi::kernels;
 
@@ -23,10 +23,10 @@ pub enum Strategy {
     /// Cost grows with P1 per item: for small P1 only. Unordered (by warp).
     LinearSearch,
     /// S2.5: device-wide exclusive scan of the counts, binary search. **Canonical order**.
-    /// The only strategy that goes past 2^32 destination items: with a capacity above
-    /// `u32::MAX` its prefixes and destination indices are 64-bit (8 bytes per source of
-    /// workspace instead of 4); every other strategy refuses such a capacity with
-    /// [`crate::Error::CapacityExceeded`].
+    /// One of the two strategies that go past 2^32 destination items (with [`Strategy::ScanFused`]):
+    /// with a capacity above `u32::MAX` its prefixes and destination indices are 64-bit (8 bytes
+    /// per source of workspace instead of 4). S0, S1, S2, S2.5+ (whose packed 32+32-bit atomic is
+    /// 32-bit by design) and S3 refuse such a capacity with [`crate::Error::CapacityExceeded`].
     ScanBinarySearch,
     /// S2.5+: pass 1 builds the prefix with a packed `(records, sum)` 64-bit compare-and-swap
     /// loop (one per block); binary search. Unordered (by block).
@@ -45,7 +45,9 @@ pub enum Strategy {
     /// No prefix array, and pass 2 is balanced over the output. Materializing only: its pass 2
     /// needs shared memory, so [`crate::Gpu::expand_with`] refuses it (users' own kernels get
     /// the same loop from `warpwork_kernels::device::expand::fused::for_each_fused`).
-    /// **Canonical order**.
+    /// **Canonical order**. Goes past 2^32 destination items (up to a capacity of 2^42): with a
+    /// capacity above `u32::MAX` its plan records and destination indices are 64-bit (16 bytes
+    /// per tile of 2048 sources instead of 8).
     ScanFused,
 }
 
@@ -122,11 +124,13 @@ pub(super) struct Facts {
     pub wide: Option<WideKernels>,
 }
 
-/// A strategy's kernels for 64-bit offsets (launched as the 32-bit ones).
+/// A strategy's kernels for 64-bit offsets (launched as the 32-bit ones), and the largest
+/// capacity they take.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct WideKernels {
     pub push: &'static str,
     pub pass2: &'static str,
+    pub max_capacity: u64,
 }
 
 impl Facts {
@@ -223,7 +227,11 @@ const SCAN_BINARY_SEARCH: Facts = Facts {
         sources_per_block: warpwork_abi::scan::THREADS * warpwork_abi::scan::ITEMS_U32 as u32,
     }),
     pass2: kernels::EXPAND_PASS2_SCAN,
-    wide: Some(WideKernels { push: kernels::EXPAND_PUSH_SCAN_WIDE, pass2: kernels::EXPAND_PASS2_SCAN_WIDE }),
+    wide: Some(WideKernels {
+        push: kernels::EXPAND_PUSH_SCAN_WIDE,
+        pass2: kernels::EXPAND_PASS2_SCAN_WIDE,
+        max_capacity: u64::MAX,
+    }),
     ..BASE
 };
 
@@ -276,7 +284,11 @@ const SCAN_FUSED: Facts = Facts {
          does not give: use ScanBinarySearch with your pass-2 kernel, or for_each_fused in your \
          own kernel",
     ),
-    wide: None,
+    wide: Some(WideKernels {
+        push: kernels::EXPAND_PUSH_FUSED_WIDE,
+        pass2: kernels::EXPAND_PASS2_FUSED_WIDE,
+        max_capacity: FUSED_MAX_CAPACITY,
+    }),
 };
 
 impl Strategy {
@@ -391,8 +403,8 @@ mod tests {
     }
 
     #[test]
-    fn only_scan_binary_search_has_wide_kernels() {
+    fn only_the_scan_strategies_have_wide_kernels() {
         let wide: Vec<_> = all().into_iter().filter(|s| s.facts().wide.is_some()).collect();
-        assert_eq!(wide, [Strategy::ScanBinarySearch]);
+        assert_eq!(wide, [Strategy::ScanBinarySearch, Strategy::ScanFused]);
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{Control, ExpandView, Strategy};
 use crate::{Error, Result};
-use warpwork_abi::expand::fused::{FUSED_PUSH_TILES, FUSED_TILE};
+use warpwork_abi::expand::fused::{FUSED_PUSH_TILES, FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
 use warpwork_abi::expand::BUCKETS;
 
 /// The kinds of workspace the strategies need besides the counts and the output.
@@ -25,21 +25,27 @@ pub(super) enum Workspace {
     Fused,
 }
 
-/// Bytes per offset (S2.5's prefixes, destination indices) for `capacity` destination items:
-/// 4 up to `u32::MAX`; past it 8 for the strategies with 64-bit kernels, and for the others
+/// Bytes per offset (destination indices, S2.5's prefixes, S2.5f's plan records) for
+/// `capacity` destination items: 4 up to `u32::MAX`; past it 8 for the strategies with 64-bit
+/// kernels (S2.5, and S2.5f up to its largest capacity), and for the others
 /// [`Error::CapacityExceeded`].
 pub(super) fn offset_bytes(strategy: Strategy, capacity: usize) -> Result<u32> {
     if capacity <= u32::MAX as usize {
         return Ok(4);
     }
-    if strategy.facts().wide.is_some() {
-        return Ok(8);
+    match strategy.facts().wide {
+        Some(w) if capacity as u64 <= w.max_capacity => Ok(8),
+        Some(w) => Err(Error::CapacityExceeded {
+            what: "expand capacity (the strategy's 64-bit plan)",
+            needed: capacity as u64,
+            capacity: w.max_capacity,
+        }),
+        None => Err(Error::CapacityExceeded {
+            what: "expand capacity (u32 destination indices: only ScanBinarySearch and ScanFused go past them)",
+            needed: capacity as u64,
+            capacity: u32::MAX as u64,
+        }),
     }
-    Err(Error::CapacityExceeded {
-        what: "expand capacity (u32 destination indices: only ScanBinarySearch goes past them)",
-        needed: capacity as u64,
-        capacity: u32::MAX as u64,
-    })
 }
 
 /// The sizes of one expander's buffers, in elements, for up to `p1` sources and `capacity`
@@ -79,10 +85,12 @@ impl Layout {
             Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
             Workspace::Fused => {
-                // `warpwork_abi::expand::fused::{fused_tiles, fused_push_blocks}`, for any `usize`.
+                // `warpwork_abi::expand::fused::{fused_tiles, fused_push_blocks}`, for any `usize`;
+                // 64-bit plan records take two `[u32; 2]` slots.
                 let tiles = p1.div_ceil(FUSED_TILE as usize);
                 let words = 4 * tiles.div_ceil(FUSED_PUSH_TILES);
-                Layout { records: tiles + 1, lookback_words: words, reset_words: words, ..none }
+                let slots = if offset_bytes == 8 { FUSED_WIDE_RECORD_SLOTS } else { 1 };
+                Layout { records: slots * (tiles + 1), lookback_words: words, reset_words: words, ..none }
             }
         }
     }
@@ -176,6 +184,9 @@ mod tests {
         assert_eq!(wide, p1 * 8 + (p1 / 4096) * 20);
         // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block.
         assert_eq!(workspace_bytes(Strategy::ScanFused, p1, cap) - base, (p1 / 2048 + 1) * 8 + (p1 / 8192) * 16);
+        // Past u32::MAX: 16-byte plan records.
+        let wide = workspace_bytes(Strategy::ScanFused, p1, 1 << 36) - base;
+        assert_eq!(wide, (p1 / 2048 + 1) * 16 + (p1 / 8192) * 16);
         assert!(workspace_bytes(Strategy::Po2Buckets, p1, cap) > workspace_bytes(Strategy::ScanBinarySearch, p1, cap));
     }
 
@@ -186,7 +197,7 @@ mod tests {
             assert_eq!(offset_bytes(s, max).unwrap(), 4, "{s:?} at u32::MAX");
             assert_eq!(offset_bytes(s, 0).unwrap(), 4);
             match (s, offset_bytes(s, max + 1)) {
-                (Strategy::ScanBinarySearch, r) => assert_eq!(r.unwrap(), 8),
+                (Strategy::ScanBinarySearch | Strategy::ScanFused, r) => assert_eq!(r.unwrap(), 8),
                 (_, Err(Error::CapacityExceeded { needed, capacity, .. })) => {
                     assert_eq!((needed, capacity), (max as u64 + 1, max as u64), "{s:?}")
                 }
@@ -194,6 +205,13 @@ mod tests {
             }
         }
         assert_eq!(offset_bytes(Strategy::ScanBinarySearch, 1 << 40).unwrap(), 8);
+        // S2.5f's unit numbers stay 32-bit: its capacity stops at 2^42.
+        let fused_max = warpwork_abi::expand::fused::FUSED_MAX_CAPACITY as usize;
+        assert_eq!(offset_bytes(Strategy::ScanFused, fused_max).unwrap(), 8);
+        assert!(matches!(
+            offset_bytes(Strategy::ScanFused, fused_max + 1),
+            Err(Error::CapacityExceeded { capacity, .. }) if capacity == fused_max as u64
+        ));
     }
 
     #[test]
@@ -207,5 +225,7 @@ mod tests {
         let fused = Layout::new(Workspace::Fused, 10_000, 0, 4);
         assert_eq!(fused.reset_words, fused.lookback_words);
         assert_eq!(fused.records, 5 + 1);
+        let fused_wide = Layout::new(Workspace::Fused, 10_000, 0, 8);
+        assert_eq!((fused_wide.records, fused_wide.lookback_words), (2 * (5 + 1), fused.lookback_words));
     }
 }

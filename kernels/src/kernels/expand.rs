@@ -50,7 +50,15 @@ pub unsafe extern "ptx-kernel" fn expand_push_packed_add(view: *const ExpandView
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_fused(view: *const ExpandView) {
     let scratch = static_shared!(EXPAND_PUSH_FUSED: [u64; crate::device::expand::fused::FUSED_PUSH_SCRATCH_U64]);
-    crate::device::expand::fused::push_fused_tiles(&*view, scratch);
+    crate::device::expand::fused::push_fused_tiles::<u32>(&*view, scratch);
+}
+
+/// S2.5f pass 1 with 64-bit destination indices (the host's choice for a capacity of 2^32 and
+/// more): as `expand_push_fused`, wide plan records.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_fused_wide(view: *const ExpandView) {
+    let scratch = static_shared!(EXPAND_PUSH_FUSED_WIDE: [u64; crate::device::expand::fused::FUSED_PUSH_SCRATCH_U64]);
+    crate::device::expand::fused::push_fused_tiles::<u64>(&*view, scratch);
 }
 
 #[no_mangle]
@@ -87,7 +95,15 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan_wide(view: *const ExpandView)
 pub unsafe extern "ptx-kernel" fn expand_pass2_fused(view: *const ExpandView, out: *mut [u32; 2]) {
     use crate::device::expand::fused;
     let smem = static_shared!(EXPAND_PASS2_FUSED: [crate::device::expand::fused::FusedShared; 1]);
-    fused::for_each_fused(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
+    fused::for_each_fused::<u32>(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
+}
+
+/// S2.5f pass 2 with 64-bit destination indices (after `expand_push_fused_wide`).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_fused_wide(view: *const ExpandView, out: *mut [u32; 2]) {
+    use crate::device::expand::fused;
+    let smem = static_shared!(EXPAND_PASS2_FUSED_WIDE: [crate::device::expand::fused::FusedShared<u64>; 1]);
+    fused::for_each_fused::<u64>(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
 }
 
 #[no_mangle]

@@ -3,11 +3,22 @@
 //! generic over [`Offset`] compile to one instance per width; the host picks the width from the
 //! capacity (`warpwork_abi::expand::ExpandView::offset_bytes`).
 
-use crate::arch::{load_nc_u32, load_nc_u64, shfl_idx, shfl_idx_any};
-use crate::block::{ScanElement, ScanOp, Sum};
+use crate::arch::{load_nc_u32, load_nc_u64};
+use crate::block::{ScanElement, ScanOp, ScanValue, Sum};
+use core::ops::{Add, Div, Mul, Sub};
 
-/// A destination index / prefix offset: `u32` or `u64`.
-pub trait Offset: ScanElement + Copy + Ord + 'static {
+/// A destination index / prefix offset: `u32` or `u64` (arithmetic as the primitive's; the
+/// widening and the shuffle are [`ScanValue`]'s).
+pub trait Offset:
+    ScanElement
+    + ScanValue
+    + Ord
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + 'static
+{
     /// The wrapping sum over this width (a scan's operator).
     type Sum: ScanOp<T = Self>;
     /// Zero.
@@ -16,8 +27,6 @@ pub trait Offset: ScanElement + Copy + Ord + 'static {
     const MAX: Self;
     /// A count, widened.
     fn from_u32(x: u32) -> Self;
-    /// The value, widened.
-    fn to_u64(self) -> u64;
     /// `x`, truncated to this width.
     fn from_u64(x: u64) -> Self;
     /// As an index into memory.
@@ -30,13 +39,15 @@ pub trait Offset: ScanElement + Copy + Ord + 'static {
     fn local_from(self, earlier: Self) -> u32;
     /// `min(self - earlier, cap)` (`earlier <= self`), exact whatever the width.
     fn distance_capped(self, earlier: Self, cap: u32) -> u32;
+    /// `self - earlier` if positive, else 0, truncated to 32 bits.
+    fn saturating_local_from(self, earlier: Self) -> u32;
+    /// `ceil(self / d)`.
+    fn div_ceil_u32(self, d: u32) -> Self;
     /// A load through the read-only data path.
     ///
     /// # Safety
     /// `p` is readable global memory, aligned, not written during the launch.
     unsafe fn load_nc(p: *const Self) -> Self;
-    /// `shfl.sync.idx` of the value from `lane`.
-    fn shfl(self, lane: u32) -> Self;
 }
 
 impl Offset for u32 {
@@ -46,10 +57,6 @@ impl Offset for u32 {
     #[inline(always)]
     fn from_u32(x: u32) -> u32 {
         x
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self as u64
     }
     #[inline(always)]
     fn from_u64(x: u64) -> u32 {
@@ -76,12 +83,16 @@ impl Offset for u32 {
         (self - earlier).min(cap)
     }
     #[inline(always)]
-    unsafe fn load_nc(p: *const u32) -> u32 {
-        load_nc_u32(p)
+    fn saturating_local_from(self, earlier: u32) -> u32 {
+        self.saturating_sub(earlier)
     }
     #[inline(always)]
-    fn shfl(self, lane: u32) -> u32 {
-        shfl_idx(self, lane)
+    fn div_ceil_u32(self, d: u32) -> u32 {
+        self.div_ceil(d)
+    }
+    #[inline(always)]
+    unsafe fn load_nc(p: *const u32) -> u32 {
+        load_nc_u32(p)
     }
 }
 
@@ -92,10 +103,6 @@ impl Offset for u64 {
     #[inline(always)]
     fn from_u32(x: u32) -> u64 {
         x as u64
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self
     }
     #[inline(always)]
     fn from_u64(x: u64) -> u64 {
@@ -122,11 +129,15 @@ impl Offset for u64 {
         (self - earlier).min(cap as u64) as u32
     }
     #[inline(always)]
-    unsafe fn load_nc(p: *const u64) -> u64 {
-        load_nc_u64(p)
+    fn saturating_local_from(self, earlier: u64) -> u32 {
+        self.saturating_sub(earlier) as u32
     }
     #[inline(always)]
-    fn shfl(self, lane: u32) -> u64 {
-        shfl_idx_any(self, lane)
+    fn div_ceil_u32(self, d: u32) -> u64 {
+        self.div_ceil(d as u64)
+    }
+    #[inline(always)]
+    unsafe fn load_nc(p: *const u64) -> u64 {
+        load_nc_u64(p)
     }
 }
