@@ -2,10 +2,13 @@
 //! `crate::device::expand`); pass-2 kernels also take `out: *mut [u32; 2]` (`capacity` pairs).
 //!
 //! Pass 1 (`expand_push_*`): `ceil(p1 / (PUSH_ITEMS · THREADS))` blocks of `THREADS` threads, or
-//! for `expand_push_scan[_wide]` `ceil(p1 / (scan::ITEMS_U32 · THREADS))`, for `expand_push_fused`
-//! `fused_push_blocks(p1)` blocks of `FUSED_THREADS`. Pass 2 (`expand_pass2_*`): any grid of
-//! `THREADS`-thread blocks (`FUSED_PASS2_THREADS` for `expand_pass2_fused`; persistent loops, the
-//! host sizes the grid from the occupancy). The names are `warpwork_abi::expand`'s.
+//! for `expand_push_scan[_wide]` `ceil(p1 / (scan::ITEMS_U32 · THREADS))`, for
+//! `expand_push_fused[_wide]` `fused_push_blocks(p1)` blocks of `FUSED_THREADS`. Pass 2
+//! (`expand_pass2_*`): any grid of `THREADS`-thread blocks (`FUSED_PASS2_THREADS` for
+//! `expand_pass2_fused[_wide]`; persistent loops, the host sizes the grid from the occupancy).
+//! The `_wide` kernels are the 64-bit instances (destination indices, S2.5's prefixes, S2.5f's
+//! plan records) the host runs for a capacity past `u32::MAX`. The names are
+//! `warpwork_abi::kernels`'.
 
 use crate::arch::atomic_or_u32;
 use crate::device::expand::locate::{self, write_pairs};

@@ -27,6 +27,12 @@
 //! no search per item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the
 //! pairs go out as coalesced 16-byte stores.
 //!
+//! **Width.** Everything is generic over the destination index width ([`Offset`]): `u32`
+//! below 2^32 items, `u64` past it (the host's choice; plan records then take
+//! `FUSED_WIDE_RECORD_SLOTS` slots and the bounds in shared memory are `u64`s). Unit numbers and
+//! everything inside a part (a few units) stay 32-bit, so the capacity stops at
+//! [`FUSED_MAX_CAPACITY`].
+//!
 //! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile is scanned
 //! once per claim that meets it (in shared memory), and the per-item work must
 //! live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has no

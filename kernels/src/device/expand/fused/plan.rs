@@ -28,7 +28,8 @@ use warpwork_abi::expand::fused::fused_tiles;
 /// uses, and the last block flips it for the next launch.
 ///
 /// # Safety
-/// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records and two look-back words
+/// `v` is a valid view of strategy `SCAN_FUSED` whose width is `O` (`u64` exactly when
+/// `v.wide()`) with `tiles + 1` records (of `FUSED_WIDE_RECORD_SLOTS` slots each for `u64`) and two look-back words
 /// per block (`v.scan_status()`, as `u64`s) that, like the control block, were zeroed before the
 /// first pass 1 (every pass 1 leaves them ready for the next); `scratch` is
 /// [`super::FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the launch has `ceil(tiles / FUSED_PUSH_TILES)` blocks
