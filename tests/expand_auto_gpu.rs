@@ -42,7 +42,7 @@ fn auto_expands_every_bench_distribution_like_the_cpu() {
             let mut tried: Vec<Strategy> = Vec::new();
             for max_n in [None, Some(dist.bound())] {
                 let s = auto(max_n, false);
-                let resolved = s.resolve(p1);
+                let resolved = s.resolve(p1, total + 5);
                 if tried.contains(&resolved) {
                     continue;
                 }
@@ -81,7 +81,7 @@ fn expand_convenience_resolves_for_the_counts_length() {
         let e = gpu.expand(&d, s, total).unwrap();
         assert_eq!(e.count, total, "P1 = {p1}");
         let got = gpu.download_prefix(&e.pairs, total).unwrap();
-        check_pairs(&counts, &got, s.resolve(p1).is_canonical(), &format!("expand Auto P1={p1}"));
+        check_pairs(&counts, &got, s.resolve(p1, total).is_canonical(), &format!("expand Auto P1={p1}"));
     }
 }
 
@@ -98,7 +98,7 @@ fn a_bound_below_a_count_is_an_error_or_unused_never_a_wrong_answer() {
         let d = gpu.upload(&counts).unwrap();
         let s = auto(Some(63), false);
         let r = gpu.expand(&d, s, total);
-        match s.resolve(p1) {
+        match s.resolve(p1, total) {
             Strategy::MaxN { max_n: 63 } => {
                 assert!(matches!(r, Err(Error::InvalidInput(_))), "P1 = {p1}: {r:?}");
             }
@@ -111,8 +111,8 @@ fn a_bound_below_a_count_is_an_error_or_unused_never_a_wrong_answer() {
         }
     }
     // Both branches ran: 1000 · 63 slots are few (MaxN), 2^16 · 63 are not.
-    assert_eq!(auto(Some(63), false).resolve(1000), Strategy::MaxN { max_n: 63 });
-    assert_ne!(auto(Some(63), false).resolve(1 << 16), Strategy::MaxN { max_n: 63 });
+    assert_eq!(auto(Some(63), false).resolve(1000, 1 << 20), Strategy::MaxN { max_n: 63 });
+    assert_ne!(auto(Some(63), false).resolve(1 << 16, 1 << 20), Strategy::MaxN { max_n: 63 });
 }
 
 /// `own_pass2: true` resolves to strategies that take a user's pass 2 (never ScanFused), and

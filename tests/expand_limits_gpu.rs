@@ -1,7 +1,8 @@
 //! GPU tests of every expansion strategy at the limit of its `u32` destination indices (issue
 //! 17): a total of exactly 2^32 − 1 items at capacity `u32::MAX` with **every** pair checked, and
 //! a total of exactly 2^32 refused with `Error::CapacityExceeded`, nothing written past the
-//! capacity, the context and the expander usable afterwards.
+//! capacity, the context and the expander usable afterwards. (Past 2^32, with the 64-bit kernels
+//! of S2.5 and S2.5f: tests/expand_wide_gpu.rs.)
 //!
 //! GPU memory: the output is `u32::MAX` pairs (32 GiB) and a poisoned guard of 2^27 pairs
 //! (1 GiB) after them; `AppendPerItem` adds its record workspace of `capacity` pairs (32 GiB):
@@ -15,9 +16,12 @@
 //! `prefix[src] + local`, which no other pair may have marked, and at the end every bit below the
 //! total is set.
 
-use cudarc::driver::{sys, CudaSlice, PinnedHostSlice};
+#[path = "common/chunks.rs"]
+mod chunks;
+
+use chunks::{check_canonical, exclusive_prefix, first_written, read_chunks, Staging, CHUNK, POISON};
+use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -27,11 +31,8 @@ use warpwork_cpu_reference::{expand as cpu, inputs};
 
 /// The largest capacity an expander takes: every `u32` destination index.
 const CAP: usize = u32::MAX as usize;
-/// Pairs per download (1 GiB).
-const CHUNK: usize = 1 << 27;
 /// The output: the capacity, then one chunk of guard.
 const LEN: usize = CAP + CHUNK;
-const POISON: [u32; 2] = [0xABAB_ABAB; 2];
 
 /// The GPU tests here each hold a 33 GiB output: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -66,43 +67,6 @@ fn few_sources(total: u64) -> Vec<u32> {
     let rest = total - cpu::total(&v);
     v.extend([(rest / 2) as u32, (rest - rest / 2) as u32, 0]);
     v
-}
-
-/// Each source's first destination index.
-fn exclusive_prefix(counts: &[u32]) -> Vec<u64> {
-    counts
-        .iter()
-        .scan(0u64, |run, &c| {
-            let first = *run;
-            *run += c as u64;
-            Some(first)
-        })
-        .collect()
-}
-
-/// Whether `pairs` are pairs `first ..` of the canonical expansion of `counts`.
-fn check_canonical(counts: &[u32], prefix: &[u64], first: u64, pairs: &[[u32; 2]]) -> Result<(), String> {
-    const PART: usize = 1 << 16;
-    pairs.par_chunks(PART).enumerate().try_for_each(|(k, part)| {
-        let start = first + (k * PART) as u64;
-        // The last source starting at or before `start`: the one holding it.
-        let mut src = prefix.partition_point(|&p| p <= start).saturating_sub(1);
-        let mut local = start - prefix[src];
-        for (j, &got) in part.iter().enumerate() {
-            while src < counts.len() && local == counts[src] as u64 {
-                (src, local) = (src + 1, 0);
-            }
-            let at = start + j as u64;
-            if src == counts.len() {
-                return Err(format!("pair {at} is past the expansion's {} pairs", cpu::total(counts)));
-            }
-            if got != [src as u32, local as u32] {
-                return Err(format!("pair {at} is {got:?}, expected {:?}", [src as u32, local as u32]));
-            }
-            local += 1;
-        }
-        Ok(())
-    })
 }
 
 /// One bit per destination index, for the strategies whose order is not canonical.
@@ -160,58 +124,6 @@ impl Marks {
             }
         })
     }
-}
-
-/// Host memory for one chunk of pairs: page-locked when the driver gives it (copies at full
-/// PCIe speed, and no pages to fault in per chunk), else an ordinary vector.
-enum Staging {
-    Pinned(PinnedHostSlice<u64>),
-    Pageable(Vec<[u32; 2]>),
-}
-
-impl Staging {
-    fn new(gpu: &Gpu) -> Staging {
-        // SAFETY: a chunk is read only after a copy has filled it.
-        match unsafe { gpu.context().alloc_pinned_with_flags::<u64>(CHUNK, 0) } {
-            Ok(p) => Staging::Pinned(p),
-            Err(_) => Staging::Pageable(vec![[0; 2]; CHUNK]),
-        }
-    }
-
-    fn ptr(&mut self) -> *mut [u32; 2] {
-        match self {
-            Staging::Pinned(p) => p.as_mut_ptr().expect("pinned staging").cast(),
-            Staging::Pageable(v) => v.as_mut_ptr(),
-        }
-    }
-}
-
-/// Downloads `out[range]` chunk by chunk and calls `f(first index, chunk)` on each.
-fn read_chunks(
-    gpu: &Gpu,
-    out: &CudaSlice<[u32; 2]>,
-    range: Range<usize>,
-    staging: &mut Staging,
-    mut f: impl FnMut(usize, &[[u32; 2]]),
-) {
-    assert!(range.end <= LEN);
-    let base = gpu.device_address(out).unwrap();
-    let host = staging.ptr();
-    let mut at = range.start;
-    while at < range.end {
-        let n = CHUNK.min(range.end - at);
-        // SAFETY: `host` holds `CHUNK` pairs and `out[at..at + n]` lies inside `out`; the stream
-        // is synchronized before the chunk is read.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(host.cast(), base + 8 * at as u64, 8 * n, gpu.cu_stream()).result() }
-            .unwrap();
-        gpu.synchronize().unwrap();
-        f(at, unsafe { std::slice::from_raw_parts(host, n) });
-        at += n;
-    }
-}
-
-fn first_written(guard: &[[u32; 2]]) -> Option<usize> {
-    guard.par_iter().position_first(|&p| p != POISON)
 }
 
 /// Expands `counts` (2^32 − 1 items) with `s` at capacity `u32::MAX` into the poisoned `out`,
@@ -312,11 +224,16 @@ fn every_strategy_refuses_a_total_of_2_pow_32() {
     let gpu = Gpu::new(0).expect("GPU");
     let mut strategies = Strategy::UNBOUNDED.to_vec();
     strategies.push(Strategy::MaxN { max_n: 65_536 });
-    // Refused before anything is allocated: a capacity past the u32 indices, and an S3 layout
-    // whose last bucket would start past u32::MAX.
+    // Refused before anything is allocated: a capacity past the u32 indices (but by the two
+    // scan strategies, whose 64-bit kernels take it: tests/expand_wide_gpu.rs), and an S3
+    // layout whose last bucket would start past u32::MAX.
     for &s in &strategies {
         let r = gpu.expander(s, 10, CAP + 1);
-        assert!(matches!(r, Err(Error::CapacityExceeded { .. })), "{} at capacity 2^32: {r:?}", s.name());
+        if matches!(s, Strategy::ScanBinarySearch | Strategy::ScanFused) {
+            assert!(r.unwrap().is_wide(), "{} at capacity 2^32: 64-bit offsets", s.name());
+        } else {
+            assert!(matches!(r, Err(Error::CapacityExceeded { .. })), "{} at capacity 2^32: {r:?}", s.name());
+        }
     }
     let r = gpu.expander(Strategy::Po2Buckets, (1 << 30) + 17, CAP);
     assert!(matches!(r, Err(Error::CapacityExceeded { .. })), "S3 layout past u32 record indices: {r:?}");

@@ -4,6 +4,7 @@
 //! strategy").
 
 use super::strategy::{Strategy, UserPass2};
+use super::workspace::offset_bytes;
 
 /// The most `P1 · max_n` slots at which Auto picks `MaxN`. Measured: 2^16 and 2^18 slots took
 /// 6.3 µs (1.6× to 2.1× faster than any other strategy), 2^22 slots 19 µs (18% slower than
@@ -19,10 +20,11 @@ pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
 pub(super) const SMALL_P1: usize = 1 << 12;
 
 impl Strategy {
-    /// The concrete strategy that runs for `p1` sources: `Auto`'s pick, any other strategy
-    /// itself. A pure host function: no synchronization, no device data. [`crate::Gpu::expander`]
-    /// resolves with its `max_p1` (the workspace depends on the strategy), [`crate::Gpu::expand`]
-    /// with the counts' length; [`crate::expand::Expander::strategy`] returns the result.
+    /// The concrete strategy that runs for `p1` sources and up to `capacity` destination items:
+    /// `Auto`'s pick, any other strategy itself. A pure host function: no synchronization, no
+    /// device data. [`crate::Gpu::expander`] resolves with its `max_p1` and capacity (the
+    /// workspace depends on the strategy), [`crate::Gpu::expand`] with the counts' length;
+    /// [`crate::expand::Expander::strategy`] returns the result.
     ///
     /// The rule, from the H100 table of every strategy × distribution at P1 = 2^10, 2^16, 2^22
     /// (BENCHMARKS.md, 2026-11-23; the reasons are in docs/expand.md):
@@ -39,6 +41,8 @@ impl Strategy {
     ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for
     ///    the user's kernel), the runner-up on uniform and power-law at 2^22 (timed
     ///    materializing; a user's pass 2 was not timed).
+    /// 5. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
+    ///    `ScanFused` (up to its 64-bit plan's capacity), else `ScanBinarySearch`.
     ///
     /// Only a bound changes the pick: the expected total does not (S2.5f won at 2^22 with totals
     /// from 8 M to 134 M), and what the counts look like is unknown without reading them.
@@ -46,15 +50,17 @@ impl Strategy {
     /// ```
     /// use warpwork::expand::Strategy;
     /// let auto = Strategy::Auto { max_n: None, own_pass2: false };
-    /// assert_eq!(auto.resolve(1 << 22), Strategy::ScanFused);
-    /// assert_eq!(auto.resolve(1000), Strategy::PackedAtomicAdd);
+    /// assert_eq!(auto.resolve(1 << 22, 1 << 30), Strategy::ScanFused);
+    /// assert_eq!(auto.resolve(1000, 1 << 30), Strategy::PackedAtomicAdd);
     /// // A known bound and few slots: S0.
     /// let bounded = Strategy::Auto { max_n: Some(4), own_pass2: false };
-    /// assert_eq!(bounded.resolve(1 << 16), Strategy::MaxN { max_n: 4 });
+    /// assert_eq!(bounded.resolve(1 << 16, 1 << 30), Strategy::MaxN { max_n: 4 });
     /// // Your own pass-2 kernel: never ScanFused.
     /// let own = Strategy::Auto { max_n: None, own_pass2: true };
-    /// assert_eq!(own.resolve(1 << 22), Strategy::ScanBinarySearch);
-    /// assert_eq!(Strategy::Po2Buckets.resolve(7), Strategy::Po2Buckets);
+    /// assert_eq!(own.resolve(1 << 22, 1 << 30), Strategy::ScanBinarySearch);
+    /// assert_eq!(Strategy::Po2Buckets.resolve(7, 1 << 30), Strategy::Po2Buckets);
+    /// // Past 2^32 destination items: a strategy with 64-bit offsets.
+    /// assert_eq!(auto.resolve(1000, 1 << 33), Strategy::ScanFused);
     /// ```
     ///
     /// On a GPU, the expander tells what ran:
@@ -66,13 +72,19 @@ impl Strategy {
     /// assert_eq!(e.strategy(), Strategy::ScanFused);
     /// # Ok::<(), warpwork::Error>(())
     /// ```
-    pub fn resolve(self, p1: usize) -> Strategy {
+    pub fn resolve(self, p1: usize, capacity: usize) -> Strategy {
         let Strategy::Auto { max_n, own_pass2 } = self else { return self };
         let slots = |max_n: u32| (p1 as u64).saturating_mul(max_n as u64);
         let pick = match max_n {
             Some(max_n) if max_n > 0 && slots(max_n) <= MAX_N_SLOTS => Strategy::MaxN { max_n },
             _ if p1 <= SMALL_P1 => Strategy::PackedAtomicAdd,
             _ => Strategy::ScanFused,
+        };
+        let takes = |s: Strategy| offset_bytes(s, capacity).is_ok();
+        let pick = match pick {
+            s if takes(s) => s,
+            _ if takes(Strategy::ScanFused) => Strategy::ScanFused,
+            _ => Strategy::ScanBinarySearch,
         };
         match (own_pass2, pick.facts().user_pass2) {
             (true, UserPass2::Refused(_)) => Strategy::ScanBinarySearch,
@@ -86,6 +98,8 @@ mod tests {
     use super::*;
 
     const AUTO: Strategy = Strategy::Auto { max_n: None, own_pass2: false };
+    /// A capacity of 32-bit offsets (every strategy takes it).
+    const CAP: usize = 1 << 30;
 
     fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
         Strategy::Auto { max_n, own_pass2 }
@@ -111,41 +125,41 @@ mod tests {
             (1 << 22, few_huge, Strategy::ScanFused),
         ];
         for (p1, bound, want) in cases {
-            assert_eq!(auto(Some(bound), false).resolve(p1), want, "P1 = {p1}, bound {bound}");
+            assert_eq!(auto(Some(bound), false).resolve(p1, CAP), want, "P1 = {p1}, bound {bound}");
         }
         // Without a bound, S0 is never picked.
         for p1 in [1 << 10, 1 << 16, 1 << 22] {
-            assert!(!matches!(AUTO.resolve(p1), Strategy::MaxN { .. }), "P1 = {p1}");
+            assert!(!matches!(AUTO.resolve(p1, CAP), Strategy::MaxN { .. }), "P1 = {p1}");
         }
     }
 
     #[test]
     fn thresholds_are_inclusive_and_exact() {
-        assert_eq!(AUTO.resolve(SMALL_P1), Strategy::PackedAtomicAdd);
-        assert_eq!(AUTO.resolve(SMALL_P1 + 1), Strategy::ScanFused);
+        assert_eq!(AUTO.resolve(SMALL_P1, CAP), Strategy::PackedAtomicAdd);
+        assert_eq!(AUTO.resolve(SMALL_P1 + 1, CAP), Strategy::ScanFused);
         // p1 · max_n = 2^20 exactly, and one slot-row more.
-        assert_eq!(auto(Some(1 << 4), false).resolve(1 << 16), Strategy::MaxN { max_n: 1 << 4 });
-        assert_eq!(auto(Some(1 << 4), false).resolve((1 << 16) + 1), Strategy::ScanFused);
-        assert_eq!(auto(Some(1 << 20), false).resolve(1), Strategy::MaxN { max_n: 1 << 20 });
-        assert_eq!(auto(Some((1 << 20) + 1), false).resolve(1), Strategy::PackedAtomicAdd);
+        assert_eq!(auto(Some(1 << 4), false).resolve(1 << 16, CAP), Strategy::MaxN { max_n: 1 << 4 });
+        assert_eq!(auto(Some(1 << 4), false).resolve((1 << 16) + 1, CAP), Strategy::ScanFused);
+        assert_eq!(auto(Some(1 << 20), false).resolve(1, CAP), Strategy::MaxN { max_n: 1 << 20 });
+        assert_eq!(auto(Some((1 << 20) + 1), false).resolve(1, CAP), Strategy::PackedAtomicAdd);
     }
 
     #[test]
     fn edge_sizes_resolve_to_a_valid_strategy() {
         // No sources: every strategy handles P1 = 0; a bound gives S0 (no pass 1 at all).
-        assert_eq!(AUTO.resolve(0), Strategy::PackedAtomicAdd);
-        assert_eq!(auto(Some(7), false).resolve(0), Strategy::MaxN { max_n: 7 });
-        assert_eq!(AUTO.resolve(1), Strategy::PackedAtomicAdd);
+        assert_eq!(AUTO.resolve(0, CAP), Strategy::PackedAtomicAdd);
+        assert_eq!(auto(Some(7), false).resolve(0, CAP), Strategy::MaxN { max_n: 7 });
+        assert_eq!(AUTO.resolve(1, CAP), Strategy::PackedAtomicAdd);
         // Huge P1 (the expander refuses more than u32::MAX sources itself): no overflow in the
         // slot count, even with the largest bound.
         for p1 in [u32::MAX as usize, usize::MAX] {
-            assert_eq!(AUTO.resolve(p1), Strategy::ScanFused);
-            assert_eq!(auto(Some(u32::MAX), false).resolve(p1), Strategy::ScanFused);
-            assert_eq!(auto(Some(1), true).resolve(p1), Strategy::ScanBinarySearch);
+            assert_eq!(AUTO.resolve(p1, CAP), Strategy::ScanFused);
+            assert_eq!(auto(Some(u32::MAX), false).resolve(p1, CAP), Strategy::ScanFused);
+            assert_eq!(auto(Some(1), true).resolve(p1, CAP), Strategy::ScanBinarySearch);
         }
         // A bound of 0 (every count zero) is not S0's (MaxN refuses max_n = 0): ignored.
-        assert_eq!(auto(Some(0), false).resolve(10), Strategy::PackedAtomicAdd);
-        assert_eq!(auto(Some(0), false).resolve(1 << 20), Strategy::ScanFused);
+        assert_eq!(auto(Some(0), false).resolve(10, CAP), Strategy::PackedAtomicAdd);
+        assert_eq!(auto(Some(0), false).resolve(1 << 20, CAP), Strategy::ScanFused);
     }
 
     #[test]
@@ -153,8 +167,8 @@ mod tests {
         // Auto never widens or narrows the caller's bound: a count above it is MaxN's typed
         // error (tests/expand_auto_gpu.rs checks that on the device), never a silent truncation.
         for max_n in [1, 3, 64, 1000] {
-            assert_eq!(auto(Some(max_n), false).resolve(1000), Strategy::MaxN { max_n });
-            assert_eq!(auto(Some(max_n), true).resolve(1000), Strategy::MaxN { max_n });
+            assert_eq!(auto(Some(max_n), false).resolve(1000, CAP), Strategy::MaxN { max_n });
+            assert_eq!(auto(Some(max_n), true).resolve(1000, CAP), Strategy::MaxN { max_n });
         }
     }
 
@@ -162,10 +176,10 @@ mod tests {
     fn own_pass2_never_resolves_to_a_strategy_that_refuses_it() {
         for p1 in [0, 1, 1 << 10, SMALL_P1 + 1, 1 << 16, 1 << 22, 1 << 30] {
             for max_n in [None, Some(0), Some(1), Some(4), Some(1 << 16)] {
-                let s = auto(max_n, true).resolve(p1);
+                let s = auto(max_n, true).resolve(p1, CAP);
                 assert!(!matches!(s.facts().user_pass2, UserPass2::Refused(_)), "P1 = {p1}, {max_n:?}: {s:?}");
                 // The materializing pick is the same, but for ScanFused's place.
-                let m = auto(max_n, false).resolve(p1);
+                let m = auto(max_n, false).resolve(p1, CAP);
                 assert!(s == m || (m == Strategy::ScanFused && s == Strategy::ScanBinarySearch), "{m:?} {s:?}");
             }
         }
@@ -176,16 +190,32 @@ mod tests {
         let mut all = Strategy::UNBOUNDED.to_vec();
         all.push(Strategy::MaxN { max_n: 9 });
         for s in all {
-            assert_eq!(s.resolve(0), s);
-            assert_eq!(s.resolve(usize::MAX), s);
+            assert_eq!(s.resolve(0, CAP), s);
+            assert_eq!(s.resolve(usize::MAX, CAP), s);
         }
         for p1 in [0, 1 << 10, 1 << 22] {
-            let s = AUTO.resolve(p1);
+            let s = AUTO.resolve(p1, CAP);
             assert!(!matches!(s, Strategy::Auto { .. }));
-            assert_eq!(s.resolve(p1), s, "resolving twice changes nothing");
+            assert_eq!(s.resolve(p1, CAP), s, "resolving twice changes nothing");
         }
         // Auto's own facts are those of a resolved strategy (the table has no Auto row).
         assert_eq!(AUTO.facts().name, Strategy::ScanFused.name());
         assert_eq!(auto(None, true).facts().name, Strategy::ScanBinarySearch.name());
+    }
+
+    /// Past `u32::MAX` destination items only the strategies with 64-bit offsets are picked,
+    /// whatever the bound and P1.
+    #[test]
+    fn a_capacity_past_32_bits_picks_a_wide_strategy() {
+        let wide = (u32::MAX as usize) + 1;
+        for p1 in [0, 1, 1000, 1 << 16, 1 << 22] {
+            for max_n in [None, Some(1), Some(4)] {
+                assert_eq!(auto(max_n, false).resolve(p1, wide), Strategy::ScanFused, "P1 = {p1}");
+                assert_eq!(auto(max_n, true).resolve(p1, wide), Strategy::ScanBinarySearch, "P1 = {p1}");
+            }
+            // Past S2.5f's 64-bit plan: S2.5, which takes any capacity.
+            assert_eq!(AUTO.resolve(p1, 1 << 50), Strategy::ScanBinarySearch);
+            assert_eq!(AUTO.resolve(p1, u32::MAX as usize), AUTO.resolve(p1, CAP));
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The [`Expander`]: one strategy's workspace, allocated once, and the state between its passes.
 
-use super::workspace::{bucket_layout, Layout, CTRL_WORDS};
+use super::workspace::{bucket_layout, offset_bytes, Layout, CTRL_WORDS};
 use super::{Control, ExpandView, Strategy};
 use crate::memory::bind::{Bind, BindMut, Bound};
 use crate::{error::ensure_input, DeviceRead, Error, Gpu, KernelArgs, Result};
@@ -30,9 +30,9 @@ pub struct Expander {
     pub(super) strategy: Strategy,
     pub(super) max_p1: usize,
     pub(super) capacity: usize,
-    /// The [`Control`] block followed by the look-back words (S2.5: status, aggregates,
-    /// inclusive prefixes per tile; S2.5f: two `u64`s per pass-1 block): one allocation, so that
-    /// a pass 1 clears both with one memset.
+    /// The [`Control`] block followed by the look-back words (S2.5: its scan's tile states;
+    /// S2.5f: two `u64`s per pass-1 block): one allocation, so that a pass 1 clears both with one
+    /// memset.
     pub(super) state: CudaSlice<u32>,
     pub(super) view: CudaSlice<ExpandView>,
     pub(super) host_view: ExpandView,
@@ -79,6 +79,11 @@ impl Gpu {
     /// **Allocates** its workspace ([`super::workspace_bytes`]). [`Strategy::Auto`] is resolved
     /// for `max_p1` sources ([`Strategy::resolve`]); [`Expander::strategy`] tells the pick.
     ///
+    /// Sources are `u32`-indexed (`max_p1 <= u32::MAX`). Destination items too, up to a capacity
+    /// of `u32::MAX`; past it only [`Strategy::ScanBinarySearch`] is accepted, and it then runs
+    /// its 64-bit kernels (8-byte prefixes). A capacity a strategy cannot index is
+    /// [`Error::CapacityExceeded`], before anything is allocated.
+    ///
     /// ```no_run
     /// let gpu = warpwork::Gpu::new(0)?;
     /// let e = gpu.expander(warpwork::expand::Strategy::ScanFused, 1 << 20, 1 << 26)?;
@@ -86,7 +91,7 @@ impl Gpu {
     /// ```
     pub fn expander(&self, strategy: Strategy, max_p1: usize, capacity: usize) -> Result<Expander> {
         // `Auto` becomes a concrete strategy here, once: the workspace depends on it.
-        let strategy = strategy.resolve(max_p1);
+        let strategy = strategy.resolve(max_p1, capacity);
         if max_p1 > u32::MAX as usize {
             return Err(Error::CapacityExceeded {
                 what: "expand sources (u32 indices)",
@@ -94,18 +99,14 @@ impl Gpu {
                 capacity: u32::MAX as u64,
             });
         }
-        if capacity > u32::MAX as usize {
-            return Err(Error::CapacityExceeded {
-                what: "expand capacity (u32 destination indices)",
-                needed: capacity as u64,
-                capacity: u32::MAX as u64,
-            });
-        }
+        // 4-byte offsets up to u32::MAX destination items; past it 8-byte ones (S2.5) or
+        // CapacityExceeded (every other strategy).
+        let offset_bytes = offset_bytes(strategy, capacity)?;
         if let Some(max_n) = strategy.max_n() {
             ensure_input!(max_n > 0, "MaxN needs max_n > 0");
         }
         let facts = strategy.facts();
-        let layout = Layout::new(facts.workspace, max_p1, capacity);
+        let layout = Layout::new(facts.workspace, max_p1, capacity, offset_bytes);
         // Buffers a strategy does not use are one element, so that every address in the view
         // is a real allocation.
         let offsets = self.zeros::<u32>(layout.offsets.max(1))?;
@@ -126,7 +127,6 @@ impl Gpu {
             }
             None => [0; BUCKETS],
         };
-        let tile_words = layout.scan_tiles as u64 * 4;
         let ctrl = self.device_address(&state)?;
         let lookback = ctrl + 4 * CTRL_WORDS as u64;
         let host_view = ExpandView {
@@ -136,16 +136,20 @@ impl Gpu {
             srcs: self.device_address(&srcs)?,
             records: self.device_address(&records)?,
             scan_status: lookback,
-            scan_aggregate: lookback + tile_words,
-            scan_inclusive: lookback + 2 * tile_words,
+            scan_aggregate: 0,
+            scan_inclusive: 0,
             p1: 0,
-            capacity: capacity as u32,
+            capacity: capacity.min(u32::MAX as usize) as u32,
             max_n: strategy.max_n().unwrap_or(0),
             strategy: facts.code,
             bucket_base,
             bucket_cap,
+            offset_bytes,
+            pad: 0,
+            wide_capacity: capacity as u64,
         };
-        let per_sm = self.occupancy(facts.pass2, facts.pass2_threads, 0)?.max(1);
+        let wide = offset_bytes == 8;
+        let per_sm = self.occupancy(facts.pass2_in(wide), facts.pass2_threads, 0)?.max(1);
         Ok(Expander {
             strategy,
             max_p1,
@@ -164,6 +168,21 @@ impl Gpu {
 }
 
 impl Expander {
+    /// Whether the expander runs the 64-bit kernels (prefixes and destination indices of 8
+    /// bytes): S2.5 with a capacity past `u32::MAX`. Users' own kernels see the same in the
+    /// view (`ExpandView::wide`).
+    ///
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// assert!(!gpu.expander(Strategy::ScanBinarySearch, 1024, 1 << 20)?.is_wide());
+    /// assert!(gpu.expander(Strategy::ScanBinarySearch, 1024, 1 << 33)?.is_wide());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn is_wide(&self) -> bool {
+        self.host_view.wide()
+    }
+
     /// The strategy: the one [`Strategy::Auto`] resolved to, if the expander was built with it.
     ///
     /// ```no_run
@@ -204,8 +223,9 @@ impl Expander {
             gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
             self.view_uploaded = true;
         }
-        // The control block and the look-back words a reset clears (S2.5's status words: its
-        // aggregates and inclusive prefixes need no clearing; all of S2.5f's): one memset.
+        // The control block and the look-back words a reset clears (S2.5's status words: with
+        // 8-byte offsets its aggregates and inclusive prefixes need no clearing; all of S2.5f's):
+        // one memset.
         if clear {
             let words = CTRL_WORDS + self.reset_words;
             gpu.zero_words(&mut self.state, 0..words)?;

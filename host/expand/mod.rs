@@ -18,11 +18,14 @@
 //! Capacity: the caller picks the most destination items allowed. A larger total, or one that
 //! overflows the 32-bit sums the strategies use, is detected on the device (a flag in the control
 //! block), nothing is written out of bounds, and the call returns [`Error::CapacityExceeded`].
+//! Destination indices are 32-bit up to a capacity of `u32::MAX`; past it
+//! [`Strategy::ScanBinarySearch`] and [`Strategy::ScanFused`] run their 64-bit kernels
+//! ([`Expander::is_wide`]) and the other strategies refuse the capacity.
 //!
 //! The code is split by concept: [`Strategy`] and its table of facts (`strategy.rs`: codes,
-//! kernels, block shapes, workspace, how pass 2 is launched and sized), `Auto`'s rule
-//! (`auto.rs`), the workspace plan (`workspace.rs`), the [`Expander`]'s state and the
-//! [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
+//! kernels (32- and 64-bit), block shapes, workspace, how pass 2 is launched and sized),
+//! `Auto`'s rule (`auto.rs`), the workspace plan (`workspace.rs`), the [`Expander`]'s state and
+//! the [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
 //! (`pass2.rs`) and a user's pass 2 (`user.rs`).
 //!
 //! [`Error::CapacityExceeded`]: crate::Error::CapacityExceeded

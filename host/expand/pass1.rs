@@ -30,7 +30,7 @@ impl Expander {
         // less on the stream.
         let clears_itself = facts.pass1_clears_state && p1 > 0;
         self.reset_for(gpu, p1, gpu.device_address(counts)?, !clears_itself)?;
-        if let (Some(push), true) = (facts.push, p1 > 0) {
+        if let (Some(push), true) = (facts.push_in(self.is_wide()), p1 > 0) {
             let f = gpu.function(push.kernel)?;
             let cfg = LaunchConfig {
                 grid_dim: ((p1 as u32).div_ceil(push.sources_per_block), 1, 1),

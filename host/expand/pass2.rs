@@ -6,7 +6,7 @@ use super::{Control, Dispatch, Expander, Planned};
 use crate::{error::ensure_input, DeviceWrite, Gpu, Result};
 use cudarc::driver::LaunchConfig;
 use warpwork_abi::expand::fused::FUSED_CLAIM_UNITS;
-use warpwork_abi::expand::{dst_count, BUCKETS, MAXN_ITEMS, PASS2_STEP, THREADS};
+use warpwork_abi::expand::{dst_count_wide, BUCKETS, MAXN_ITEMS, PASS2_STEP, THREADS};
 
 impl Planned<'_, '_> {
     /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
@@ -42,7 +42,7 @@ impl Planned<'_, '_> {
             gpu.refuse_in_capture("Dispatch::ReadBack reads the count back (use Dispatch::Persistent)")?;
         }
         let e = &mut *self.e;
-        let f = gpu.function(facts.pass2)?;
+        let f = gpu.function(facts.pass2_in(e.is_wide()))?;
         let grids = match dispatch {
             Dispatch::Persistent => Grids { grid: e.pass2_blocks, per_bucket: None },
             Dispatch::ReadBack => e.read_back_grids(gpu, facts.pass2_items, self.p1)?,
@@ -98,7 +98,7 @@ impl Expander {
                 let slots = p1 as u64 * self.strategy.max_n().unwrap_or(0) as u64;
                 slots.div_ceil(THREADS as u64 * MAXN_ITEMS as u64).clamp(1, self.pass2_blocks.max(1) as u64) as u32
             }
-            Pass2Items::Destinations => self.blocks_for(dst_count(&c, &self.host_view) as u64),
+            Pass2Items::Destinations => self.blocks_for(dst_count_wide(&c, &self.host_view)),
             // One block per first claim at most (each claims units until none is left).
             Pass2Items::Units => c.units.div_ceil(FUSED_CLAIM_UNITS).max(1).min(self.pass2_blocks),
         };

@@ -3,7 +3,7 @@
 //! what a user's pass 2 needs.
 
 use super::workspace::Workspace;
-use warpwork_abi::expand::fused::{FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_TILE};
+use warpwork_abi::expand::fused::{FUSED_MAX_CAPACITY, FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_TILE};
 use warpwork_abi::expand::{strategy, PUSH_ITEMS, THREADS};
 use warpwork_abi::kernels;
 
@@ -23,6 +23,10 @@ pub enum Strategy {
     /// Cost grows with P1 per item: for small P1 only. Unordered (by warp).
     LinearSearch,
     /// S2.5: device-wide exclusive scan of the counts, binary search. **Canonical order**.
+    /// One of the two strategies that go past 2^32 destination items (with [`Strategy::ScanFused`]):
+    /// with a capacity above `u32::MAX` its prefixes and destination indices are 64-bit (8 bytes
+    /// per source of workspace instead of 4). S0, S1, S2, S2.5+ (whose packed 32+32-bit atomic is
+    /// 32-bit by design) and S3 refuse such a capacity with [`crate::Error::CapacityExceeded`].
     ScanBinarySearch,
     /// S2.5+: pass 1 builds the prefix with a packed `(records, sum)` 64-bit compare-and-swap
     /// loop (one per block); binary search. Unordered (by block).
@@ -41,7 +45,9 @@ pub enum Strategy {
     /// No prefix array, and pass 2 is balanced over the output. Materializing only: its pass 2
     /// needs shared memory, so [`crate::Gpu::expand_with`] refuses it (users' own kernels get
     /// the same loop from `warpwork_kernels::device::expand::fused::for_each_fused`).
-    /// **Canonical order**.
+    /// **Canonical order**. Goes past 2^32 destination items (up to a capacity of 2^42): with a
+    /// capacity above `u32::MAX` its plan records and destination indices are 64-bit (16 bytes
+    /// per tile of 2048 sources instead of 8).
     ScanFused,
     /// Let warpwork choose: resolved to one of the strategies above **on the host**, from P1
     /// and what the caller states here, by [`Strategy::resolve`] (which [`crate::Gpu::expander`]
@@ -132,6 +138,36 @@ pub(super) struct Facts {
     pub pass2_counts_pairs: bool,
     /// What a user's pass 2 needs.
     pub user_pass2: UserPass2,
+    /// Its pass 1 and pass 2 with 64-bit offsets and destination indices, for capacities past
+    /// `u32::MAX` (`None`: the strategy stays 32-bit and refuses them).
+    pub wide: Option<WideKernels>,
+}
+
+/// A strategy's kernels for 64-bit offsets (launched as the 32-bit ones), and the largest
+/// capacity they take.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WideKernels {
+    pub push: &'static str,
+    pub pass2: &'static str,
+    pub max_capacity: u64,
+}
+
+impl Facts {
+    /// Pass 1 in the offset width (`wide`: 64-bit).
+    pub(super) fn push_in(&self, wide: bool) -> Option<Push> {
+        match (self.push, self.wide) {
+            (Some(p), Some(w)) if wide => Some(Push { kernel: w.push, ..p }),
+            (p, _) => p,
+        }
+    }
+
+    /// The materializing pass 2 in the offset width.
+    pub(super) fn pass2_in(&self, wide: bool) -> &'static str {
+        match self.wide {
+            Some(w) if wide => w.pass2,
+            _ => self.pass2,
+        }
+    }
 }
 
 /// What running a user's pass-2 kernel takes.
@@ -162,6 +198,7 @@ const MAX_N: Facts = Facts {
     pass2_items: Pass2Items::Slots,
     pass2_counts_pairs: true,
     user_pass2: UserPass2::CountFirst(kernels::EXPAND_MAXN_TOTAL),
+    wide: None,
 };
 
 /// The defaults the rows below start from (what S1 … S3 share); not a strategy itself.
@@ -178,6 +215,7 @@ const BASE: Facts = Facts {
     pass2_items: Pass2Items::Destinations,
     pass2_counts_pairs: false,
     user_pass2: UserPass2::Allowed,
+    wide: None,
 };
 
 const APPEND_PER_ITEM: Facts = Facts {
@@ -208,6 +246,11 @@ const SCAN_BINARY_SEARCH: Facts = Facts {
         sources_per_block: warpwork_abi::scan::THREADS * warpwork_abi::scan::ITEMS_U32 as u32,
     }),
     pass2: kernels::EXPAND_PASS2_SCAN,
+    wide: Some(WideKernels {
+        push: kernels::EXPAND_PUSH_SCAN_WIDE,
+        pass2: kernels::EXPAND_PASS2_SCAN_WIDE,
+        max_capacity: u64::MAX,
+    }),
     ..BASE
 };
 
@@ -260,6 +303,11 @@ const SCAN_FUSED: Facts = Facts {
          does not give: use ScanBinarySearch with your pass-2 kernel, or for_each_fused in your \
          own kernel",
     ),
+    wide: Some(WideKernels {
+        push: kernels::EXPAND_PUSH_FUSED_WIDE,
+        pass2: kernels::EXPAND_PASS2_FUSED_WIDE,
+        max_capacity: FUSED_MAX_CAPACITY,
+    }),
 };
 
 impl Strategy {
@@ -281,7 +329,7 @@ impl Strategy {
     /// here it answers for a P1 too large to tell (so never with a row it could not resolve to).
     pub(super) fn facts(self) -> &'static Facts {
         match self {
-            Strategy::Auto { .. } => self.resolve(usize::MAX).facts(),
+            Strategy::Auto { .. } => self.resolve(usize::MAX, 0).facts(),
             Strategy::MaxN { .. } => &MAX_N,
             Strategy::AppendPerItem => &APPEND_PER_ITEM,
             Strategy::LinearSearch => &LINEAR_SEARCH,
@@ -327,7 +375,7 @@ impl Strategy {
     /// assert_eq!(canonical, 2); // ScanBinarySearch and ScanFused
     /// // Auto promises no order: ask the strategy it resolves to.
     /// let auto = Strategy::Auto { max_n: None, own_pass2: false };
-    /// assert!(!auto.is_canonical() && auto.resolve(1 << 22).is_canonical());
+    /// assert!(!auto.is_canonical() && auto.resolve(1 << 22, 1 << 30).is_canonical());
     /// ```
     pub fn is_canonical(self) -> bool {
         match self {
@@ -373,11 +421,23 @@ mod tests {
             if let UserPass2::CountFirst(k) = f.user_pass2 {
                 assert!(known(k));
             }
+            if let Some(w) = f.wide {
+                assert!(known(w.push) && known(w.pass2), "{s:?}");
+                assert_eq!(f.push_in(true).unwrap().kernel, w.push);
+                assert_eq!(f.pass2_in(true), w.pass2);
+            }
+            assert_eq!(f.pass2_in(false), f.pass2);
         }
         // The two S3 forms and the two S2.5+ forms share one code each; the others have their own.
         let mut codes: Vec<_> = all().iter().map(|s| s.facts().code).collect();
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), 8);
+    }
+
+    #[test]
+    fn only_the_scan_strategies_have_wide_kernels() {
+        let wide: Vec<_> = all().into_iter().filter(|s| s.facts().wide.is_some()).collect();
+        assert_eq!(wide, [Strategy::ScanBinarySearch, Strategy::ScanFused]);
     }
 }

@@ -2,7 +2,8 @@
 //! reset clears.
 
 use super::{Control, ExpandView, Strategy};
-use warpwork_abi::expand::fused::{FUSED_PUSH_TILES, FUSED_TILE};
+use crate::{Error, Result};
+use warpwork_abi::expand::fused::{FUSED_PUSH_TILES, FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
 use warpwork_abi::expand::BUCKETS;
 
 /// The kinds of workspace the strategies need besides the counts and the output.
@@ -24,43 +25,72 @@ pub(super) enum Workspace {
     Fused,
 }
 
+/// Bytes per offset (destination indices, S2.5's prefixes, S2.5f's plan records) for
+/// `capacity` destination items: 4 up to `u32::MAX`; past it 8 for the strategies with 64-bit
+/// kernels (S2.5, and S2.5f up to its largest capacity), and for the others
+/// [`Error::CapacityExceeded`].
+pub(super) fn offset_bytes(strategy: Strategy, capacity: usize) -> Result<u32> {
+    if capacity <= u32::MAX as usize {
+        return Ok(4);
+    }
+    match strategy.facts().wide {
+        Some(w) if capacity as u64 <= w.max_capacity => Ok(8),
+        Some(w) => Err(Error::CapacityExceeded {
+            what: "expand capacity (the strategy's 64-bit plan)",
+            needed: capacity as u64,
+            capacity: w.max_capacity,
+        }),
+        None => Err(Error::CapacityExceeded {
+            what: "expand capacity (u32 destination indices: only ScanBinarySearch and ScanFused go past them)",
+            needed: capacity as u64,
+            capacity: u32::MAX as u64,
+        }),
+    }
+}
+
 /// The sizes of one expander's buffers, in elements, for up to `p1` sources and `capacity`
 /// destination items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Layout {
-    /// `u32` prefixes (S2.5: per source; S2.5+: per record).
+    /// `u32` words of prefixes (S2.5: one `u32` or `u64` per source; S2.5+: a `u32` per record).
     pub offsets: usize,
     /// `u32` sources per record (S2.5+).
     pub srcs: usize,
     /// `[u32; 2]` records.
     pub records: usize,
-    /// S2.5's scan tiles (its status, aggregate and inclusive prefix words follow the control
-    /// block, a tile's worth each).
-    pub scan_tiles: usize,
-    /// `u32` words after the control block: S2.5's look-back state, or S2.5f's look-back words.
+    /// `u32` words after the control block: S2.5's tile states, or S2.5f's look-back words.
     pub lookback_words: usize,
     /// Of those, the words a reset clears (S2.5: the status words; S2.5f: all).
     pub reset_words: usize,
 }
 
 impl Layout {
-    pub(super) fn new(workspace: Workspace, p1: usize, capacity: usize) -> Layout {
-        let none = Layout { offsets: 0, srcs: 0, records: 0, scan_tiles: 0, lookback_words: 0, reset_words: 0 };
+    /// `offset_bytes` is [`offset_bytes`]'s choice (4 or 8).
+    pub(super) fn new(workspace: Workspace, p1: usize, capacity: usize, offset_bytes: u32) -> Layout {
+        let none = Layout { offsets: 0, srcs: 0, records: 0, lookback_words: 0, reset_words: 0 };
         match workspace {
             Workspace::None => none,
             Workspace::RecordPerItem => Layout { records: capacity, ..none },
             Workspace::RecordPerSource => Layout { records: p1, ..none },
             Workspace::Scan => {
+                // The kernels' `TileStates` of the offset width: one `u64` per tile (status and
+                // value) for 4-byte offsets; a status word per tile (padded to even), then an
+                // aggregate and an inclusive prefix (`u64` each) per tile for 8-byte ones.
                 let tiles = p1.div_ceil(warpwork_abi::scan::THREADS as usize * warpwork_abi::scan::ITEMS_U32);
-                Layout { offsets: p1, scan_tiles: tiles, lookback_words: 3 * tiles, reset_words: tiles, ..none }
+                let words = offset_bytes as usize / 4;
+                let (lookback_words, reset_words) =
+                    if words == 1 { (2 * tiles, 2 * tiles) } else { (tiles.next_multiple_of(2) + 4 * tiles, tiles) };
+                Layout { offsets: words * p1, lookback_words, reset_words, ..none }
             }
             Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
             Workspace::Fused => {
-                // `warpwork_abi::expand::fused::{fused_tiles, fused_push_blocks}`, for any `usize`.
+                // `warpwork_abi::expand::fused::{fused_tiles, fused_push_blocks}`, for any `usize`;
+                // 64-bit plan records take two `[u32; 2]` slots.
                 let tiles = p1.div_ceil(FUSED_TILE as usize);
                 let words = 4 * tiles.div_ceil(FUSED_PUSH_TILES);
-                Layout { records: tiles + 1, lookback_words: words, reset_words: words, ..none }
+                let slots = if offset_bytes == 8 { FUSED_WIDE_RECORD_SLOTS } else { 1 };
+                Layout { records: slots * (tiles + 1), lookback_words: words, reset_words: words, ..none }
             }
         }
     }
@@ -86,7 +116,10 @@ impl Layout {
 /// assert!(workspace_bytes(Strategy::ScanBinarySearch, p1, capacity) < 8 * p1);
 /// ```
 pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize {
-    Layout::new(strategy.resolve(p1).facts().workspace, p1, capacity).bytes()
+    let strategy = strategy.resolve(p1, capacity);
+    // A capacity the strategy refuses is sized as its 32-bit layout (`Gpu::expander` refuses it).
+    let offset_bytes = offset_bytes(strategy, capacity).unwrap_or(4);
+    Layout::new(strategy.facts().workspace, p1, capacity, offset_bytes).bytes()
 }
 
 /// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most
@@ -100,7 +133,7 @@ pub(super) fn bucket_layout(p1: usize, capacity: usize) -> (usize, Option<[u32; 
     for b in 0..BUCKETS {
         fits &= u32::try_from(at).is_ok();
         base[b] = at as u32;
-        // `capacity <= u32::MAX` (`Gpu::expander`), so each bucket's count fits.
+        // `p1 <= u32::MAX` (`Gpu::expander`), so each bucket's count fits.
         cap[b] = p1.min(capacity >> b) as u32;
         at += cap[b] as usize;
     }
@@ -146,19 +179,55 @@ mod tests {
         assert_eq!(workspace_bytes(Strategy::AppendPerItem, p1, cap) - base, cap * 8);
         assert_eq!(workspace_bytes(Strategy::LinearSearch, p1, cap) - base, p1 * 8);
         assert_eq!(workspace_bytes(Strategy::PackedAtomicAdd, p1, cap) - base, p1 * 8);
-        // S2.5: a prefix per source, three look-back words per tile of 4096.
-        assert_eq!(workspace_bytes(Strategy::ScanBinarySearch, p1, cap) - base, p1 * 4 + (p1 / 4096) * 12);
+        // S2.5: a prefix per source, one 8-byte tile state per tile of 4096.
+        assert_eq!(workspace_bytes(Strategy::ScanBinarySearch, p1, cap) - base, p1 * 4 + (p1 / 4096) * 8);
+        // Past u32::MAX destination items: 8-byte prefixes, 20-byte tile states.
+        let wide = workspace_bytes(Strategy::ScanBinarySearch, p1, 1 << 36) - base;
+        assert_eq!(wide, p1 * 8 + (p1 / 4096) * 20);
         // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block.
         assert_eq!(workspace_bytes(Strategy::ScanFused, p1, cap) - base, (p1 / 2048 + 1) * 8 + (p1 / 8192) * 16);
+        // Past u32::MAX: 16-byte plan records.
+        let wide = workspace_bytes(Strategy::ScanFused, p1, 1 << 36) - base;
+        assert_eq!(wide, (p1 / 2048 + 1) * 16 + (p1 / 8192) * 16);
         assert!(workspace_bytes(Strategy::Po2Buckets, p1, cap) > workspace_bytes(Strategy::ScanBinarySearch, p1, cap));
     }
 
     #[test]
+    fn offsets_widen_past_u32_only_where_the_strategy_can() {
+        let max = u32::MAX as usize;
+        for s in Strategy::UNBOUNDED.into_iter().chain([Strategy::MaxN { max_n: 4 }]) {
+            assert_eq!(offset_bytes(s, max).unwrap(), 4, "{s:?} at u32::MAX");
+            assert_eq!(offset_bytes(s, 0).unwrap(), 4);
+            match (s, offset_bytes(s, max + 1)) {
+                (Strategy::ScanBinarySearch | Strategy::ScanFused, r) => assert_eq!(r.unwrap(), 8),
+                (_, Err(Error::CapacityExceeded { needed, capacity, .. })) => {
+                    assert_eq!((needed, capacity), (max as u64 + 1, max as u64), "{s:?}")
+                }
+                (_, r) => panic!("{s:?} past u32::MAX: {r:?}"),
+            }
+        }
+        assert_eq!(offset_bytes(Strategy::ScanBinarySearch, 1 << 40).unwrap(), 8);
+        // S2.5f's unit numbers stay 32-bit: its capacity stops at 2^42.
+        let fused_max = warpwork_abi::expand::fused::FUSED_MAX_CAPACITY as usize;
+        assert_eq!(offset_bytes(Strategy::ScanFused, fused_max).unwrap(), 8);
+        assert!(matches!(
+            offset_bytes(Strategy::ScanFused, fused_max + 1),
+            Err(Error::CapacityExceeded { capacity, .. }) if capacity == fused_max as u64
+        ));
+    }
+
+    #[test]
     fn resets_clear_only_what_is_read_before_written() {
-        let scan = Layout::new(Workspace::Scan, 10_000, 0);
-        assert_eq!((scan.scan_tiles, scan.reset_words, scan.lookback_words), (3, 3, 9));
-        let fused = Layout::new(Workspace::Fused, 10_000, 0);
+        // 3 tiles: 4-byte offsets clear every packed state word; 8-byte ones only the statuses
+        // (3 padded to 4, then 2·3 aggregate and 2·3 inclusive words).
+        let scan = Layout::new(Workspace::Scan, 10_000, 0, 4);
+        assert_eq!((scan.offsets, scan.reset_words, scan.lookback_words), (10_000, 6, 6));
+        let wide = Layout::new(Workspace::Scan, 10_000, 0, 8);
+        assert_eq!((wide.offsets, wide.reset_words, wide.lookback_words), (20_000, 3, 4 + 12));
+        let fused = Layout::new(Workspace::Fused, 10_000, 0, 4);
         assert_eq!(fused.reset_words, fused.lookback_words);
         assert_eq!(fused.records, 5 + 1);
+        let fused_wide = Layout::new(Workspace::Fused, 10_000, 0, 8);
+        assert_eq!((fused_wide.records, fused_wide.lookback_words), (2 * (5 + 1), fused.lookback_words));
     }
 }

@@ -44,9 +44,9 @@ fn strategies(p1: usize, bound: u32) -> Vec<Strategy> {
 }
 
 /// The table's name of a strategy: Auto's with what it resolved to.
-fn row_name(s: Strategy, p1: usize) -> String {
+fn row_name(s: Strategy, p1: usize, capacity: usize) -> String {
     match s {
-        Strategy::Auto { .. } => format!("Auto(→ {})", s.resolve(p1).name()),
+        Strategy::Auto { .. } => format!("Auto(→ {})", s.resolve(p1, capacity).name()),
         _ => s.name().into(),
     }
 }
@@ -55,6 +55,7 @@ fn row_name(s: Strategy, p1: usize) -> String {
 struct Measured {
     case: String,
     p1: usize,
+    p2: usize,
     strategy: Strategy,
     name: String,
     ms: f64,
@@ -130,7 +131,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             let mut group = strategies(p1, bound);
             group.push(Strategy::Auto { max_n: Some(bound), own_pass2: false });
             for s in group {
-                let name = row_name(s, p1);
+                let name = row_name(s, p1, p2);
                 let mut e = gpu.expander(s, p1, p2)?;
                 let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
                 let got = {
@@ -176,6 +177,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                 measured.push(Measured {
                     case,
                     p1,
+                    p2,
                     strategy: s,
                     name,
                     ms: t,
@@ -275,7 +277,7 @@ fn print_cases(measured: &[Measured]) {
             Some(a) => {
                 let ratio = a.ms / best.ms;
                 let verdict = if ratio <= 1.05 { "within 5%" } else { "OVER 5%" };
-                let pick = a.strategy.resolve(a.p1);
+                let pick = a.strategy.resolve(a.p1, a.p2);
                 let pick_ratio = match of_case().find(|m| m.strategy == pick) {
                     Some(m) => format!("{:.3}", m.ms / best.ms),
                     None => "—".into(),

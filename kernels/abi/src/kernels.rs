@@ -20,8 +20,10 @@ kernel_names! {
     EXPAND_PUSH_APPEND = "expand_push_append";
     /// S2 pass 1.
     EXPAND_PUSH_LINEAR = "expand_push_linear";
-    /// S2.5 pass 1: the look-back scan of the counts.
+    /// S2.5 pass 1: the look-back scan of the counts (32-bit offsets).
     EXPAND_PUSH_SCAN = "expand_push_scan";
+    /// S2.5 pass 1 with 64-bit offsets (capacities of 2^32 and more).
+    EXPAND_PUSH_SCAN_WIDE = "expand_push_scan_wide";
     /// S2.5+ pass 1, compare-and-swap loop.
     EXPAND_PUSH_PACKED_CAS = "expand_push_packed_cas";
     /// S2.5+ pass 1, one 64-bit add.
@@ -30,6 +32,8 @@ kernel_names! {
     EXPAND_PUSH_PO2 = "expand_push_po2";
     /// S2.5f pass 1: tile sums and the plan.
     EXPAND_PUSH_FUSED = "expand_push_fused";
+    /// S2.5f pass 1 with 64-bit destination indices (capacities of 2^32 and more).
+    EXPAND_PUSH_FUSED_WIDE = "expand_push_fused_wide";
     /// S0: the destination count for a user's pass 2.
     EXPAND_MAXN_TOTAL = "expand_maxn_total";
     /// S0 pass 2.
@@ -40,6 +44,8 @@ kernel_names! {
     EXPAND_PASS2_LINEAR = "expand_pass2_linear";
     /// S2.5 pass 2.
     EXPAND_PASS2_SCAN = "expand_pass2_scan";
+    /// S2.5 pass 2 with 64-bit offsets and destination indices.
+    EXPAND_PASS2_SCAN_WIDE = "expand_pass2_scan_wide";
     /// S2.5+ pass 2 (both pass-1 forms).
     EXPAND_PASS2_PACKED = "expand_pass2_packed";
     /// S3 pass 2, all buckets in one launch.
@@ -48,6 +54,8 @@ kernel_names! {
     EXPAND_PASS2_PO2_BUCKET = "expand_pass2_po2_bucket";
     /// S2.5f pass 2.
     EXPAND_PASS2_FUSED = "expand_pass2_fused";
+    /// S2.5f pass 2 with 64-bit destination indices.
+    EXPAND_PASS2_FUSED_WIDE = "expand_pass2_fused_wide";
     /// A pass 2 written as users write theirs (`for_each`): counts hits and local sums per
     /// source, for the tests.
     EXPAND_FOR_EACH_HISTOGRAM = "expand_for_each_histogram";

@@ -71,6 +71,15 @@ pub unsafe fn load_nc_u32(p: *const u32) -> u32 {
     v
 }
 
+/// `ld.global.nc.u64`: as [`load_nc_u32`], 8 bytes (8-byte aligned).
+#[inline(always)]
+pub unsafe fn load_nc_u64(p: *const u64) -> u64 {
+    let v: u64;
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.global.nc.u64 {v}, [%g]; }}",
+         p = in(reg64) p, v = out(reg64) v, options(nostack, pure, readonly));
+    v
+}
+
 /// `ld.global.nc.v4.u32`: a 16-byte read-only load. `p` must be 16-byte aligned.
 #[inline(always)]
 pub unsafe fn load_nc_v4_u32(p: *const [u32; 4]) -> [u32; 4] {

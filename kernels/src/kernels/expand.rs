@@ -2,19 +2,20 @@
 //! `crate::device::expand`); pass-2 kernels also take `out: *mut [u32; 2]` (`capacity` pairs).
 //!
 //! Pass 1 (`expand_push_*`): `ceil(p1 / (PUSH_ITEMS · THREADS))` blocks of `THREADS` threads, or
-//! for `expand_push_scan` `ceil(p1 / (scan::ITEMS_U32 · THREADS))`, for `expand_push_fused`
-//! `fused_push_blocks(p1)` blocks of `FUSED_THREADS`. Pass 2 (`expand_pass2_*`): any grid of
-//! `THREADS`-thread blocks (`FUSED_PASS2_THREADS` for `expand_pass2_fused`; persistent loops, the
-//! host sizes the grid from the occupancy). The names are `warpwork_abi::expand`'s.
+//! for `expand_push_scan[_wide]` `ceil(p1 / (scan::ITEMS_U32 · THREADS))`, for
+//! `expand_push_fused[_wide]` `fused_push_blocks(p1)` blocks of `FUSED_THREADS`. Pass 2
+//! (`expand_pass2_*`): any grid of `THREADS`-thread blocks (`FUSED_PASS2_THREADS` for
+//! `expand_pass2_fused[_wide]`; persistent loops, the host sizes the grid from the occupancy).
+//! The `_wide` kernels are the 64-bit instances (destination indices, S2.5's prefixes, S2.5f's
+//! plan records) the host runs for a capacity past `u32::MAX`. The names are
+//! `warpwork_abi::kernels`'.
 
-use crate::arch::{atomic_or_u32, store_v4_u32};
+use crate::arch::atomic_or_u32;
 use crate::device::expand::locate::{self, write_pairs};
-use crate::device::expand::push;
-use crate::device::expand::{check_scanned_run, ExpandView};
-use crate::device::scan::scan_tile;
+use crate::device::expand::ExpandView;
+use crate::device::expand::{push, push_scan};
 use crate::static_shared;
 use core::ptr::addr_of_mut;
-use warpwork_abi::scan;
 
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_append(view: *const ExpandView) {
@@ -52,7 +53,15 @@ pub unsafe extern "ptx-kernel" fn expand_push_packed_add(view: *const ExpandView
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_fused(view: *const ExpandView) {
     let scratch = static_shared!(EXPAND_PUSH_FUSED: [u64; crate::device::expand::fused::FUSED_PUSH_SCRATCH_U64]);
-    crate::device::expand::fused::push_fused_tiles(&*view, scratch);
+    crate::device::expand::fused::push_fused_tiles::<u32>(&*view, scratch);
+}
+
+/// S2.5f pass 1 with 64-bit destination indices (the host's choice for a capacity of 2^32 and
+/// more): as `expand_push_fused`, wide plan records.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_fused_wide(view: *const ExpandView) {
+    let scratch = static_shared!(EXPAND_PUSH_FUSED_WIDE: [u64; crate::device::expand::fused::FUSED_PUSH_SCRATCH_U64]);
+    crate::device::expand::fused::push_fused_tiles::<u64>(&*view, scratch);
 }
 
 #[no_mangle]
@@ -64,37 +73,22 @@ pub unsafe extern "ptx-kernel" fn expand_push_po2(view: *const ExpandView) {
     );
 }
 
-/// S2.5 pass 1: the device-wide look-back scan of the counts into `offsets`. A wrap of the 32-bit
-/// running sum is seen locally (an element whose exclusive prefix plus its count carries out of
-/// 32 bits) and raises the capacity flag; the thread holding the last element stores the total.
+/// S2.5 pass 1 with 32-bit offsets: the device-wide look-back scan of the counts into
+/// `offsets` (see [`crate::device::expand::push_scan`]).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
-    let v = &*view;
-    let scratch = static_shared!(EXPAND_PUSH_SCAN: [u32; crate::device::scan::SCAN_TILE_SCRATCH]);
-    let state = crate::device::expand::lookback_state(v);
-    let n = v.p1 as usize;
-    let offsets = v.offsets();
-    scan_tile::<u32, { scan::ITEMS_U32 }, { crate::device::scan::WIDE_LOOKBACK }>(
-        state,
-        scratch,
-        v.counts(),
-        n,
-        |first, excl, values, valid| {
-            if valid == scan::ITEMS_U32 {
-                // A whole run: four 16-byte stores (`first` is a multiple of 16 elements).
-                let src = excl.as_ptr() as *const [u32; 4];
-                for q in 0..scan::ITEMS_U32 / 4 {
-                    store_v4_u32(offsets.add(first + 4 * q) as *mut [u32; 4], *src.add(q));
-                }
-            } else {
-                for j in 0..scan::ITEMS_U32 {
-                    if j < valid {
-                        *offsets.add(first + j) = excl[j];
-                    }
-                }
-            }
-            check_scanned_run(v, first, excl, values, valid);
-        },
+    push_scan::push_scan::<u32>(
+        &*view,
+        static_shared!(EXPAND_PUSH_SCAN: [u64; crate::device::expand::push_scan::PUSH_SCAN_SCRATCH_U64]),
+    );
+}
+
+/// S2.5 pass 1 with 64-bit offsets (the host's choice for a capacity of 2^32 or more).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_push_scan_wide(view: *const ExpandView) {
+    push_scan::push_scan::<u64>(
+        &*view,
+        static_shared!(EXPAND_PUSH_SCAN_WIDE: [u64; crate::device::expand::push_scan::PUSH_SCAN_SCRATCH_U64]),
     );
 }
 
@@ -104,7 +98,15 @@ pub unsafe extern "ptx-kernel" fn expand_push_scan(view: *const ExpandView) {
 pub unsafe extern "ptx-kernel" fn expand_pass2_fused(view: *const ExpandView, out: *mut [u32; 2]) {
     use crate::device::expand::fused;
     let smem = static_shared!(EXPAND_PASS2_FUSED: [crate::device::expand::fused::FusedShared; 1]);
-    fused::for_each_fused(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
+    fused::for_each_fused::<u32>(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
+}
+
+/// S2.5f pass 2 with 64-bit destination indices (after `expand_push_fused_wide`).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_fused_wide(view: *const ExpandView, out: *mut [u32; 2]) {
+    use crate::device::expand::fused;
+    let smem = static_shared!(EXPAND_PASS2_FUSED_WIDE: [crate::device::expand::fused::FusedShared<u64>; 1]);
+    fused::for_each_fused::<u64>(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
 }
 
 #[no_mangle]
@@ -127,6 +129,16 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_linear(view: *const ExpandView, o
 pub unsafe extern "ptx-kernel" fn expand_pass2_scan(view: *const ExpandView, out: *mut [u32; 2]) {
     let v = &*view;
     locate::search_driver(v.offsets(), v.p1, crate::device::expand::dst_count(v), |t, rec, l, n| {
+        write_pairs(out, t, rec, l, n)
+    });
+}
+
+/// S2.5 pass 2 with 64-bit offsets and destination indices.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_pass2_scan_wide(view: *const ExpandView, out: *mut [u32; 2]) {
+    let v = &*view;
+    let offsets = v.offsets() as *const u64;
+    locate::search_driver(offsets, v.p1, crate::device::expand::dst_count_wide(v), |t, rec, l, n| {
         write_pairs(out, t, rec, l, n)
     });
 }

@@ -45,9 +45,22 @@ pub fn fused_push_blocks(p1: u32) -> u32 {
 /// and its first unit is the unit count.
 #[inline(always)]
 pub fn fused_plan_record(first_item: u64, t: u32) -> u64 {
-    let first_unit = (first_item / FUSED_UNIT_ITEMS as u64) as u32 + t;
-    (first_unit as u64) << 32 | first_item
+    (fused_first_unit(first_item, t) as u64) << 32 | first_item
 }
+
+/// The first unit of tile `t` whose items start at `first_item` (see [`fused_plan_record`]).
+#[inline(always)]
+pub fn fused_first_unit(first_item: u64, t: u32) -> u32 {
+    (first_item / FUSED_UNIT_ITEMS as u64) as u32 + t
+}
+
+/// `[u32; 2]` slots a plan record takes with 64-bit destination indices: `[first item: u64,
+/// first unit: u32, 0]` (with 32-bit ones a record is one slot, [`fused_plan_record`]).
+pub const FUSED_WIDE_RECORD_SLOTS: usize = 2;
+
+/// The largest capacity of S2.5f with 64-bit destination indices: its unit numbers
+/// (`first item / FUSED_UNIT_ITEMS + tile`, tiles < 2^21) stay 32-bit.
+pub const FUSED_MAX_CAPACITY: u64 = 1 << 42;
 
 /// The destination items `begin..stop` of units `start..end` (`start < end`) of tile `t`, whose
 /// items are `tile_begin..tile_end`: the tile's items in the windows `start - t ..= end - 1 - t`.
@@ -57,6 +70,16 @@ pub fn fused_part_items(t: u32, start: u32, end: u32, tile_begin: u32, tile_end:
     let (first, last) = (start - t, end - 1 - t);
     let begin = tile_begin.max(first.saturating_mul(FUSED_UNIT_ITEMS));
     let stop = tile_end.min(last.saturating_mul(FUSED_UNIT_ITEMS).saturating_add(FUSED_UNIT_ITEMS));
+    (begin, stop)
+}
+
+/// [`fused_part_items`] with 64-bit destination indices (a tile's items may then start past
+/// 2^32, and one tile may hold more than 2^32 of them).
+#[inline(always)]
+pub fn fused_part_items_wide(t: u32, start: u32, end: u32, tile_begin: u64, tile_end: u64) -> (u64, u64) {
+    let (first, last) = ((start - t) as u64, (end - 1 - t) as u64);
+    let begin = tile_begin.max(first * FUSED_UNIT_ITEMS as u64);
+    let stop = tile_end.min((last + 1) * FUSED_UNIT_ITEMS as u64);
     (begin, stop)
 }
 
@@ -145,6 +168,49 @@ mod tests {
             })
             .collect();
         check_cover(&sums);
+    }
+
+    /// [`check_cover`] with 64-bit items: tiles of any sum, records as the wide kernels write them.
+    fn check_cover_wide(tile_sums: &[u64]) {
+        let mut first = 0u64;
+        let mut records: Vec<(u64, u32)> = Vec::new();
+        for (t, &s) in tile_sums.iter().enumerate() {
+            records.push((first, fused_first_unit(first, t as u32)));
+            first += s;
+        }
+        let tiles = tile_sums.len();
+        records.push((first, fused_first_unit(first, tiles as u32)));
+        let (total, units) = records[tiles];
+        let mut next = 0u64;
+        let mut u = 0;
+        while u < units {
+            let end = (u + FUSED_CLAIM_UNITS).min(units);
+            let t = (0..tiles).rev().find(|&t| records[t].1 <= u).unwrap() as u32;
+            let part_end = end.min(records[t as usize + 1].1);
+            let (tile_begin, tile_end) = (records[t as usize].0, records[t as usize + 1].0);
+            let (begin, stop) = fused_part_items_wide(t, u, part_end, tile_begin, tile_end);
+            if begin < stop {
+                assert_eq!(begin, next, "sums {tile_sums:?}: a gap or an overlap before unit {u}");
+                assert!(tile_begin <= begin && stop <= tile_end && stop - begin <= 4 * FUSED_UNIT_ITEMS as u64);
+                next = stop;
+            }
+            u = part_end;
+        }
+        assert_eq!(next, total, "sums {tile_sums:?}: items produced");
+    }
+
+    #[test]
+    fn wide_parts_cover_every_item_once_past_u32() {
+        // Tiles whose items start past 2^32, one tile of more than 2^32 items; the last unit
+        // ends at 2^32 + 7.
+        check_cover_wide(&[(1 << 32) - 3, 5, 0, 5]);
+        check_cover_wide(&[1, (1 << 33) + 4093, 2048, 0]);
+        // Below 2^32 the wide and the 32-bit arithmetic agree.
+        for (t, start, end, b, e) in [(0, 0, 1, 0, 5), (3, 5, 9, 2053, 10_000), (1, 2, 3, 4095, 4097)] {
+            let (nb, ne) = fused_part_items(t, start, end, b, e);
+            assert_eq!(fused_part_items_wide(t, start, end, b as u64, e as u64), (nb as u64, ne as u64));
+        }
+        assert!(fused_first_unit(FUSED_MAX_CAPACITY, 1 << 21) < u32::MAX);
     }
 
     #[test]

@@ -63,7 +63,7 @@ pub struct Control {
     pub counter: u32,
     /// [`FLAG_CAPACITY`] | [`FLAG_MAX_N`].
     pub flags: u32,
-    /// S2.5: the scan's tile counter.
+    /// Unused (zero; S2.5's scan needs no tile counter).
     pub tiles: u32,
     /// S2.5f: units of pass 2 (written by pass 1).
     pub units: u32,
@@ -111,7 +111,8 @@ pub struct ExpandView {
     pub counts: u64,
     /// The [`Control`] block.
     pub ctrl: u64,
-    /// S2.5: exclusive prefix per source; S2.5+: exclusive prefix per record. `p1` `u32`s.
+    /// S2.5: exclusive prefix per source (`p1` `u32`s, or `u64`s when [`ExpandView::wide`]);
+    /// S2.5+: exclusive prefix per record (`p1` `u32`s).
     pub offsets: u64,
     /// S2.5+: source of each record. `p1` `u32`s.
     pub srcs: u64,
@@ -120,17 +121,16 @@ pub struct ExpandView {
     /// `bucket_base[b]`); S2.5f: `(first item, first unit)` per tile, plus one end record
     /// (`tiles + 1`).
     pub records: u64,
-    /// S2.5 look-back state: status, aggregates, inclusive prefixes (one `u32` each per scan
-    /// tile). S2.5f: `scan_status` holds pass 1's look-back words instead (two `u64`s per pass-1
-    /// block).
+    /// S2.5: the tile states of its scan (`device::lookback::TileStates` of the offset width,
+    /// one per scan tile). S2.5f: pass 1's look-back words (two `u64`s per pass-1 block).
     pub scan_status: u64,
-    /// See `scan_status`.
+    /// Unused (zero): kept so that the fields after it keep their offsets.
     pub scan_aggregate: u64,
-    /// See `scan_status`.
+    /// Unused (zero): as `scan_aggregate`.
     pub scan_inclusive: u64,
     /// Source items.
     pub p1: u32,
-    /// Most destination items allowed.
+    /// Most destination items allowed, saturated at `u32::MAX` (see `wide_capacity`).
     pub capacity: u32,
     /// S0's `max_n`.
     pub max_n: u32,
@@ -140,6 +140,15 @@ pub struct ExpandView {
     pub bucket_base: [u32; BUCKETS],
     /// S3: records each bucket holds (`min(p1, capacity >> b)`).
     pub bucket_cap: [u32; BUCKETS],
+    /// Bytes per destination index and S2.5 prefix: 4, or 8 for S2.5 with a capacity of 2^32 or
+    /// more ([`ExpandView::wide`]; the host decides when it builds the expander). Placed last,
+    /// so that the 32-bit kernels see the layout they always had.
+    pub offset_bytes: u32,
+    /// Padding (keeps the size a multiple of 8).
+    pub pad: u32,
+    /// The capacity in full. `capacity` holds it saturated at `u32::MAX`, which is what the
+    /// 32-bit strategies compare against (they refuse a capacity past it).
+    pub wide_capacity: u64,
 }
 
 impl ExpandView {
@@ -173,15 +182,10 @@ impl ExpandView {
     pub fn scan_status(&self) -> *mut u32 {
         self.scan_status as *mut u32
     }
-    /// [`ExpandView::scan_aggregate`] as a pointer.
+    /// Destination indices and S2.5's prefixes are 64-bit ([`ExpandView::offset_bytes`] is 8).
     #[inline(always)]
-    pub fn scan_aggregate(&self) -> *mut u32 {
-        self.scan_aggregate as *mut u32
-    }
-    /// [`ExpandView::scan_inclusive`] as a pointer.
-    #[inline(always)]
-    pub fn scan_inclusive(&self) -> *mut u32 {
-        self.scan_inclusive as *mut u32
+    pub fn wide(&self) -> bool {
+        self.offset_bytes == 8
     }
 }
 
@@ -202,6 +206,20 @@ pub fn dst_count(c: &Control, v: &ExpandView) -> u32 {
     }
 }
 
+/// [`dst_count`] in 64 bits: the destination items of a view with 8-byte offsets
+/// ([`ExpandView::wide`]), the total at most the full capacity (0 when a flag is set); for every
+/// other view the same as [`dst_count`].
+#[inline(always)]
+pub fn dst_count_wide(c: &Control, v: &ExpandView) -> u64 {
+    if !v.wide() {
+        return dst_count(c, v) as u64;
+    }
+    if c.flags != 0 {
+        return 0;
+    }
+    c.total.min(v.wide_capacity)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,9 +229,34 @@ mod tests {
         // The host uploads these as bytes and the kernels read them as structs: sizes multiple
         // of 8, no padding the compiler could add differently.
         assert_eq!(core::mem::size_of::<Control>(), 8 + 8 + 6 * 4 + 4 * BUCKETS);
-        assert_eq!(core::mem::size_of::<ExpandView>(), 8 * 8 + 4 * 4 + 2 * 4 * BUCKETS);
+        assert_eq!(core::mem::size_of::<ExpandView>(), 8 * 8 + 4 * 4 + 2 * 4 * BUCKETS + 2 * 4 + 8);
         assert_eq!(core::mem::offset_of!(Control, counter), 16);
         assert_eq!(core::mem::offset_of!(ExpandView, p1), 64);
+        // The wide fields come last: the 32-bit kernels' field offsets are those of before.
+        assert_eq!(core::mem::offset_of!(ExpandView, offset_bytes), 8 * 8 + 4 * 4 + 2 * 4 * BUCKETS);
+    }
+
+    #[test]
+    fn dst_count_wide_goes_past_u32() {
+        let wide = ExpandView {
+            strategy: strategy::SCAN_BINARY_SEARCH,
+            capacity: u32::MAX,
+            wide_capacity: 1 << 36,
+            offset_bytes: 8,
+            ..ExpandView::default()
+        };
+        let mut c = Control { total: (1 << 32) + 7, ..Control::default() };
+        assert!(wide.wide());
+        assert_eq!(dst_count_wide(&c, &wide), (1 << 32) + 7);
+        c.total = 1 << 40;
+        assert_eq!(dst_count_wide(&c, &wide), 1 << 36, "capped at the full capacity");
+        c.flags = FLAG_CAPACITY;
+        assert_eq!(dst_count_wide(&c, &wide), 0);
+        // A 32-bit view: the 32-bit count.
+        let narrow = ExpandView { offset_bytes: 4, ..wide };
+        let c = Control { total: 100, ..Control::default() };
+        assert!(!narrow.wide());
+        assert_eq!(dst_count_wide(&c, &narrow), 100);
     }
 
     #[test]

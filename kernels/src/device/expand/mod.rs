@@ -9,7 +9,7 @@
 //! | S0 `MaxN` | nothing | `t / MAX_N`, `t % MAX_N` over `P1·MAX_N` slots, early out |
 //! | S1 `AppendPerItem` | one `(src, local)` per destination item | indexing |
 //! | S2 `LinearSearch` | one `(src, count)` per non-empty source | warp-wide linear scan |
-//! | S2.5 `ScanBinarySearch` | exclusive prefix of the counts (look-back scan) | binary search |
+//! | S2.5 `ScanBinarySearch` | exclusive prefix of the counts (look-back scan, [`push_scan`]) | binary search |
 //! | S2.5+ `PackedAtomic` | `(prefix, src)` per non-empty source via one packed 64-bit atomic | binary search |
 //! | S3 `Po2Buckets` | one `(src, offset)` per set bit of N, in bucket `b` | shifts |
 //! | S2.5f `ScanFused` | one sum per tile of counts, then a plan of output units | a per-unit tile scan in shared memory and marks ([`fused`]) |
@@ -19,30 +19,23 @@
 //! `warpwork-abi` with the strategy codes and flags. The host (`warpwork::expand`) builds both;
 //! users' own kernels receive a `*const ExpandView` and call [`locate::for_each`].
 //!
+//! Destination indices and S2.5's prefixes are 32-bit ([`Offset`] `u32`) unless the view says
+//! otherwise ([`ExpandView::wide`]): S2.5 with a capacity of 2^32 or more runs the `u64`
+//! instances of its pass 1 and pass 2 (and [`locate::for_each`] follows the view).
+//!
 //! Pass 2 is always a **persistent** loop: the grid can be sized once from the occupancy and
 //! every block reads the destination count from the device ([`dst_count`]) — the
 //! dispatch-indirect that CUDA lacks.
 
 pub mod fused;
 pub mod locate;
+mod offset;
 pub mod push;
+pub mod push_scan;
+
+pub use offset::Offset;
 
 pub use warpwork_abi::expand::{strategy, Control, ExpandView, BUCKETS, FLAG_CAPACITY, FLAG_MAX_N};
-
-/// The look-back state of the S2.5 scans (`scan_*` arrays and the control block's tile
-/// counter), as [`crate::device::scan::scan_tile`] takes it.
-///
-/// # Safety
-/// `v.ctrl` points to the view's control block.
-#[inline(always)]
-pub unsafe fn lookback_state(v: &ExpandView) -> crate::device::scan::LookbackState<u32> {
-    crate::device::scan::LookbackState {
-        status: v.scan_status(),
-        aggregate: v.scan_aggregate(),
-        inclusive: v.scan_inclusive(),
-        tile_counter: core::ptr::addr_of_mut!((*v.ctrl()).tiles),
-    }
-}
 
 /// Destination items of a finished pass 1 ([`warpwork_abi::expand::dst_count`], reading the
 /// control block): 0 when a flag is set (so that a pass 2 after an overflow does nothing, and
@@ -56,35 +49,13 @@ pub unsafe fn dst_count(v: &ExpandView) -> u32 {
     warpwork_abi::expand::dst_count(&*v.ctrl(), v)
 }
 
-/// The checks a scan-based pass 1 makes on one thread's run of counts (`emit` of
-/// [`crate::device::scan::scan_tile`]): raises [`FLAG_CAPACITY`] where the 32-bit running sum
-/// wraps inside the run, and the thread holding the last count stores the exact total in
-/// `ctrl.total` (raising the flag if it exceeds the capacity).
+/// [`dst_count`] in 64 bits, for a view with 8-byte offsets ([`ExpandView::wide`]: S2.5 with a
+/// capacity of 2^32 or more); equal to [`dst_count`] for the others
+/// ([`warpwork_abi::expand::dst_count_wide`]).
 ///
 /// # Safety
-/// `v` is the view of the running pass 1; `first`, `excl`, `values` and `valid` are as `emit`
-/// receives them.
+/// As [`dst_count`].
 #[inline(always)]
-pub unsafe fn check_scanned_run<const ITEMS: usize>(
-    v: &ExpandView,
-    first: usize,
-    excl: &[u32; ITEMS],
-    values: &[u32; ITEMS],
-    valid: usize,
-) {
-    // Constant indices only (a fixed, unrolled trip count): the arrays stay in registers.
-    let (mut wrapped, mut last) = (false, 0u64);
-    for j in 0..ITEMS {
-        if j < valid {
-            wrapped |= excl[j].checked_add(values[j]).is_none();
-            last = excl[j] as u64 + values[j] as u64;
-        }
-    }
-    if valid > 0 && first + valid == v.p1 as usize {
-        crate::arch::store_relaxed_u64(core::ptr::addr_of_mut!((*v.ctrl()).total), last);
-        wrapped |= last > v.capacity as u64;
-    }
-    if wrapped {
-        crate::arch::atomic_or_u32(core::ptr::addr_of_mut!((*v.ctrl()).flags), FLAG_CAPACITY);
-    }
+pub unsafe fn dst_count_wide(v: &ExpandView) -> u64 {
+    warpwork_abi::expand::dst_count_wide(&*v.ctrl(), v)
 }

@@ -27,6 +27,12 @@
 //! no search per item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the
 //! pairs go out as coalesced 16-byte stores.
 //!
+//! **Width.** Everything is generic over the destination index width ([`Offset`]): `u32`
+//! below 2^32 items, `u64` past it (the host's choice; plan records then take
+//! `FUSED_WIDE_RECORD_SLOTS` slots and the bounds in shared memory are `u64`s). Unit numbers and
+//! everything inside a part (a few units) stay 32-bit, so the capacity stops at
+//! [`FUSED_MAX_CAPACITY`].
+//!
 //! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile is scanned
 //! once per claim that meets it (in shared memory), and the per-item work must
 //! live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has no
@@ -41,11 +47,15 @@ pub use lookback::FALLBACK_POLLS;
 pub use plan::push_fused_tiles;
 pub use schedule::for_each_fused;
 
-use crate::arch::{load_v4_u32, thread_idx_x, WARP_SIZE};
+use crate::arch::{load_nc_u32, load_nc_u64, load_v4_u32, thread_idx_x, WARP_SIZE};
 use crate::block::BLOCK_SCAN_SCRATCH;
+use crate::device::expand::Offset;
+use core::ptr::write_volatile;
+use warpwork_abi::expand::fused::{fused_first_unit, fused_plan_record, FUSED_WIDE_RECORD_SLOTS};
 
 pub use warpwork_abi::expand::fused::{
-    FUSED_CLAIM_UNITS, FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_THREADS, FUSED_TILE, FUSED_UNIT_ITEMS,
+    FUSED_CLAIM_UNITS, FUSED_ITEMS, FUSED_MAX_CAPACITY, FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_THREADS,
+    FUSED_TILE, FUSED_UNIT_ITEMS,
 };
 
 /// Warps of [`FUSED_THREADS`] threads: a pass-1 block, and the walking warps of a pass-2 block.
@@ -53,15 +63,17 @@ const WARPS: u32 = FUSED_THREADS / WARP_SIZE;
 /// Shared `u64`s [`push_fused_tiles`] needs: each warp's part of each tile's sum.
 pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * FUSED_PUSH_TILES;
 /// The shared memory of [`for_each_fused`], as one struct: a user's kernel declares one shared
-/// allocation of it.
+/// allocation of it, of the view's destination index width `O` (`FusedShared<u64>` when
+/// [`crate::device::expand::ExpandView::wide`]).
 #[repr(C, align(16))]
-pub struct FusedShared {
+pub struct FusedShared<O = u32> {
     /// One step of marks per warp.
     marks: [u32; WARPS as usize * STEP as usize],
     /// The tile's exclusive prefixes, one per source, then its end.
-    bounds: [u32; FUSED_TILE as usize + 1],
-    /// The block scan's scratch, then the next [`Part`] for the block.
-    scratch: [u32; BLOCK_SCAN_SCRATCH + 3],
+    bounds: [O; FUSED_TILE as usize + 1],
+    /// The block scan's scratch, then the next [`Part`](schedule::Part) for the block (three
+    /// `u32`s).
+    scratch: [O; BLOCK_SCAN_SCRATCH + 3],
 }
 
 /// Destination items per warp step of the walk: four groups of 64, two per lane each
@@ -98,6 +110,45 @@ unsafe fn load_full_run(counts: *const u32, first: usize) -> [u32; FUSED_ITEMS] 
         (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
     }
     c
+}
+
+/// Writes plan record `t` (first item `first_item`, at most the capacity) in the layout of
+/// the width `O`: one 64-bit word (`fused_plan_record`) for `u32`, `[first item, first unit]`
+/// as two `u64`s for `u64`. Returns the first unit.
+#[inline(always)]
+unsafe fn store_record<O: Offset>(records: *mut [u32; 2], t: u32, first_item: u64) -> u32 {
+    if O::WIDE {
+        let r = records.add(FUSED_WIDE_RECORD_SLOTS * t as usize) as *mut u64;
+        let first_unit = fused_first_unit(first_item, t);
+        write_volatile(r, first_item);
+        write_volatile(r.add(1), first_unit as u64);
+        first_unit
+    } else {
+        let record = fused_plan_record(first_item, t);
+        write_volatile(records.add(t as usize) as *mut u64, record);
+        (record >> 32) as u32
+    }
+}
+
+/// The first item of plan record `t` (written by an earlier launch: read through the
+/// non-coherent cache).
+#[inline(always)]
+unsafe fn record_item<O: Offset>(records: *const [u32; 2], t: u32) -> O {
+    if O::WIDE {
+        O::from_u64(load_nc_u64(records.add(FUSED_WIDE_RECORD_SLOTS * t as usize) as *const u64))
+    } else {
+        O::from_u32(load_nc_u32(records.add(t as usize) as *const u32))
+    }
+}
+
+/// The first unit of plan record `t` (as [`record_item`]).
+#[inline(always)]
+unsafe fn record_unit<O: Offset>(records: *const [u32; 2], t: u32) -> u32 {
+    if O::WIDE {
+        load_nc_u32((records.add(FUSED_WIDE_RECORD_SLOTS * t as usize) as *const u32).add(2))
+    } else {
+        load_nc_u32((records.add(t as usize) as *const u32).add(1))
+    }
 }
 
 /// The exact sum of a run of counts.

@@ -3,17 +3,18 @@
 //! writes the end record and the control block.
 
 use super::lookback::{look_back, sat_add, wait_for_all, LAUNCH_PARITY, LB_AGGREGATE, LB_PREFIX};
-use super::{load_full_run, load_run, run_sum, FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS};
+use super::{load_full_run, load_run, run_sum, store_record, FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS};
 use crate::arch::{
     block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, load_relaxed_u64, shfl_idx_any, store_relaxed_u64,
     sync_threads, thread_idx_x, warp_id, WARP_SIZE,
 };
-use crate::device::expand::ExpandView;
+use crate::device::expand::{ExpandView, Offset};
 use crate::warp::warp_inclusive_sum_u64;
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
-use warpwork_abi::expand::fused::{fused_plan_record, fused_tiles};
+use warpwork_abi::expand::fused::fused_tiles;
 
-/// Pass 1 of S2.5f: block `b` sums tiles `FUSED_PUSH_TILES·b ..` of `v`'s counts, finds the sum of
+/// Pass 1 of S2.5f, its records in the destination index width `O` (see [`super::FusedShared`]):
+/// block `b` sums tiles `FUSED_PUSH_TILES·b ..` of `v`'s counts, finds the sum of
 /// everything before them with a decoupled look-back over the blocks' published sums, and
 /// writes the plan records of its tiles (see the module docs); the last block also writes the
 /// end record and stores the exact total in `ctrl.total` and the unit count in `ctrl.units` (0
@@ -27,13 +28,14 @@ use warpwork_abi::expand::fused::{fused_plan_record, fused_tiles};
 /// uses, and the last block flips it for the next launch.
 ///
 /// # Safety
-/// `v` is a valid view of strategy `SCAN_FUSED` with `tiles + 1` records and two look-back words
+/// `v` is a valid view of strategy `SCAN_FUSED` whose width is `O` (`u64` exactly when
+/// `v.wide()`) with `tiles + 1` records (of `FUSED_WIDE_RECORD_SLOTS` slots each for `u64`) and two look-back words
 /// per block (`v.scan_status()`, as `u64`s) that, like the control block, were zeroed before the
 /// first pass 1 (every pass 1 leaves them ready for the next); `scratch` is
 /// [`super::FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the launch has `ceil(tiles / FUSED_PUSH_TILES)` blocks
 /// (`p1 > 0`) of [`super::FUSED_THREADS`] threads, and every thread calls this.
 #[inline(always)]
-pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
+pub unsafe fn push_fused_tiles<O: Offset>(v: &ExpandView, scratch: *mut u64) {
     // Read before the loads; needed after them.
     let launch = if warp_id() == 0 { load_relaxed_u64(addr_of_mut!((*v.ctrl()).packed)) } else { 0 };
     sum_tiles(v, scratch, block_idx_x());
@@ -42,7 +44,7 @@ pub unsafe fn push_fused_tiles(v: &ExpandView, scratch: *mut u64) {
     // for this grid in `for_each_fused`.
     grid_launch_dependents();
     if warp_id() == 0 {
-        publish_and_plan(v, scratch, launch);
+        publish_and_plan::<O>(v, scratch, launch);
     }
 }
 
@@ -77,7 +79,7 @@ unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
 /// the end record and the control block, and flips the launch word. Also clears the other
 /// look-back word of the previous launch's blocks, for the next launch.
 #[inline(always)]
-unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
+unsafe fn publish_and_plan<O: Offset>(v: &ExpandView, scratch: *const u64, launch: u64) {
     let lane = lane_id();
     let (pos, grid) = (block_idx_x(), grid_dim_x());
     let tiles = fused_tiles(v.p1);
@@ -113,11 +115,11 @@ unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
         store_relaxed_u64(words.add(2 * i as usize + (1 - parity)), 0);
         i += WARP_SIZE * grid;
     }
-    let cap = v.capacity as u64;
+    let cap = if O::WIDE { v.wide_capacity } else { v.capacity as u64 };
     let tile = pos * FUSED_PUSH_TILES as u32 + lane;
     if k < FUSED_PUSH_TILES && tile < tiles {
         let first = sat_add(before, through - tile_sum);
-        write_volatile(v.records().add(tile as usize) as *mut u64, fused_plan_record(first.min(cap), tile));
+        store_record::<O>(v.records(), tile, first.min(cap));
     }
     if pos == grid - 1 {
         if fell_back != 0 {
@@ -127,10 +129,9 @@ unsafe fn publish_and_plan(v: &ExpandView, scratch: *const u64, launch: u64) {
         }
         if lane == 0 {
             let over = after > cap;
-            let end = fused_plan_record(after.min(cap), tiles);
-            write_volatile(v.records().add(tiles as usize) as *mut u64, end);
+            let units = store_record::<O>(v.records(), tiles, after.min(cap));
             store_relaxed_u64(addr_of_mut!((*v.ctrl()).total), after);
-            write_volatile(addr_of_mut!((*v.ctrl()).units), if over { 0 } else { (end >> 32) as u32 });
+            write_volatile(addr_of_mut!((*v.ctrl()).units), if over { 0 } else { units });
             // Stored, not or-ed: the next pass 1 needs no memset of the control block.
             write_volatile(
                 addr_of_mut!((*v.ctrl()).flags),

@@ -3,19 +3,20 @@
 //! ([`super::walk`]).
 
 use super::walk::{scan_part, walk};
-use super::{FusedShared, FUSED_CLAIM_UNITS, WARPS};
+use super::{record_unit, FusedShared, FUSED_CLAIM_UNITS, WARPS};
 use crate::arch::{
-    atomic_add_u32, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_u32, shfl_idx, sync_threads,
-    thread_idx_x, warp_id,
+    atomic_add_u32, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, shfl_idx, sync_threads, thread_idx_x,
+    warp_id,
 };
 use crate::block::BLOCK_SCAN_SCRATCH;
-use crate::device::expand::ExpandView;
+use crate::device::expand::{ExpandView, Offset};
 use crate::warp::warp_last_holding;
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 use warpwork_abi::expand::fused::fused_tiles;
 
 /// Pass 2 of S2.5f: calls `f` for every destination item planned by pass 1, as calls `f(dst,
-/// [src; 2], [local; 2], count)`: items `dst .. dst + count` (`count` is 1 or 2; when 2, `dst` is
+/// [src; 2], [local; 2], count)`: items `dst .. dst + count` (`dst` of the view's destination
+/// index width `O`: `u32`, or `u64` when [`ExpandView::wide`]; `count` is 1 or 2; when 2, `dst` is
 /// even, so a pair of 8-byte records is one aligned 16-byte store, and the lanes of a warp cover
 /// 64 consecutive items). `dst` is the item's canonical index (all items of source 0, then of
 /// source 1, ...). Nothing is produced when pass 1 raised the capacity flag.
@@ -29,24 +30,29 @@ use warpwork_abi::expand::fused::fused_tiles;
 /// # Safety
 /// `v` is the view of a [`super::push_fused_tiles`] launched earlier (finished, or the kernel before
 /// this one on the stream when this one is its programmatic dependent: it waits for it);
-/// `smem` points to a [`FusedShared`] in shared memory used by nothing else; blocks have [`super::FUSED_PASS2_THREADS`]
+/// `O` is the view's width (`u64` exactly when `v.wide()`, as pass 1's); `smem` points to a
+/// [`FusedShared<O>`] in shared memory used by nothing else; blocks have [`super::FUSED_PASS2_THREADS`]
 /// threads, any grid; every thread calls this. Concurrent pass 2s of one view are not allowed
 /// (they share the claims).
 #[inline(always)]
-pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
+pub unsafe fn for_each_fused<O: Offset>(
+    v: &ExpandView,
+    smem: *mut FusedShared<O>,
+    mut f: impl FnMut(O, [u32; 2], [u32; 2], u32),
+) {
     // Launched as pass 1's programmatic dependent, this block may be running before the plan is
     // done.
     grid_dependency_wait();
     let ctrl = v.ctrl();
     let units = read_volatile(addr_of_mut!((*ctrl).units));
-    let slot = addr_of_mut!((*smem).scratch[BLOCK_SCAN_SCRATCH]);
+    let slot = addr_of_mut!((*smem).scratch[BLOCK_SCAN_SCRATCH]) as *mut u32;
     let scheduler = warp_id() == WARPS;
     // Block `b`'s first claim is units `b·FUSED_CLAIM_UNITS ..` (no atomic on the way to the first
     // stores); the atomic claims count on from the grid's.
     let first = block_idx_x() * FUSED_CLAIM_UNITS;
     let mut claim = first..first + FUSED_CLAIM_UNITS;
     if scheduler {
-        schedule(v, slot, &mut claim, units);
+        schedule::<O>(v, slot, &mut claim, units);
     }
     sync_threads();
     loop {
@@ -57,10 +63,10 @@ pub unsafe fn for_each_fused(v: &ExpandView, smem: *mut FusedShared, mut f: impl
         let span = scan_part(v, smem, part);
         // Everyone has read the slot (before the scan's barriers): the scheduler refills it.
         if scheduler {
-            schedule(v, slot, &mut claim, units);
+            schedule::<O>(v, slot, &mut claim, units);
         } else if span.begin < span.stop {
             let marks = addr_of_mut!((*smem).marks) as *mut u32;
-            walk(addr_of_mut!((*smem).bounds) as *const u32, marks, span, &mut f);
+            walk(addr_of_mut!((*smem).bounds) as *const O, marks, span, &mut f);
         }
         // The bounds, marks and slot are rewritten for the next part only after everyone is done.
         sync_threads();
@@ -102,7 +108,7 @@ impl Part {
 /// while more than `2·FUSED_CLAIM_UNITS` per block remain, down to one unit at the end, so that the
 /// blocks finish within about one unit's time of each other.
 #[inline(always)]
-unsafe fn schedule(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<u32>, units: u32) {
+unsafe fn schedule<O: Offset>(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<u32>, units: u32) {
     if claim.start >= claim.end {
         let grid = grid_dim_x();
         // What this block last saw left over: a guess at what the others have left.
@@ -117,11 +123,11 @@ unsafe fn schedule(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<
     // Searched whether or not the claim holds units (the search stays inside the records), so
     // that the first part need not wait for `units`, which the first call has just begun to read.
     let tiles = fused_tiles(v.p1);
-    let t = find_tile(v.records(), tiles, claim.start);
+    let t = find_tile::<O>(v.records(), tiles, claim.start);
     // The claim's units in tile `t` end where the next tile's begin (the end record holds
     // `units`, so a part never passes it). Without tiles (`p1 = 0`) there are no units, and no
     // record to read.
-    let end = if t < tiles { claim.end.min(load_record(v.records(), t + 1)[1]) } else { claim.start };
+    let end = if t < tiles { claim.end.min(record_unit::<O>(v.records(), t + 1)) } else { claim.start };
     let part = Part { start: claim.start, end, tile: t };
     claim.start = end;
     if lane_id() == 0 {
@@ -133,14 +139,6 @@ unsafe fn schedule(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<
 /// `u` (every tile has a unit, so the first units strictly increase), by a 32-way warp search
 /// ([`warp_last_holding`]).
 #[inline(always)]
-unsafe fn find_tile(records: *const [u32; 2], tiles: u32, u: u32) -> u32 {
-    warp_last_holding(tiles, |k| load_nc_u32((records.add(k as usize) as *const u32).add(1)) <= u)
-}
-
-/// Record `t` of pass 1's plan (written by an earlier launch, so read through the
-/// non-coherent cache).
-#[inline(always)]
-pub(super) unsafe fn load_record(records: *const [u32; 2], t: u32) -> [u32; 2] {
-    let p = records.add(t as usize) as *const u32;
-    [load_nc_u32(p), load_nc_u32(p.add(1))]
+unsafe fn find_tile<O: Offset>(records: *const [u32; 2], tiles: u32, u: u32) -> u32 {
+    warp_last_holding(tiles, |k| record_unit::<O>(records, k) <= u)
 }

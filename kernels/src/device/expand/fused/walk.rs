@@ -2,192 +2,242 @@
 //! walking warp produces its share of the part's items, marking where sources start instead of
 //! searching per item (see the module docs of [`super`]).
 
-use super::schedule::{load_record, Part};
-use super::{load_run, FusedShared, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
+use super::schedule::Part;
+use super::{load_run, record_item, FusedShared, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
 use crate::arch::{
     ballot, lane_id, lanemask_lt, load_shared, shfl_idx, store_shared_v4, sync_threads, sync_warp, thread_idx_x,
     warp_id, WARP_SIZE,
 };
-use crate::block::block_exclusive_sum;
-use crate::device::expand::ExpandView;
+use crate::block::{block_exclusive_sum, ScanValue};
+use crate::device::expand::{ExpandView, Offset};
 use crate::warp::warp_last_holding;
 use core::ptr::{addr_of_mut, write_volatile};
-use warpwork_abi::expand::fused::fused_part_items;
+use warpwork_abi::expand::fused::{fused_part_items, fused_part_items_wide};
 
 /// A part ready to walk: its items `begin..stop` of the tile whose bounds are in shared memory
 /// (none when `begin >= stop`), the tile's first source and its real sources.
 #[derive(Clone, Copy)]
-pub(super) struct Span {
+pub(super) struct Span<O> {
     pub(super) first_src: u32,
     pub(super) sources: u32,
-    pub(super) begin: u32,
-    pub(super) stop: u32,
+    pub(super) begin: O,
+    pub(super) stop: O,
 }
 
 /// Scans the part's tile into the bounds (every thread; ends with a barrier) and returns the
 /// items of its units (`begin >= stop` when it has none).
 #[inline(always)]
-pub(super) unsafe fn scan_part(v: &ExpandView, smem: *mut FusedShared, part: Part) -> Span {
+pub(super) unsafe fn scan_part<O: Offset>(v: &ExpandView, smem: *mut FusedShared<O>, part: Part) -> Span<O> {
     let t = part.tile;
-    let tile_begin = load_record(v.records(), t)[0];
-    let tile_end = load_record(v.records(), t + 1)[0];
+    let tile_begin = record_item::<O>(v.records(), t);
+    let tile_end = record_item::<O>(v.records(), t + 1);
     let first_src = t * FUSED_TILE;
     // Bounds: the tile's exclusive prefixes, then its end at `bounds[FUSED_TILE]`. Past `p1` the
     // counts are zero, so the padding bounds all hold the end too.
     let tid = thread_idx_x() as usize;
     let c = load_run(v.counts(), v.p1, t as usize);
-    let bounds = addr_of_mut!((*smem).bounds) as *mut u32;
-    let (excl, _) =
-        block_exclusive_sum(addr_of_mut!((*smem).scratch) as *mut u32, c.iter().fold(0u32, |a, &x| a.wrapping_add(x)));
+    let bounds = addr_of_mut!((*smem).bounds) as *mut O;
+    let (excl, _) = block_exclusive_sum(
+        addr_of_mut!((*smem).scratch) as *mut O,
+        c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x)),
+    );
     if tid < FUSED_THREADS as usize {
+        // Four bounds at a time: one 16-byte store of `u32`s, two of `u64`s.
         let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
-        let mut run = tile_begin.wrapping_add(excl);
+        let mut run = ScanValue::add(tile_begin, excl);
         for q in 0..FUSED_ITEMS / 4 {
-            let mut four = [0u32; 4];
+            let mut four = [O::from_u32(0); 4];
             for i in 0..4 {
                 four[i] = run;
-                run = run.wrapping_add(c[4 * q + i]);
+                run = run.add_u32(c[4 * q + i]);
             }
-            store_shared_v4(mine.add(q), four);
+            let words = four.as_ptr() as *const [u32; 4];
+            let chunks = core::mem::size_of::<[O; 4]>() / 16;
+            for h in 0..chunks {
+                store_shared_v4(mine.add(chunks * q + h), *words.add(h));
+            }
         }
     } else if tid == FUSED_THREADS as usize {
         write_volatile(bounds.add(FUSED_TILE as usize), tile_end);
     }
     sync_threads();
     // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
-    let (begin, stop) = fused_part_items(t, part.start, part.end, tile_begin, tile_end);
+    let (begin, stop) = if O::WIDE {
+        let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
+        (O::from_u64(b), O::from_u64(s))
+    } else {
+        let (b, s) = fused_part_items(t, part.start, part.end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
+        (O::from_u32(b), O::from_u32(s))
+    };
     Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
 }
 
 /// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
 /// memory: each warp takes a contiguous share in steps of [`STEP`] items (see the module docs).
+///
+/// Written once, instantiated per width by [`walk_in`] as a plain (non-generic) function: with
+/// the width a type parameter, the arithmetic became trait calls that LLVM inlined later, and
+/// the 32-bit instance came out with branches where the mark walk had selects. [`walk`] picks
+/// the instance.
 #[inline(always)]
-pub(super) unsafe fn walk(
-    bounds: *const u32,
+pub(super) unsafe fn walk<O: Offset>(
+    bounds: *const O,
     marks: *mut u32,
-    span: Span,
-    f: &mut impl FnMut(u32, [u32; 2], [u32; 2], u32),
+    span: Span<O>,
+    f: &mut impl FnMut(O, [u32; 2], [u32; 2], u32),
 ) {
     let Span { first_src, sources, begin, stop } = span;
-    // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
-    // starts at an even index; a step shared with a neighbouring unit produces only its items.
-    let first_step = begin / STEP;
-    let steps = (stop - 1) / STEP + 1 - first_step;
-    let per_warp = steps.div_ceil(WARPS);
-    let w = warp_id();
-    let mut s = first_step + w * per_warp;
-    let s_end = (first_step + (w + 1) * per_warp).min(first_step + steps);
-    if s >= s_end {
-        return;
-    }
-    let lane = lane_id();
-    let below = lanemask_lt();
-    let marks = marks.add(w as usize * STEP as usize);
-    // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
-    // item (a source starting exactly there is marked at offset 0), where it starts, and where
-    // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past
-    // `sources` the padding bounds all equal the end, so the marking loop stops at the last real
-    // source instead of walking the padding.
-    let mut cur = last_at_or_below(bounds, sources, (s * STEP).max(begin));
-    let mut cur_start = load_shared(bounds.add(cur as usize));
-    let mut next_start = load_shared(bounds.add(cur as usize + 1));
-    while s < s_end {
-        // Every step holds an item of the unit, so `base < stop`; offsets from `base` cannot wrap.
-        let base = s * STEP;
-        let (lo, hi) = (begin.saturating_sub(base), stop - base);
-        if next_start - base >= STEP {
-            // The whole step lies in `cur` (inside a large source): no marks needed.
-            for pair in 0..STEP / PAIRS {
-                let at = pair * PAIRS + 2 * lane;
-                let local = (base + at).wrapping_sub(cur_start);
-                let src = first_src + cur;
-                emit(f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
-            }
-            s += 1;
-            continue;
-        }
-        store_shared_v4(marks.add(8 * lane as usize) as *mut [u32; 4], [0; 4]);
-        store_shared_v4(marks.add(8 * lane as usize + 4) as *mut [u32; 4], [0; 4]);
-        sync_warp();
-        // Mark each non-empty source starting in the step with `(source << 8) | offset`:
-        // sources after `cur` start after the step's first item, and non-empty ones at distinct
-        // offsets, so no two lanes write one mark.
-        let mut j = cur + 1;
-        loop {
-            let k = j + lane;
-            let (at, inside) = if k < sources {
-                let at = load_shared(bounds.add(k as usize)) - base;
-                (at, at < STEP && load_shared(bounds.add(k as usize + 1)) - base > at)
-            } else {
-                (u32::MAX, false)
-            };
-            if inside {
-                write_volatile(marks.add(at as usize), (k << 8) | at);
-            }
-            if shfl_idx(at, WARP_SIZE - 1) >= STEP {
-                break;
-            }
-            j += WARP_SIZE;
-        }
-        sync_warp();
-        // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
-        // Marks grow along the step, so that is the lane's own mark or the last mark of the
-        // nearest lane below with one (a ballot and one shuffle per 64 items).
-        let mut carry = 0u32;
-        for pair in 0..STEP / PAIRS {
-            let at = pair * PAIRS + 2 * lane;
-            let [m0, m1] = load_shared::<[u32; 2]>(marks.add(at as usize) as *const [u32; 2]);
-            let last = m0.max(m1);
-            let lanes = ballot(last != 0);
-            let lower = lanes & below;
-            let from_lower = shfl_idx(last, 31u32.saturating_sub(lower.leading_zeros()));
-            let m0 = if m0 != 0 {
-                m0
-            } else if lower != 0 {
-                from_lower
-            } else {
-                carry
-            };
-            let m1 = if m1 != 0 { m1 } else { m0 };
-            let group_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
-            if lanes != 0 {
-                carry = group_last;
-            }
-            let locate = |m: u32, at: u32| {
-                if m == 0 {
-                    (first_src + cur, (base + at).wrapping_sub(cur_start))
-                } else {
-                    (first_src + (m >> 8), at - (m & 0xff))
-                }
-            };
-            let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
-            emit(f, base, at, lo..hi, [s0, s1], [l0, l1]);
-        }
-        if carry != 0 {
-            cur = carry >> 8;
-            cur_start = base + (carry & 0xff);
-            next_start = load_shared(bounds.add(cur as usize + 1));
-        }
-        // The marks are cleared for the next step only after every lane has read them.
-        sync_warp();
-        s += 1;
+    if O::WIDE {
+        let span = Span { first_src, sources, begin: begin.to_u64(), stop: stop.to_u64() };
+        walk_u64(bounds as *const u64, marks, span, &mut |d, s, l, n| f(O::from_u64(d), s, l, n));
+    } else {
+        let span = Span { first_src, sources, begin: begin.to_u64() as u32, stop: stop.to_u64() as u32 };
+        walk_u32(bounds as *const u32, marks, span, &mut |d, s, l, n| f(O::from_u32(d), s, l, n));
     }
 }
+
+/// Defines `$name`, the walk of [`walk`] for destination indices of type `$O`.
+macro_rules! walk_in {
+    ($name:ident, $O:ty) => {
+        #[inline(always)]
+        pub(super) unsafe fn $name(
+            bounds: *const $O,
+            marks: *mut u32,
+            span: Span<$O>,
+            f: &mut impl FnMut($O, [u32; 2], [u32; 2], u32),
+        ) {
+            type O = $O;
+            let Span { first_src, sources, begin, stop } = span;
+            let (one, step) = (O::from_u32(1), O::from_u32(STEP));
+            // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
+            // starts at an even index; a step shared with a neighbouring unit produces only its items.
+            // (A part spans a few units: its step count is small, its step indices are `O`s.)
+            let first_step = begin / step;
+            let steps = (stop - one) / step + one - first_step;
+            let per_warp = steps.div_ceil_u32(WARPS);
+            let w = warp_id();
+            let mut s = first_step + O::from_u32(w) * per_warp;
+            let s_end = (first_step + O::from_u32(w + 1) * per_warp).min(first_step + steps);
+            if s >= s_end {
+                return;
+            }
+            let lane = lane_id();
+            let below = lanemask_lt();
+            let marks = marks.add(w as usize * STEP as usize);
+            // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
+            // item (a source starting exactly there is marked at offset 0), where it starts, and where
+            // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past
+            // `sources` the padding bounds all equal the end, so the marking loop stops at the last real
+            // source instead of walking the padding.
+            let mut cur = last_at_or_below(bounds, sources, (s * step).max(begin));
+            let mut cur_start = load_shared(bounds.add(cur as usize));
+            let mut next_start = load_shared(bounds.add(cur as usize + 1));
+            while s < s_end {
+                // Every step holds an item of the unit, so `base < stop`; offsets from `base` cannot wrap
+                // (and are below 2^32: a part spans a few units).
+                let base = s * step;
+                let (lo, hi) = (begin.saturating_local_from(base), stop.local_from(base));
+                // (`next_start > base`: the next source starts after the step's first item.)
+                if next_start - base >= step {
+                    // The whole step lies in `cur` (inside a large source): no marks needed.
+                    for pair in 0..STEP / PAIRS {
+                        let at = pair * PAIRS + 2 * lane;
+                        let local = base.add_u32(at).local_from(cur_start);
+                        let src = first_src + cur;
+                        emit(f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
+                    }
+                    s += one;
+                    continue;
+                }
+                store_shared_v4(marks.add(8 * lane as usize) as *mut [u32; 4], [0; 4]);
+                store_shared_v4(marks.add(8 * lane as usize + 4) as *mut [u32; 4], [0; 4]);
+                sync_warp();
+                // Mark each non-empty source starting in the step with `(source << 8) | offset`:
+                // sources after `cur` start after the step's first item, and non-empty ones at distinct
+                // offsets, so no two lanes write one mark.
+                let mut j = cur + 1;
+                loop {
+                    let k = j + lane;
+                    let (at, inside) = if k < sources {
+                        // Sources after `cur` start at or after `base`: the distances are exact (capped
+                        // at `u32::MAX`, far past a step).
+                        let at = load_shared(bounds.add(k as usize)).distance_capped(base, u32::MAX);
+                        (at, at < STEP && load_shared(bounds.add(k as usize + 1)).distance_capped(base, u32::MAX) > at)
+                    } else {
+                        (u32::MAX, false)
+                    };
+                    if inside {
+                        write_volatile(marks.add(at as usize), (k << 8) | at);
+                    }
+                    if shfl_idx(at, WARP_SIZE - 1) >= STEP {
+                        break;
+                    }
+                    j += WARP_SIZE;
+                }
+                sync_warp();
+                // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
+                // Marks grow along the step, so that is the lane's own mark or the last mark of the
+                // nearest lane below with one (a ballot and one shuffle per 64 items).
+                let mut carry = 0u32;
+                for pair in 0..STEP / PAIRS {
+                    let at = pair * PAIRS + 2 * lane;
+                    let [m0, m1] = load_shared::<[u32; 2]>(marks.add(at as usize) as *const [u32; 2]);
+                    let last = m0.max(m1);
+                    let lanes = ballot(last != 0);
+                    let lower = lanes & below;
+                    let from_lower = shfl_idx(last, 31u32.saturating_sub(lower.leading_zeros()));
+                    let m0 = if m0 != 0 {
+                        m0
+                    } else if lower != 0 {
+                        from_lower
+                    } else {
+                        carry
+                    };
+                    let m1 = if m1 != 0 { m1 } else { m0 };
+                    let group_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
+                    if lanes != 0 {
+                        carry = group_last;
+                    }
+                    let locate = |m: u32, at: u32| {
+                        if m == 0 {
+                            (first_src + cur, base.add_u32(at).local_from(cur_start))
+                        } else {
+                            (first_src + (m >> 8), at - (m & 0xff))
+                        }
+                    };
+                    let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
+                    emit(f, base, at, lo..hi, [s0, s1], [l0, l1]);
+                }
+                if carry != 0 {
+                    cur = carry >> 8;
+                    cur_start = base.add_u32(carry & 0xff);
+                    next_start = load_shared(bounds.add(cur as usize + 1));
+                }
+                // The marks are cleared for the next step only after every lane has read them.
+                sync_warp();
+                s += one;
+            }
+        }
+    };
+}
+
+walk_in!(walk_u32, u32);
+walk_in!(walk_u64, u64);
 
 /// Calls `f` for the items `base + at` and `base + at + 1` that lie in the unit (offsets
 /// `valid` from `base`), as [`super::for_each_fused`] promises: one call for a pair, else one per item.
 #[inline(always)]
-fn emit(
-    f: &mut impl FnMut(u32, [u32; 2], [u32; 2], u32),
-    base: u32,
+fn emit<O: Offset>(
+    f: &mut impl FnMut(O, [u32; 2], [u32; 2], u32),
+    base: O,
     at: u32,
     valid: core::ops::Range<u32>,
     src: [u32; 2],
     local: [u32; 2],
 ) {
     match (valid.contains(&at), valid.contains(&(at + 1))) {
-        (true, both) => f(base + at, src, local, if both { 2 } else { 1 }),
-        (false, true) => f(base + at + 1, [src[1], 0], [local[1], 0], 1),
+        (true, both) => f(base.add_u32(at), src, local, if both { 2 } else { 1 }),
+        (false, true) => f(base.add_u32(at) + O::from_u32(1), [src[1], 0], [local[1], 0], 1),
         (false, false) => {}
     }
 }
@@ -196,6 +246,6 @@ fn emit(
 /// `bounds[0] <= x < bounds[sources]`): the source whose range holds destination `x`, by a
 /// 32-way warp search ([`warp_last_holding`]: three rounds for a tile; every lane calls this).
 #[inline(always)]
-unsafe fn last_at_or_below(bounds: *const u32, sources: u32, x: u32) -> u32 {
+unsafe fn last_at_or_below<O: Offset>(bounds: *const O, sources: u32, x: O) -> u32 {
     warp_last_holding(sources, |k| load_shared(bounds.add(k as usize)) <= x)
 }

@@ -20,7 +20,7 @@ pub use po2::*;
 pub use records::*;
 pub use search::*;
 
-use super::{dst_count, strategy, ExpandView};
+use super::{dst_count, dst_count_wide, strategy, ExpandView, Offset};
 use crate::arch::{global_thread_idx, grid_threads, load_nc_u32, store_v4_u32_streaming, WARP_SIZE};
 pub use warpwork_abi::expand::PASS2_STEP;
 
@@ -36,15 +36,17 @@ pub(super) fn warps() -> (u32, u32) {
 /// priority it pushed out the counts that S2.5f's pass 2 rereads and the next pass 1 reads
 /// (S2.5f power-law 2^22: 4.5 µs faster, uniform 8 µs).
 ///
+/// `t` is a `u32` or, past 2^32 destination items, a `u64` index ([`Offset`]).
+///
 /// # Safety
 /// `out[t..t + valid]` is writable.
 #[inline(always)]
-pub unsafe fn write_pairs(out: *mut [u32; 2], t: u32, src: [u32; 2], local: [u32; 2], valid: u32) {
-    if valid == 2 && t.is_multiple_of(2) {
-        store_v4_u32_streaming(out.add(t as usize) as *mut [u32; 4], [src[0], local[0], src[1], local[1]]);
+pub unsafe fn write_pairs<O: Offset>(out: *mut [u32; 2], t: O, src: [u32; 2], local: [u32; 2], valid: u32) {
+    if valid == 2 && t.is_even() {
+        store_v4_u32_streaming(out.add(t.index()) as *mut [u32; 4], [src[0], local[0], src[1], local[1]]);
     } else {
         for k in 0..valid as usize {
-            *out.add(t as usize + k) = [src[k], local[k]];
+            *out.add(t.index() + k) = [src[k], local[k]];
         }
     }
 }
@@ -59,7 +61,7 @@ pub unsafe fn write_pairs(out: *mut [u32; 2], t: u32, src: [u32; 2], local: [u32
 /// with whole warps converged (the drivers use warp shuffles).
 #[inline(always)]
 pub unsafe fn for_each(v: &ExpandView, mut f: impl FnMut(u32, u32)) {
-    let mut each = |_t: u32, src: [u32; 2], local: [u32; 2], valid: u32| {
+    let mut each = |src: [u32; 2], local: [u32; 2], valid: u32| {
         for k in 0..valid as usize {
             f(src[k], local[k]);
         }
@@ -77,21 +79,25 @@ pub unsafe fn for_each(v: &ExpandView, mut f: impl FnMut(u32, u32)) {
                 s += grid_threads();
             }
         }
-        strategy::APPEND_PER_ITEM => append_driver(v, each),
-        strategy::LINEAR_SEARCH => linear_driver(v, each),
-        strategy::SCAN_BINARY_SEARCH => search_driver(v.offsets(), v.p1, dst_count(v), each),
+        strategy::APPEND_PER_ITEM => append_driver(v, |_t, s, l, n| each(s, l, n)),
+        strategy::LINEAR_SEARCH => linear_driver(v, |_t, s, l, n| each(s, l, n)),
+        // Past 2^32 destination items (the host chose 8-byte offsets): the same driver, wide.
+        strategy::SCAN_BINARY_SEARCH if v.wide() => {
+            search_driver(v.offsets() as *const u64, v.p1, dst_count_wide(v), |_t, s, l, n| each(s, l, n))
+        }
+        strategy::SCAN_BINARY_SEARCH => search_driver(v.offsets(), v.p1, dst_count(v), |_t, s, l, n| each(s, l, n)),
         strategy::PACKED_ATOMIC_CAS | strategy::PACKED_ATOMIC_ADD => {
             let records = (*v.ctrl()).packed_records();
             let srcs = v.srcs();
-            search_driver(v.offsets(), records.min(v.p1), dst_count(v), |t, rec, local, valid| {
+            search_driver(v.offsets(), records.min(v.p1), dst_count(v), |_t, rec, local, valid| {
                 let mut src = [0u32; 2];
                 for k in 0..valid as usize {
                     src[k] = load_nc_u32(srcs.add(rec[k] as usize));
                 }
-                each(t, src, local, valid)
+                each(src, local, valid)
             })
         }
-        strategy::PO2_BUCKETS => po2_driver(v, each),
+        strategy::PO2_BUCKETS => po2_driver(v, |_t, s, l, n| each(s, l, n)),
         // SCAN_FUSED's pass 2 needs shared memory for a tile's bounds (see `super::fused`), which
         // this closure-only API cannot give it: users call `for_each_fused` in their own kernel,
         // and the host refuses a user's pass 2 for it.
