@@ -1,6 +1,6 @@
 //! The [`Expander`]: one strategy's workspace, allocated once, and the state between its passes.
 
-use super::workspace::{bucket_layout, offset_bytes, Layout, CTRL_WORDS};
+use super::workspace::{bucket_layout, offset_bytes, Layout, CTRL_WORDS, STATES_AT};
 use super::{Control, ExpandView, Strategy};
 use crate::memory::bind::{Bind, BindMut, Bound};
 use crate::{error::ensure_input, DeviceRead, Error, Gpu, KernelArgs, Result};
@@ -112,7 +112,7 @@ impl Gpu {
         let offsets = self.zeros::<u32>(layout.offsets.max(1))?;
         let srcs = self.zeros::<u32>(layout.srcs.max(1))?;
         let records = self.zeros::<[u32; 2]>(layout.records.max(1))?;
-        let state = self.zeros::<u32>(CTRL_WORDS + layout.lookback_words)?;
+        let state = self.zeros::<u32>(STATES_AT + layout.lookback_words)?;
         let view = self.zeros::<ExpandView>(1)?;
         let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
         // Only S3 reads the bucket layout; for it, record bases must fit the kernels' u32.
@@ -128,7 +128,7 @@ impl Gpu {
             None => [0; BUCKETS],
         };
         let ctrl = self.device_address(&state)?;
-        let lookback = ctrl + 4 * CTRL_WORDS as u64;
+        let lookback = ctrl + 4 * STATES_AT as u64;
         let host_view = ExpandView {
             counts: 0,
             ctrl,
@@ -223,11 +223,9 @@ impl Expander {
             gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
             self.view_uploaded = true;
         }
-        // The control block and the look-back words a reset clears (S2.5's status words: with
-        // 8-byte offsets its aggregates and inclusive prefixes need no clearing; all of S2.5f's):
-        // one memset.
+        // The control block and the look-back words (all of them hold statuses): one memset.
         if clear {
-            let words = CTRL_WORDS + self.reset_words;
+            let words = STATES_AT + self.reset_words;
             gpu.zero_words(&mut self.state, 0..words)?;
         }
         Ok(())

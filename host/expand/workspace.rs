@@ -58,7 +58,7 @@ pub(super) struct Layout {
     pub srcs: usize,
     /// `[u32; 2]` records.
     pub records: usize,
-    /// `u32` words after the control block: S2.5's tile states, or S2.5f's look-back words.
+    /// `u32` words from [`STATES_AT`] on: S2.5's tile states, or S2.5f's look-back words.
     pub lookback_words: usize,
     /// Of those, the words a reset clears (S2.5: the status words; S2.5f: all).
     pub reset_words: usize,
@@ -74,13 +74,12 @@ impl Layout {
             Workspace::RecordPerSource => Layout { records: p1, ..none },
             Workspace::Scan => {
                 // The kernels' `TileStates` of the offset width: one `u64` per tile (status and
-                // value) for 4-byte offsets; a status word per tile (padded to even), then an
-                // aggregate and an inclusive prefix (`u64` each) per tile for 8-byte ones.
+                // value) for 4-byte offsets, two (the pair layout: status and half the value in
+                // each) for 8-byte ones; every word holds a status, so a reset clears them all.
                 let tiles = p1.div_ceil(warpwork_abi::scan::THREADS as usize * warpwork_abi::scan::ITEMS_U32);
                 let words = offset_bytes as usize / 4;
-                let (lookback_words, reset_words) =
-                    if words == 1 { (2 * tiles, 2 * tiles) } else { (tiles.next_multiple_of(2) + 4 * tiles, tiles) };
-                Layout { offsets: words * p1, lookback_words, reset_words, ..none }
+                let states = 2 * words * tiles;
+                Layout { offsets: words * p1, lookback_words: states, reset_words: states, ..none }
             }
             Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
@@ -97,7 +96,7 @@ impl Layout {
 
     /// Device bytes of the workspace, the control block and the view included.
     pub(super) fn bytes(&self) -> usize {
-        std::mem::size_of::<Control>()
+        4 * STATES_AT
             + std::mem::size_of::<ExpandView>()
             + 4 * (self.offsets + self.srcs + self.lookback_words)
             + 8 * self.records
@@ -142,6 +141,9 @@ pub(super) fn bucket_layout(p1: usize, capacity: usize) -> (usize, Option<[u32; 
 
 /// `u32` words of the [`Control`] block at the front of an expander's state buffer.
 pub(super) const CTRL_WORDS: usize = std::mem::size_of::<Control>() / 4;
+/// Where the look-back words start in the state buffer, in `u32` words: after the control
+/// block, at a 16-byte boundary (the pair layout of 8-byte tile states loads 16 bytes at once).
+pub(super) const STATES_AT: usize = CTRL_WORDS.next_multiple_of(4);
 
 #[cfg(test)]
 mod tests {
@@ -175,15 +177,16 @@ mod tests {
     fn workspace_grows_as_documented() {
         let (p1, cap) = (1 << 20, 1 << 25);
         let base = workspace_bytes(Strategy::MaxN { max_n: 32 }, p1, cap);
-        assert_eq!(base, std::mem::size_of::<Control>() + std::mem::size_of::<ExpandView>());
+        assert_eq!(base, 4 * STATES_AT + std::mem::size_of::<ExpandView>());
+        assert!(STATES_AT >= CTRL_WORDS && STATES_AT % 4 == 0, "the tile states start 16-byte aligned");
         assert_eq!(workspace_bytes(Strategy::AppendPerItem, p1, cap) - base, cap * 8);
         assert_eq!(workspace_bytes(Strategy::LinearSearch, p1, cap) - base, p1 * 8);
         assert_eq!(workspace_bytes(Strategy::PackedAtomicAdd, p1, cap) - base, p1 * 8);
         // S2.5: a prefix per source, one 8-byte tile state per tile of 4096.
         assert_eq!(workspace_bytes(Strategy::ScanBinarySearch, p1, cap) - base, p1 * 4 + (p1 / 4096) * 8);
-        // Past u32::MAX destination items: 8-byte prefixes, 20-byte tile states.
+        // Past u32::MAX destination items: 8-byte prefixes, 16-byte tile states.
         let wide = workspace_bytes(Strategy::ScanBinarySearch, p1, 1 << 36) - base;
-        assert_eq!(wide, p1 * 8 + (p1 / 4096) * 20);
+        assert_eq!(wide, p1 * 8 + (p1 / 4096) * 16);
         // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block.
         assert_eq!(workspace_bytes(Strategy::ScanFused, p1, cap) - base, (p1 / 2048 + 1) * 8 + (p1 / 8192) * 16);
         // Past u32::MAX: 16-byte plan records.
@@ -217,13 +220,13 @@ mod tests {
     }
 
     #[test]
-    fn resets_clear_only_what_is_read_before_written() {
-        // 3 tiles: 4-byte offsets clear every packed state word; 8-byte ones only the statuses
-        // (3 padded to 4, then 2·3 aggregate and 2·3 inclusive words).
+    fn resets_clear_every_state_word() {
+        // 3 tiles: one packed u64 per tile for 4-byte offsets, a pair of u64s per tile for
+        // 8-byte ones; every word holds a status, so a reset clears them all.
         let scan = Layout::new(Workspace::Scan, 10_000, 0, 4);
         assert_eq!((scan.offsets, scan.reset_words, scan.lookback_words), (10_000, 6, 6));
         let wide = Layout::new(Workspace::Scan, 10_000, 0, 8);
-        assert_eq!((wide.offsets, wide.reset_words, wide.lookback_words), (20_000, 3, 4 + 12));
+        assert_eq!((wide.offsets, wide.reset_words, wide.lookback_words), (20_000, 12, 12));
         let fused = Layout::new(Workspace::Fused, 10_000, 0, 4);
         assert_eq!(fused.reset_words, fused.lookback_words);
         assert_eq!(fused.records, 5 + 1);

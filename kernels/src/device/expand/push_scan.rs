@@ -7,7 +7,7 @@
 //! [`crate::device::lookback`] (block index = tile, so no tile counter; a silent predecessor's
 //! sum is computed from its counts after a number of polls, so the scan never hangs). Its tile
 //! states are the view's `scan_status` words: `TileStates<u32>` (status and value in one 64-bit
-//! word) for 32-bit offsets, `TileStates<u64>` (split layout) for 64-bit ones.
+//! word) for 32-bit offsets, `TileStates<u64>` (the pair layout: two 64-bit words, 16-byte aligned) for 64-bit ones.
 //!
 //! With 32-bit offsets the sums wrap, and a wrap is seen locally: an element whose exclusive
 //! prefix plus its count carries out of 32 bits raises [`FLAG_CAPACITY`] (every crossing of a
