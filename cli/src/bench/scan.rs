@@ -1,4 +1,5 @@
-//! `warpwork bench scan`: the device-wide exclusive scan (`Gpu::exclusive_scan`), u32 and u64,
+//! `warpwork bench scan`: the device-wide exclusive scan (`Gpu::exclusive_scan_into`, its
+//! scratch allocated once, as CUB's temporary storage is), u32 and u64,
 //! at every second power of two from 2^16 to 2^max_log2 (2^30 by default), beside CUB's
 //! `DeviceScan::ExclusiveSum` on the same input when the peer is present. Bytes counted: the
 //! input read plus the output written. Inputs are uniform in [0, 64); sums wrap.
@@ -11,7 +12,7 @@ use super::cub::{CubPeer, PeerScanItem};
 use super::{cpu_median_ms, cub_cells, device_line, peer_line, BenchArgs};
 use crate::table::{giga, size, Table};
 use warpwork::timing::gbps;
-use warpwork::{Error, Gpu, Result};
+use warpwork::{scan, Error, Gpu, Result};
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
 /// 2^16, 2^18, … up to 2^max_log2 (and 2^max_log2 itself when odd).
@@ -77,7 +78,9 @@ fn rows<T: PeerScanItem + PartialEq>(
     for &n in sizes {
         let d = gpu.upload(&v[..n])?;
         let mut o = gpu.zeros::<T>(n)?;
-        let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan(&d, &mut o))?;
+        // The allocation-free form, its scratch allocated once, as CUB's temporary storage is.
+        let mut scratch = gpu.zeros::<u32>(scan::scratch_words::<T>(n))?;
+        let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan_into(&d, &mut o, &mut scratch))?;
         check("warpwork", gpu.download(&o)?, n)?;
         drop(o);
         let cub = match peer {
