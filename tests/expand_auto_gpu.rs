@@ -16,7 +16,7 @@ use warpwork_cpu_reference::counts::CountDistribution;
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
 fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
-    Strategy::Auto { max_n, own_pass2 }
+    Strategy::Auto { max_n, nonzero_percent: None, own_pass2 }
 }
 
 /// Sizes around Auto's switches (2^12 sources; 16 644 sources, the most whose bound of 63
@@ -38,16 +38,18 @@ fn auto_expands_every_bench_distribution_like_the_cpu() {
             let counts = dist.counts(p1);
             let total = cpu::total(&counts) as usize;
             let d = gpu.upload(&counts).unwrap();
-            // One run per strategy Auto resolves to (without a bound and with the distribution's).
+            // One run per strategy Auto resolves to (told nothing, the distribution's bound, and
+            // the bound with the share of non-empty sources).
             let mut tried: Vec<Strategy> = Vec::new();
-            for max_n in [None, Some(dist.bound())] {
-                let s = auto(max_n, false);
+            let nonzero = Some(dist.nonzero_percent());
+            for (max_n, nonzero_percent) in [(None, None), (Some(dist.bound()), None), (Some(dist.bound()), nonzero)] {
+                let s = Strategy::Auto { max_n, nonzero_percent, own_pass2: false };
                 let resolved = s.resolve(p1, total + 5);
                 if tried.contains(&resolved) {
                     continue;
                 }
                 tried.push(resolved);
-                let what = format!("Auto(→ {}) P1={p1} N={} bound {max_n:?}", resolved.name(), dist.name());
+                let what = format!("Auto(→ {}) P1={p1} N={} {s:?}", resolved.name(), dist.name());
                 let mut e = gpu.expander(s, p1, total + 5).unwrap();
                 assert_eq!(e.strategy(), resolved, "{what}: the expander runs what resolve says");
                 let dispatches: &[Dispatch] =

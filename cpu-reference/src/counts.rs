@@ -54,6 +54,18 @@ impl CountDistribution {
         }
     }
 
+    /// The share of sources that spawn at least one item, in whole percent rounded up: what a
+    /// caller states as `Strategy::Auto`'s `nonzero_percent` (a culling ratio, say).
+    pub fn nonzero_percent(self) -> u8 {
+        match self {
+            CountDistribution::Uniform => 99,
+            CountDistribution::PowerLaw => 100,
+            CountDistribution::PowerLawMostlyZero | CountDistribution::Culled => 10,
+            CountDistribution::SmallN => 80,
+            CountDistribution::FewHuge => 1,
+        }
+    }
+
     /// The largest count the distribution can produce (not the largest drawn).
     pub fn bound(self) -> u32 {
         match self {

@@ -19,6 +19,13 @@ pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
 /// (linear in P1), so the switch sits between.
 pub(super) const SMALL_P1: usize = 1 << 12;
 
+/// The most sources with a nonzero count, in percent of P1, at which a caller's
+/// `nonzero_percent` makes Auto pick `PackedAtomicAdd` (H100, 2026-11-23: with 10% of the
+/// sources non-empty — power-law 90% zero, culled 90% — it was the best strategy at P1 = 2^16
+/// and 2^22, by 1.3× to 1.75× over `ScanFused` at 2^16; with 1% — few huge — within 4% of the
+/// best; at 80% — all-small N — 2.5× behind `ScanFused`).
+pub const SPARSE_PERCENT: u8 = 25;
+
 impl Strategy {
     /// The concrete strategy that runs for `p1` sources and up to `capacity` destination items:
     /// `Auto`'s pick, any other strategy itself. A pure host function: no synchronization, no
@@ -34,31 +41,39 @@ impl Strategy {
     /// 2. Else `PackedAtomicAdd` if `p1 ≤ 2^12`: one atomic per 2048 sources and the least
     ///    fixed cost once pass 1 exists (within 5% of the best strategy without a bound at 2^10,
     ///    where all of them take 9–12 µs, mostly launches).
-    /// 3. Else `ScanFused`: best on all four distributions at 2^22 (S0 included), and at 2^16
+    /// 3. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PERCENT`] (25) % of
+    ///    the sources spawn anything (`nonzero_percent`): its pass 1 writes a record per
+    ///    non-empty source only, and its pass 2 searches those (best at 10% non-empty, 2^16 and
+    ///    2^22: power-law 90% zero and culled 90%).
+    /// 4. Else `ScanFused`: best on all four distributions at 2^22 (S0 included), and at 2^16
     ///    best on uniform and power-law, within 5% on few huge, 14% behind S3 on all-small N
     ///    (where a bound makes rule 1 pick S0, 2.1× faster than S3).
-    /// 4. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
+    /// 5. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
     ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for
     ///    the user's kernel), the runner-up on uniform and power-law at 2^22 (timed
     ///    materializing; a user's pass 2 was not timed).
-    /// 5. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
+    /// 6. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
     ///    `ScanFused` (up to its 64-bit plan's capacity), else `ScanBinarySearch`.
     ///
-    /// Only a bound changes the pick: the expected total does not (S2.5f won at 2^22 with totals
-    /// from 8 M to 134 M), and what the counts look like is unknown without reading them.
+    /// Only what the caller states refines the pick — a bound and the share of non-empty
+    /// sources; the expected total does not (S2.5f won at 2^22 with totals from 8 M to 134 M
+    /// where most sources spawn something) — since the counts themselves are not read.
     ///
     /// ```
     /// use warpwork::expand::Strategy;
-    /// let auto = Strategy::Auto { max_n: None, own_pass2: false };
+    /// let auto = Strategy::AUTO;
     /// assert_eq!(auto.resolve(1 << 22, 1 << 30), Strategy::ScanFused);
     /// assert_eq!(auto.resolve(1000, 1 << 30), Strategy::PackedAtomicAdd);
     /// // A known bound and few slots: S0.
-    /// let bounded = Strategy::Auto { max_n: Some(4), own_pass2: false };
+    /// let bounded = Strategy::Auto { max_n: Some(4), nonzero_percent: None, own_pass2: false };
     /// assert_eq!(bounded.resolve(1 << 16, 1 << 30), Strategy::MaxN { max_n: 4 });
     /// // Your own pass-2 kernel: never ScanFused.
-    /// let own = Strategy::Auto { max_n: None, own_pass2: true };
+    /// let own = Strategy::Auto { max_n: None, nonzero_percent: None, own_pass2: true };
     /// assert_eq!(own.resolve(1 << 22, 1 << 30), Strategy::ScanBinarySearch);
     /// assert_eq!(Strategy::Po2Buckets.resolve(7, 1 << 30), Strategy::Po2Buckets);
+    /// // Most sources culled: the packed atomic's records of the survivors.
+    /// let culled = Strategy::Auto { max_n: None, nonzero_percent: Some(10), own_pass2: false };
+    /// assert_eq!(culled.resolve(1 << 22, 1 << 30), Strategy::PackedAtomicAdd);
     /// // Past 2^32 destination items: a strategy with 64-bit offsets.
     /// assert_eq!(auto.resolve(1000, 1 << 33), Strategy::ScanFused);
     /// ```
@@ -68,16 +83,17 @@ impl Strategy {
     /// ```no_run
     /// use warpwork::{expand::Strategy, Gpu};
     /// let gpu = Gpu::new(0)?;
-    /// let e = gpu.expander(Strategy::Auto { max_n: None, own_pass2: false }, 1 << 20, 1 << 26)?;
+    /// let e = gpu.expander(Strategy::AUTO, 1 << 20, 1 << 26)?;
     /// assert_eq!(e.strategy(), Strategy::ScanFused);
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn resolve(self, p1: usize, capacity: usize) -> Strategy {
-        let Strategy::Auto { max_n, own_pass2 } = self else { return self };
+        let Strategy::Auto { max_n, nonzero_percent, own_pass2 } = self else { return self };
         let slots = |max_n: u32| (p1 as u64).saturating_mul(max_n as u64);
         let pick = match max_n {
             Some(max_n) if max_n > 0 && slots(max_n) <= MAX_N_SLOTS => Strategy::MaxN { max_n },
             _ if p1 <= SMALL_P1 => Strategy::PackedAtomicAdd,
+            _ if nonzero_percent.is_some_and(|p| p <= SPARSE_PERCENT) => Strategy::PackedAtomicAdd,
             _ => Strategy::ScanFused,
         };
         let takes = |s: Strategy| offset_bytes(s, capacity).is_ok();
@@ -97,12 +113,12 @@ impl Strategy {
 mod tests {
     use super::*;
 
-    const AUTO: Strategy = Strategy::Auto { max_n: None, own_pass2: false };
+    const AUTO: Strategy = Strategy::AUTO;
     /// A capacity of 32-bit offsets (every strategy takes it).
     const CAP: usize = 1 << 30;
 
     fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
-        Strategy::Auto { max_n, own_pass2 }
+        Strategy::Auto { max_n, nonzero_percent: None, own_pass2 }
     }
 
     /// The benchmark's distributions (`warpwork bench expand`) with the bound each guarantees,
@@ -217,5 +233,22 @@ mod tests {
             assert_eq!(AUTO.resolve(p1, 1 << 50), Strategy::ScanBinarySearch);
             assert_eq!(AUTO.resolve(p1, u32::MAX as usize), AUTO.resolve(p1, CAP));
         }
+    }
+
+    /// A stated share of non-empty sources at or below [`SPARSE_PERCENT`] picks the packed
+    /// atomic past the small-P1 rule; above it, or unstated, nothing changes; a bound's MaxN and
+    /// the 64-bit rule come first and last as before.
+    #[test]
+    fn a_sparse_share_picks_the_packed_atomic() {
+        let sparse = |p: u8| Strategy::Auto { max_n: None, nonzero_percent: Some(p), own_pass2: false };
+        for p1 in [(1 << 12) + 1, 1 << 16, 1 << 22] {
+            assert_eq!(sparse(10).resolve(p1, CAP), Strategy::PackedAtomicAdd, "P1 = {p1}");
+            assert_eq!(sparse(SPARSE_PERCENT).resolve(p1, CAP), Strategy::PackedAtomicAdd);
+            assert_eq!(sparse(SPARSE_PERCENT + 1).resolve(p1, CAP), Strategy::ScanFused);
+            assert_eq!(sparse(0).resolve(p1, CAP), Strategy::PackedAtomicAdd);
+            assert_eq!(sparse(10).resolve(p1, 1 << 33), Strategy::ScanFused, "64-bit offsets");
+        }
+        let bounded = Strategy::Auto { max_n: Some(4), nonzero_percent: Some(10), own_pass2: false };
+        assert_eq!(bounded.resolve(1 << 16, CAP), Strategy::MaxN { max_n: 4 });
     }
 }

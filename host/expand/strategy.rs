@@ -63,6 +63,11 @@ pub enum Strategy {
         /// [`crate::Error::InvalidInput`] (from [`crate::expand::Planned::count`]), never in a
         /// wrong result; where Auto picks another strategy, the bound is not used.
         max_n: Option<u32>,
+        /// The share of sources expected to spawn at least one item, in percent, where the
+        /// caller knows it (a culling ratio): at most [`SPARSE_PERCENT`](crate::expand::SPARSE_PERCENT)
+        /// lets Auto pick `PackedAtomicAdd`, whose pass 1 writes records for the non-empty
+        /// sources only. A wrong guess costs time, never correctness.
+        nonzero_percent: Option<u8>,
         /// Pass 2 will be the caller's own kernel ([`crate::Gpu::expand_with`],
         /// [`crate::expand::Planned::pass2_with`]): Auto then picks only strategies that take
         /// one (`ScanFused` does not).
@@ -311,6 +316,9 @@ const SCAN_FUSED: Facts = Facts {
 };
 
 impl Strategy {
+    /// `Auto` with nothing stated: P1 and the capacity alone decide.
+    pub const AUTO: Strategy = Strategy::Auto { max_n: None, nonzero_percent: None, own_pass2: false };
+
     /// Every strategy except `MaxN` (which needs its bound) and `Auto` (which resolves to one of
     /// the others).
     pub const UNBOUNDED: [Strategy; 8] = [
@@ -356,7 +364,7 @@ impl Strategy {
     /// use warpwork::expand::Strategy;
     /// assert_eq!(Strategy::ScanFused.name(), "S2.5f ScanFused");
     /// assert_eq!(Strategy::MaxN { max_n: 8 }.name(), "S0 MaxN");
-    /// assert_eq!(Strategy::Auto { max_n: None, own_pass2: false }.name(), "Auto");
+    /// assert_eq!(Strategy::AUTO.name(), "Auto");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -374,7 +382,7 @@ impl Strategy {
     /// let canonical = Strategy::UNBOUNDED.iter().filter(|s| s.is_canonical()).count();
     /// assert_eq!(canonical, 2); // ScanBinarySearch and ScanFused
     /// // Auto promises no order: ask the strategy it resolves to.
-    /// let auto = Strategy::Auto { max_n: None, own_pass2: false };
+    /// let auto = Strategy::AUTO;
     /// assert!(!auto.is_canonical() && auto.resolve(1 << 22, 1 << 30).is_canonical());
     /// ```
     pub fn is_canonical(self) -> bool {

@@ -144,6 +144,7 @@ pub(super) const CTRL_WORDS: usize = std::mem::size_of::<Control>() / 4;
 /// Where the look-back words start in the state buffer, in `u32` words: after the control
 /// block, at a 16-byte boundary (the pair layout of 8-byte tile states loads 16 bytes at once).
 pub(super) const STATES_AT: usize = CTRL_WORDS.next_multiple_of(4);
+const _: () = assert!(STATES_AT >= CTRL_WORDS && STATES_AT.is_multiple_of(4));
 
 #[cfg(test)]
 mod tests {
@@ -178,7 +179,6 @@ mod tests {
         let (p1, cap) = (1 << 20, 1 << 25);
         let base = workspace_bytes(Strategy::MaxN { max_n: 32 }, p1, cap);
         assert_eq!(base, 4 * STATES_AT + std::mem::size_of::<ExpandView>());
-        assert!(STATES_AT >= CTRL_WORDS && STATES_AT % 4 == 0, "the tile states start 16-byte aligned");
         assert_eq!(workspace_bytes(Strategy::AppendPerItem, p1, cap) - base, cap * 8);
         assert_eq!(workspace_bytes(Strategy::LinearSearch, p1, cap) - base, p1 * 8);
         assert_eq!(workspace_bytes(Strategy::PackedAtomicAdd, p1, cap) - base, p1 * 8);

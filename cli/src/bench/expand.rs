@@ -129,7 +129,9 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             let mut out = gpu.zeros::<[u32; 2]>(p2.max(1))?;
             let cub = time_cub(gpu, peer, args, &c, &d, p2)?;
             let mut group = strategies(p1, bound);
-            group.push(Strategy::Auto { max_n: Some(bound), own_pass2: false });
+            // Auto told what a caller would know of these counts: the bound and the non-empty share.
+            let nonzero_percent = Some(dist.nonzero_percent());
+            group.push(Strategy::Auto { max_n: Some(bound), nonzero_percent, own_pass2: false });
             for s in group {
                 let name = row_name(s, p1, p2);
                 let mut e = gpu.expander(s, p1, p2)?;
