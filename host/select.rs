@@ -8,16 +8,14 @@
 //! | `Lane`  | one per kept item in the PTX | the naive baseline (ptxas aggregates it per warp, see below) |
 //! | `Warp`  | one per warp of 32 × 16 items | ballot + popc gives each lane its slot |
 //! | `Block` | one per block of 256 × 16 items | plus one shared atomic per warp |
-//! | `Ordered` | none | decoupled look-back over tiles of 512 threads; input order kept |
+//! | `Ordered` | one per block (its tile id) | look-back over tiles; input order kept |
 //!
 //! **The output of `Lane`, `Warp` and `Block` is unordered**: the kept items come out as a
 //! permutation of the kept inputs, grouped by warp in whatever order the atomics were granted;
 //! compare results as multisets. `Ordered` keeps input order, in one pass: each block counts its
 //! tile's kept items, scans the counts, and gets the count of all earlier tiles from a decoupled
-//! look-back (`kernels/src/device/select/ordered.rs`, `select_ordered_tile`, on
-//! `device::lookback`: tile = block index, one packed status-and-count word per tile, a
-//! fallback that never hangs), then writes its items through shared memory with coalesced
-//! stores. See `docs/select.md`.
+//! look-back (`kernels/src/device/select.rs`, `select_ordered_tile`), then writes its items
+//! through shared memory with coalesced stores.
 //!
 //! **Items.** By flag ([`Keep::Flagged`], [`Gpu::select_flagged`]): any [`Pod`] type of at
 //! least one byte. Items of 1, 2, 4 or 8 bytes aligned to their size go through the unsigned
@@ -179,9 +177,7 @@ impl Gpu {
     /// `state` holds at least [`state_len`] `u64`s; the elements after the first are scratch
     /// that the call clears (ordered variant). Items that would land at or past `out.len()` are
     /// not written, but still counted: read the count with [`Gpu::select_count`], which reports
-    /// the overflow. Sizes and the count are 64-bit (the ordered variant counts modulo 2^62: keep
-    /// `state[0]` below 2^62 − `items.len()`, as any count of items in a device buffer is).
-    /// Asynchronous.
+    /// the overflow. Sizes and the count are 64-bit. Asynchronous.
     ///
     /// `T` is any [`Pod`] type with [`Keep::Flagged`]; [`Keep::If`] needs a [`SelectItem`] type
     /// ([`Error::InvalidInput`] otherwise).
@@ -205,20 +201,6 @@ impl Gpu {
         variant: Variant,
         out: &mut impl DeviceWrite<T>,
         state: &mut impl DeviceWrite<u64>,
-    ) -> Result<()> {
-        self.launch_select(items, keep, variant, out, state, false)
-    }
-
-    /// [`Gpu::select_into`]; `forced_fallback` forces the ordered look-back's fallback (tests:
-    /// odd tiles publish late and their successors count their kept items themselves).
-    pub(crate) fn launch_select<T: Pod>(
-        &self,
-        items: &impl DeviceRead<T>,
-        keep: Keep<'_, T>,
-        variant: Variant,
-        out: &mut impl DeviceWrite<T>,
-        state: &mut impl DeviceWrite<u64>,
-        forced_fallback: bool,
     ) -> Result<()> {
         let size = std::mem::size_of::<T>();
         let (flags, predicate) = match keep {
@@ -249,8 +231,8 @@ impl Gpu {
         let blocks = grid_blocks(n, tile)?;
         let lookback = LookbackLayout { tiles: blocks as u64 };
         if variant == Variant::Ordered {
-            // The look-back's tile states (status and count packed in one word each) start at
-            // zero: nothing published.
+            // The look-back's status words and tile counter start at zero (its aggregates and
+            // inclusive prefixes are written before being read).
             self.zero_words(state, lookback.zeroed_words())?;
         }
         let counter = l.bind_mut(state)?;
@@ -276,20 +258,20 @@ impl Gpu {
             Body::Bytes { .. } => l.value(&item_bytes),
         };
         l.addr(out_addr).value(&capacity).addr(counter);
-        let forced = forced_fallback as u32;
         if variant == Variant::Ordered {
-            l.addr(counter + lookback.states_offset()).value(&forced);
+            let [status, aggregate, inclusive, tile_counter] = lookback.offsets();
+            l.addr(counter + status).addr(counter + aggregate).addr(counter + inclusive).addr(counter + tile_counter);
         }
         let cfg = LaunchConfig {
             grid_dim: (blocks, 1, 1),
-            block_dim: (Body::threads(variant), 1, 1),
+            block_dim: (THREADS, 1, 1),
             shared_mem_bytes: body.shared_bytes(variant),
         };
         // SAFETY: the arguments match `select_{variant}_{type}` in `kernels/src/kernels/select.rs`
         // for the chosen body (`plan::Body`, whose alignment rules the addresses meet); `items`
         // and `flags` hold `n` elements, `out` holds `capacity`; the grid has one block per
-        // tile; for the ordered variant the look-back's tile states of `blocks` tiles lie inside
-        // `state` (at least `state_len` elements), zeroed on this stream.
+        // tile; for the ordered variant the look-back state of `blocks` tiles lies inside
+        // `state` (at least `state_len` elements) with its status words and tile counter zeroed.
         unsafe { l.launch(f, cfg) }
     }
 
@@ -327,4 +309,17 @@ unsafe impl<T: Pod> cudarc::driver::DeviceRepr for Scalar<T> {}
 static ZERO_OPERAND: Scalar<[u64; 2]> = Scalar([0; 2]);
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_lengths_cover_every_body() {
+        assert_eq!(state_len::<u8>(Variant::Warp, 1 << 40), 1);
+        // 2^20 u32 items: 256 tiles of 4096 → 1 + 129 + 512.
+        assert_eq!(state_len::<u32>(Variant::Ordered, 1 << 20), 1 + 129 + 2 * 256);
+        // 16-byte items: 1024-item tiles.
+        assert_eq!(state_len::<[u32; 4]>(Variant::Ordered, 1 << 20), 1 + 513 + 2 * 1024);
+        // Zero-sized items: sized as bytes, refused by the call.
+        assert_eq!(state_len::<()>(Variant::Ordered, 0), 2);
+    }
+}

@@ -3,7 +3,6 @@
 
 use super::{Variant, THREADS};
 use crate::{error::ensure_input, Error, Result};
-pub(super) use abi::ORDERED_THREADS;
 use warpwork_abi::select as abi;
 
 /// The most blocks a launch may have in x (CUDA's grid limit, 2^31 − 1).
@@ -67,15 +66,6 @@ impl Body {
         }
     }
 
-    /// Threads per block: [`ORDERED_THREADS`] for the ordered kernels, [`THREADS`] otherwise.
-    pub(super) fn threads(variant: Variant) -> u32 {
-        if variant == Variant::Ordered {
-            ORDERED_THREADS
-        } else {
-            THREADS
-        }
-    }
-
     /// Items one block handles.
     pub(super) fn tile(self, variant: Variant) -> u64 {
         let per_thread = match (self, variant) {
@@ -85,7 +75,7 @@ impl Body {
             (Body::Typed { size, .. }, _) => select_items(size),
             (Body::Bytes16, _) => select_items(16),
         };
-        Body::threads(variant) as u64 * per_thread
+        THREADS as u64 * per_thread
     }
 
     /// Bytes of dynamic shared memory a launch needs: the ordered typed kernels stage their
@@ -113,29 +103,33 @@ pub(super) fn grid_blocks(n: u64, tile: u64) -> Result<u32> {
     Ok(blocks as u32)
 }
 
-/// The ordered look-back's tile states of `tiles` tiles inside the select state (in `u64`
-/// elements, after the count at element 0): one `u64` per tile, status and 62-bit count packed
-/// (`TileStates::<Count>` in `kernels/src/device/lookback.rs`), all of it zeroed before a launch.
-/// No tile counter: tile = block index.
+/// The ordered look-back state of `tiles` tiles inside the select state (in `u64` elements,
+/// after the count at element 0): the tiles' `u32` status words and the `u32` tile counter,
+/// then the `u64` aggregates, then the `u64` inclusive prefixes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct LookbackLayout {
     pub tiles: u64,
 }
 
 impl LookbackLayout {
+    /// `u64` elements of the status words and the tile counter.
+    fn status_elements(self) -> u64 {
+        (self.tiles + 1).div_ceil(2)
+    }
     /// `u64` elements of the whole state, the count included.
     pub fn state_len(self) -> u64 {
-        1 + self.tiles
+        1 + self.status_elements() + 2 * self.tiles
     }
-    /// The 32-bit words to zero before a launch (the tile states, two words each), counted from
-    /// the state's start.
+    /// The 32-bit words to zero before a launch (status words and tile counter), counted in
+    /// `u32` words from the start of the state.
     pub fn zeroed_words(self) -> std::ops::Range<usize> {
-        2..2 + 2 * self.tiles as usize
+        2..2 + (self.tiles + 1) as usize
     }
-    /// Byte offset of the tile states from the state's start (8-byte aligned, as the kernels
-    /// need).
-    pub fn states_offset(self) -> u64 {
-        8
+    /// Byte offsets from the state's start of (status, aggregate, inclusive, tile counter).
+    pub fn offsets(self) -> [u64; 4] {
+        let status = 8;
+        let aggregate = 8 * (1 + self.status_elements());
+        [status, aggregate, aggregate + 8 * self.tiles, status + 4 * self.tiles]
     }
 }
 
@@ -143,10 +137,10 @@ impl LookbackLayout {
 /// body of a by-flag call depends on its addresses' alignment): what the state is sized for.
 pub(super) fn ordered_tiles_bound(size: usize, n: u64) -> u64 {
     let typed = match size {
-        1 | 2 | 4 | 8 | 16 => n.div_ceil(ORDERED_THREADS as u64 * ordered_items(size)),
+        1 | 2 | 4 | 8 | 16 => n.div_ceil(THREADS as u64 * ordered_items(size)),
         _ => 0,
     };
-    typed.max(n.div_ceil(ORDERED_THREADS as u64 * BYTES_ITEMS))
+    typed.max(n.div_ceil(THREADS as u64 * BYTES_ITEMS))
 }
 
 /// Checks a select call's lengths: flags (if any) as many as the items, and a state of at least
@@ -224,23 +218,17 @@ mod tests {
 
     #[test]
     fn tiles_and_staging_match_the_kernels() {
-        assert_eq!(Body::threads(Variant::Ordered), 512);
-        assert_eq!(Body::threads(Variant::Block), 256);
         assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Block), 4096);
-        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Ordered), 8192);
-        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Ordered), 8192);
+        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Ordered), 4096);
+        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Ordered), 4096);
         assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Lane), 4096);
         assert_eq!(Body::Bytes16.tile(Variant::Warp), 2048);
-        assert_eq!(Body::Typed { suffix: "f64", size: 8 }.tile(Variant::Ordered), 4096);
-        assert_eq!(Body::Bytes16.tile(Variant::Ordered), 2048);
-        assert_eq!(Body::Bytes { size: 3 }.tile(Variant::Ordered), 8192);
-        // 64 bytes of staging per thread at most (32 KiB per block, under the 48 KiB that needs
-        // no opt-in), 16 for bytes.
-        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.shared_bytes(Variant::Ordered), 32768);
-        assert_eq!(Body::Typed { suffix: "u16", size: 2 }.shared_bytes(Variant::Ordered), 16384);
-        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.shared_bytes(Variant::Ordered), 8192);
-        assert_eq!(Body::Typed { suffix: "i64", size: 8 }.shared_bytes(Variant::Ordered), 32768);
-        assert_eq!(Body::Bytes16.shared_bytes(Variant::Ordered), 32768);
+        assert_eq!(Body::Typed { suffix: "f64", size: 8 }.tile(Variant::Ordered), 2048);
+        assert_eq!(Body::Bytes16.tile(Variant::Ordered), 1024);
+        assert_eq!(Body::Bytes { size: 3 }.tile(Variant::Ordered), 4096);
+        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.shared_bytes(Variant::Ordered), 16384);
+        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.shared_bytes(Variant::Ordered), 4096);
+        assert_eq!(Body::Bytes16.shared_bytes(Variant::Ordered), 16384);
         assert_eq!(Body::Bytes { size: 3 }.shared_bytes(Variant::Ordered), 0);
         assert_eq!(Body::Typed { suffix: "u32", size: 4 }.shared_bytes(Variant::Block), 0);
     }
@@ -249,10 +237,13 @@ mod tests {
     fn the_lookback_state_is_laid_out_without_overlap() {
         for tiles in [1u64, 2, 3, 1000, 1 << 20] {
             let l = LookbackLayout { tiles };
-            assert_eq!(l.states_offset(), 8, "after the u64 count, 8-byte aligned");
-            assert_eq!(l.state_len(), 1 + tiles, "one packed u64 per tile");
-            assert_eq!(l.zeroed_words(), 2..(2 + 2 * tiles as usize), "every tile state, not the count");
-            assert_eq!(l.states_offset() + 8 * tiles, 8 * l.state_len(), "the states end the state");
+            let [status, aggregate, inclusive, counter] = l.offsets();
+            assert_eq!(status, 8, "after the u64 count");
+            assert_eq!(counter, status + 4 * tiles, "the tile counter follows the status words");
+            assert!(counter + 4 <= aggregate && aggregate % 8 == 0);
+            assert_eq!(inclusive, aggregate + 8 * tiles);
+            assert_eq!(inclusive + 8 * tiles, 8 * l.state_len(), "the state ends with the inclusive prefixes");
+            assert_eq!(l.zeroed_words(), 2..(2 + tiles as usize + 1));
         }
         // Every body of a size fits in the bound the state is sized for.
         for size in 1..=24 {

@@ -14,20 +14,12 @@ pub const fn select_items(size: usize) -> usize {
     }
 }
 
-/// Items per thread of the generic path's kernels (`select_*_bytes`), unordered and ordered
-/// (the ordered one with [`ORDERED_THREADS`] threads, the unordered ones with [`THREADS`]).
+/// Items per thread of the generic path's kernels (`select_*_bytes`), unordered and ordered.
 pub const BYTES_ITEMS: usize = 16;
-
-/// Threads per block of the ordered kernels (`select_ordered_*`, typed and generic): 512, the
-/// scan's shape (`THREADS` in `warpwork_abi::scan` is S2.5's; the scan kernels' tile is 512
-/// threads × 64 bytes, which measured best on the H100).
-pub const ORDERED_THREADS: u32 = 512;
 
 /// Items per thread of the ordered typed kernels for items of `size` bytes: 64 bytes of items
 /// per thread, at least 4 (a whole word of flags) and at most 16 items (more would not stay in
-/// registers). A power of two, so a thread's items are 1, 2 or 4 whole 16-byte chunks and its
-/// flags one load of 4, 8 or 16 bytes. With [`ORDERED_THREADS`], a tile stages at most
-/// 512 · 64 = 32 KiB of items in shared memory (16-byte items: 4 per thread).
+/// registers).
 pub const fn ordered_items(size: usize) -> usize {
     let items = 64 / size;
     if items > 16 {
@@ -101,11 +93,5 @@ mod tests {
     fn ordered_items_fill_64_bytes() {
         assert_eq!(ordered_items(4) * 4, 64);
         assert_eq!(ordered_items(8) * 8, 64);
-        // Whole 16-byte chunks, powers of two, and at most 32 KiB of staging per tile.
-        for size in [1, 2, 4, 8, 16] {
-            let items = ordered_items(size);
-            assert!(items.is_power_of_two() && (items * size).is_multiple_of(16) && items * size <= 64, "{size}");
-            assert!(ORDERED_THREADS as usize * items * size <= 32 << 10, "{size}");
-        }
     }
 }

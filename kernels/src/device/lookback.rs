@@ -4,25 +4,19 @@
 //!
 //! **Tile states.** Each tile publishes its *aggregate* (the combination of its own elements)
 //! as soon as it has it, then its *inclusive prefix* (everything up to and including it) once
-//! its look-back is done. [`TileStates`] holds one state per tile, in one of three layouts
+//! its look-back is done. [`TileStates`] holds one state per tile, in one of two layouts
 //! ([`TileLayout`], chosen by the element type's [`ScanElement::TILE_LAYOUT`]):
 //! * [`TileLayout::Packed32`] (4-byte elements): one 64-bit word per tile, status in the high
 //!   half and value in the low half, written and read with one single-copy-atomic access (a poll
 //!   is one load; no ordering between a flag and a value is needed);
-//! * [`TileLayout::Packed62`] ([`Count`], the ordered select's kept counts): one 64-bit word per
-//!   tile, status in the top 2 bits and a 62-bit value below: 64-bit counts with the packed
-//!   layout's single load per predecessor. Counts stay far below 2^62 (a launch has at most
-//!   2^31 − 1 tiles of at most 2^13 items, added to a count of items already in a device
-//!   buffer); sums are taken modulo 2^62;
-//! * [`TileLayout::Pair`] (other 8-byte elements): two 64-bit words per tile (16 bytes,
+//! * [`TileLayout::Pair`] (8-byte elements): two 64-bit words per tile (16 bytes,
 //!   aligned), each with the status in its high half and one half of the value in its low half,
 //!   written with one 16-byte relaxed store and read with one 16-byte relaxed load. Each word is
 //!   single-copy atomic, the pair is not: a poll that finds two different statuses (a
 //!   publication seen half done) loads the pair again.
 //!
-//! The statuses ([`STATUS_INVALID`] = 0, [`STATUS_AGGREGATE`](super::scan::STATUS_AGGREGATE) = 1,
-//! [`STATUS_PREFIX`] = 2) fit
-//! in the packed words' status bits in every layout.
+//! The statuses are [`STATUS_INVALID`] = 0, [`STATUS_AGGREGATE`](super::scan::STATUS_AGGREGATE)
+//! = 1 and [`STATUS_PREFIX`] = 2.
 //!
 //! **The look-back** ([`look_back`], one warp): each round polls a window of `32 · W`
 //! predecessors at once (lane `l`, slot `q`: the tile `W·l + q` before the window's newest), and
@@ -48,14 +42,14 @@
 //! **Forcing the fallback** (tests): a launch with `forced_fallback` set looks back with
 //! [`fallback_after`]`(true) = 0` (fall back at the first poll that finds a needed predecessor
 //! silent) and makes odd tiles wait [`FORCED_STALL_NS`] before publishing ([`forced_stall`]), so
-//! that their successors do find them silent. The scans and the ordered select use these.
+//! that their successors do find them silent. The scans use these.
 
 use super::scan::{STATUS_INVALID, STATUS_PREFIX};
 use crate::arch::{
     ballot, fence_gpu, global_timer_ns, lane_id, load_relaxed_u64, load_relaxed_v2_u64, nanosleep, store_relaxed_u64,
     store_relaxed_v2_u64, WARP_SIZE,
 };
-use crate::block::{warp_reduce_high_first, ScanElement, ScanOp, Sum, TileLayout};
+use crate::block::{warp_reduce_high_first, ScanElement, ScanOp, TileLayout};
 use core::marker::PhantomData;
 
 /// How long a look-back sleeps between polls of predecessors that have not published, in
@@ -90,50 +84,6 @@ pub fn forced_stall(forced_fallback: bool, tile: usize) {
     if forced_fallback && tile % 2 == 1 {
         let t0 = global_timer_ns();
         while global_timer_ns() - t0 < FORCED_STALL_NS {}
-    }
-}
-
-/// Values of a [`Count`]: the low 62 bits.
-const COUNT_MASK: u64 = (1 << 62) - 1;
-
-/// A 64-bit count below 2^62 (arithmetic modulo 2^62): the element of look-backs over counts,
-/// such as the ordered select's kept items, published in the [`TileLayout::Packed62`] layout
-/// (one load per predecessor). Sum with [`Sum<Count>`].
-#[derive(Clone, Copy)]
-pub struct Count(u64);
-
-impl Count {
-    /// `v` modulo 2^62.
-    #[inline(always)]
-    pub const fn new(v: u64) -> Count {
-        Count(v & COUNT_MASK)
-    }
-    /// The count.
-    #[inline(always)]
-    pub const fn get(self) -> u64 {
-        self.0
-    }
-}
-
-impl ScanElement for Count {
-    const WIDE: bool = true;
-    const TILE_LAYOUT: TileLayout = TileLayout::Packed62;
-    #[inline(always)]
-    fn to_bits(self) -> u64 {
-        self.0
-    }
-    #[inline(always)]
-    fn from_bits(bits: u64) -> Self {
-        Count::new(bits)
-    }
-}
-
-impl ScanOp for Sum<Count> {
-    type T = Count;
-    const IDENTITY: Count = Count(0);
-    #[inline(always)]
-    fn combine(a: Count, b: Count) -> Count {
-        Count::new(a.0.wrapping_add(b.0))
     }
 }
 
@@ -196,7 +146,6 @@ impl<T: ScanElement> TileStates<T> {
                 store_relaxed_v2_u64((self.base as *mut [u64; 2]).add(tile), [s | (b & 0xffff_ffff), s | b >> 32]);
             }
             TileLayout::Packed32 => store_relaxed_u64(word, (status as u64) << 32 | b),
-            TileLayout::Packed62 => store_relaxed_u64(word, (status as u64) << 62 | b),
         }
     }
 
@@ -216,10 +165,6 @@ impl<T: ScanElement> TileStates<T> {
             TileLayout::Packed32 => {
                 let w = load_relaxed_u64(word);
                 ((w >> 32) as u32, T::from_bits(w))
-            }
-            TileLayout::Packed62 => {
-                let w = load_relaxed_u64(word);
-                ((w >> 62) as u32, T::from_bits(w))
             }
         }
     }

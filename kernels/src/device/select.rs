@@ -13,9 +13,7 @@
 //!
 //! Output order is not the input order: warps and blocks claim their runs in whatever order
 //! their atomics land. [`select_ordered_tile`] is the order-preserving single-pass variant: it
-//! replaces the atomics with the decoupled look-back of [`crate::device::lookback`] over tiles
-//! (tile = block index, 64-bit counts in the packed 62-bit layout, a fallback that counts a
-//! silent tile's kept items itself). [`select_bytes_tile`] and
+//! replaces the atomics with a decoupled look-back over tiles. [`select_bytes_tile`] and
 //! [`select_bytes_ordered_tile`] are the generic path for items of any size (kept by flag),
 //! copied word by word.
 //!

@@ -9,17 +9,15 @@
 //! * `bytes`: items of any size, by flag (the generic path, `device::select::select_bytes_tile`):
 //!   `(items, flags, n, item_bytes, out, capacity, counter)`.
 //!
-//! `n`, `capacity` and `*counter` are `u64`. The ordered kernels take two more parameters after
-//! the counter: `states` (the look-back's tile states: `TileStates::<Count>::words(blocks)`
-//! 32-bit words, one `u64` per tile, 8-byte aligned, zeroed before every launch) and
-//! `forced_fallback` (`u32`, non-zero forces the look-back's fallback: tests). Unordered kernels:
-//! `ceil(n / (select_items(size) · THREADS))` blocks of `THREADS` = 256 (generic path:
-//! `BYTES_ITEMS`); ordered: `ceil(n / (ordered_items(size) · ORDERED_THREADS))` blocks of
-//! `ORDERED_THREADS` = 512 (generic path: `BYTES_ITEMS`), with `ordered_items(size) ·
-//! ORDERED_THREADS · size` bytes of dynamic shared memory for the typed ones (all in
-//! `warpwork_abi::select`).
+//! `n`, `capacity` and `*counter` are `u64`. The ordered kernels take the look-back state after
+//! the counter: `(status, aggregate, inclusive, tile_counter)` (`aggregate` and `inclusive` are
+//! `u64` per tile). Unordered kernels: `ceil(n / (select_items(size) · 256))` blocks of 256 (generic
+//! path: `BYTES_ITEMS`); ordered: `ceil(n / (ordered_items(size) · 256))` (generic path:
+//! `BYTES_ITEMS`), with `ordered_items(size) · 256 · size` bytes of dynamic shared memory for
+//! the typed ones.
 
 use crate::arch::dynamic_shared;
+use crate::device::scan::LookbackState;
 use crate::device::select::{
     op, select_bytes_ordered_tile, select_bytes_tile, select_ordered_tile, select_tile, Reserve,
 };
@@ -61,10 +59,13 @@ macro_rules! select_ordered_kernel {
             out: *mut $t,
             capacity: u64,
             counter: *mut u64,
-            states: *mut u32,
-            forced_fallback: u32,
+            status: *mut u32,
+            aggregate: *mut u64,
+            inclusive: *mut u64,
+            tile_counter: *mut u32,
         ) {
-            let shared = static_shared!($name: [crate::device::select::OrderedShared; 1]);
+            let scratch = static_shared!($name: [u64; crate::device::select::ORDERED_SCRATCH_U64]);
+            let state = LookbackState { status, aggregate, inclusive, tile_counter };
             select_ordered_tile::<$t, { ordered_items(core::mem::size_of::<$t>()) }>(
                 items,
                 flags,
@@ -75,9 +76,8 @@ macro_rules! select_ordered_kernel {
                 out,
                 capacity,
                 counter,
-                states,
-                forced_fallback != 0,
-                shared,
+                state,
+                scratch,
                 dynamic_shared::<$t>(),
             );
         }
@@ -152,10 +152,13 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes16(
     out: *mut Bytes16,
     capacity: u64,
     counter: *mut u64,
-    states: *mut u32,
-    forced_fallback: u32,
+    status: *mut u32,
+    aggregate: *mut u64,
+    inclusive: *mut u64,
+    tile_counter: *mut u32,
 ) {
-    let shared = static_shared!(select_ordered_bytes16: [crate::device::select::OrderedShared; 1]);
+    let scratch = static_shared!(select_ordered_bytes16: [u64; crate::device::select::ORDERED_SCRATCH_U64]);
+    let state = LookbackState { status, aggregate, inclusive, tile_counter };
     let zero = Bytes16::default();
     select_ordered_tile::<Bytes16, { ordered_items(16) }>(
         items,
@@ -167,9 +170,8 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes16(
         out,
         capacity,
         counter,
-        states,
-        forced_fallback != 0,
-        shared,
+        state,
+        scratch,
         dynamic_shared::<Bytes16>(),
     );
 }
@@ -206,12 +208,12 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes(
     out: *mut u8,
     capacity: u64,
     counter: *mut u64,
-    states: *mut u32,
-    forced_fallback: u32,
+    status: *mut u32,
+    aggregate: *mut u64,
+    inclusive: *mut u64,
+    tile_counter: *mut u32,
 ) {
-    let shared = static_shared!(select_ordered_bytes: [crate::device::select::OrderedShared; 1]);
-    let forced = forced_fallback != 0;
-    select_bytes_ordered_tile::<BYTES_ITEMS>(
-        items, flags, n, item_bytes, out, capacity, counter, states, forced, shared,
-    );
+    let scratch = static_shared!(select_ordered_bytes: [u64; crate::device::select::ORDERED_SCRATCH_U64]);
+    let state = LookbackState { status, aggregate, inclusive, tile_counter };
+    select_bytes_ordered_tile::<BYTES_ITEMS>(items, flags, n, item_bytes, out, capacity, counter, state, scratch);
 }

@@ -25,9 +25,6 @@ use core::marker::PhantomData;
 pub enum TileLayout {
     /// One 64-bit word per tile: status in the high 32 bits, a 4-byte value in the low 32.
     Packed32,
-    /// One 64-bit word per tile: status in the top 2 bits, a value below 2^62 in the other 62
-    /// (counts: [`crate::device::lookback::Count`]).
-    Packed62,
     /// Two 64-bit words per tile (16 bytes, aligned), each with the status in its high 32 bits
     /// and one half of an 8-byte value in its low 32.
     Pair,

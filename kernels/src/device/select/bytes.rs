@@ -11,9 +11,10 @@
 //! `items` to `out` in words of `u8`, `u16`, `u32` or `u64`: the widest that divides the size
 //! and both addresses ([`copy_word_bytes`]).
 
-use super::ordered::{kept_by_warp, OrderedShared, OrderedTile, ORDERED_THREADS};
-use super::{op, warp_first_slot, Reserve};
+use super::ordered::OrderedSlots;
+use super::{warp_first_slot, Reserve};
 use crate::arch::{atomic_add_u64, ballot, block_dim_x, block_idx_x, lanemask_lt, popc, sync_threads, thread_idx_x};
+use crate::device::scan::LookbackState;
 
 /// The copy word for items of `item_bytes` at `items` and `out`: the widest of 8, 4, 2 and 1
 /// bytes that divides the size and both addresses. The same on every thread.
@@ -104,16 +105,15 @@ pub unsafe fn select_bytes_tile<const ITEMS: usize>(
     }
 }
 
-/// Order-preserving select of tile `blockIdx.x` of [`ORDERED_THREADS`] × `ITEMS` items of
-/// `item_bytes` each, kept where `flags[i] != 0`, in a single pass as
-/// [`super::select_ordered_tile`] (block scan, decoupled look-back over counts, the fallback
-/// counting a silent tile's flags); each thread then copies its own kept items (consecutive
-/// items `tile_base + t·ITEMS ..`) straight to their slots, with no staging. The last tile
-/// stores the new count.
+/// Order-preserving select of one tile of `ITEMS × blockDim.x` items of `item_bytes` each, kept
+/// where `flags[i] != 0`, in a single pass as [`super::select_ordered_tile`] (tile claimed from
+/// the counter, block scan, 64-bit decoupled look-back); each thread then copies its own kept
+/// items (consecutive items `(tile·blockDim.x + t)·ITEMS ..`) straight to their slots, with no
+/// staging. The block of the last tile stores the new count.
 ///
 /// # Safety
-/// As [`select_bytes_tile`] and, for the launch, `states` and `shared`,
-/// [`super::select_ordered_tile`] (no staging buffer).
+/// As [`select_bytes_tile`] and, for `state` and `scratch`, [`super::select_ordered_tile`]
+/// (no staging buffer).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn select_bytes_ordered_tile<const ITEMS: usize>(
@@ -124,23 +124,24 @@ pub unsafe fn select_bytes_ordered_tile<const ITEMS: usize>(
     out: *mut u8,
     capacity: u64,
     counter: *mut u64,
-    states: *mut u32,
-    forced_fallback: bool,
-    shared: *mut OrderedShared,
+    state: LookbackState<u64>,
+    scratch: *mut u64,
 ) {
-    let tile_items = ORDERED_THREADS as usize * ITEMS;
+    let tid = thread_idx_x() as usize;
+    let threads = block_dim_x() as usize;
+    let slots = OrderedSlots::new(scratch);
+    let tile = slots.claim(counter, state);
     let n = n as usize;
-    let t = OrderedTile::new(states, shared, counter, n, tile_items, forced_fallback);
-    let first = t.tile * tile_items + thread_idx_x() as usize * ITEMS;
+    let first = (tile * threads + tid) * ITEMS;
     let last = n.min(first + ITEMS).max(first);
     let mut count = 0;
     for i in first..last {
         count += (*flags.add(i) != 0) as u32;
     }
-    let (rank, kept) = t.scan(count);
-    t.look_back(kept, |j| kept_by_warp::<u8>(flags, flags, op::FLAGGED, 0, 0, j * tile_items, tile_items));
+    let (rank, kept) = slots.scan(count);
+    slots.look_back(state, tile, kept);
     sync_threads();
-    let base = t.base();
+    let base = slots.base();
     let mut slot = base.wrapping_add(rank as u64);
     let (size, word) = (item_bytes as usize, copy_word_bytes(items, out, item_bytes));
     for i in first..last {
@@ -151,5 +152,5 @@ pub unsafe fn select_bytes_ordered_tile<const ITEMS: usize>(
             slot += 1;
         }
     }
-    t.finish(base, kept);
+    slots.finish(counter, (tile + 1) * threads * ITEMS, n, base, kept);
 }
