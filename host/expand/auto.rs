@@ -3,7 +3,8 @@
 //! table of 2026-11-23 (BENCHMARKS.md, "Work expansion"; docs/expand.md, "Choosing a
 //! strategy").
 
-use super::strategy::{Strategy, UserPass2};
+use super::facts::UserPass2;
+use super::strategy::Strategy;
 use super::workspace::offset_bytes;
 
 /// The most `P1 · max_n` slots at which Auto picks `MaxN`. Measured: 2^16 and 2^18 slots took

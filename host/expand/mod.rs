@@ -22,8 +22,9 @@
 //! [`Strategy::ScanBinarySearch`] and [`Strategy::ScanFused`] run their 64-bit kernels
 //! ([`Expander::is_wide`]) and the other strategies refuse the capacity.
 //!
-//! The code is split by concept: [`Strategy`] and its table of facts (`strategy.rs`: codes,
-//! kernels (32- and 64-bit), block shapes, workspace, how pass 2 is launched and sized),
+//! The code is split by concept: [`Strategy`] (`strategy.rs`) and its table of facts
+//! (`facts.rs`: codes, kernels (32- and 64-bit), block shapes, workspace, how pass 2 is launched
+//! and sized),
 //! `Auto`'s rule (`auto.rs`), the workspace plan (`workspace.rs`), the [`Expander`]'s state and
 //! the [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
 //! (`pass2.rs`) and a user's pass 2 (`user.rs`).
@@ -32,6 +33,7 @@
 
 mod auto;
 mod expander;
+mod facts;
 mod pass1;
 mod pass2;
 mod strategy;

@@ -1,7 +1,7 @@
 //! Pass 2 with the strategy's own kernel, which materializes the `(src, local)` pairs: sizing
 //! its grid ([`Dispatch`]) and launching it as the strategy's table row says.
 
-use super::strategy::{Pass2Items, Pass2Launch};
+use super::facts::{Pass2Items, Pass2Launch};
 use super::{Control, Dispatch, Expander, Planned};
 use crate::{error::ensure_input, DeviceWrite, Gpu, Result};
 use cudarc::driver::LaunchConfig;

@@ -1,7 +1,7 @@
 //! Pass 2 with the caller's own kernel ([`Gpu::expand_with`], [`Planned::pass2_with`]):
 //! nothing is materialized; the kernel calls `locate::for_each` on the view.
 
-use super::strategy::UserPass2;
+use super::facts::UserPass2;
 use super::{CudaFunction, Expander, Planned};
 use crate::{DeviceRead, Error, Gpu, KernelArgs, Result};
 use cudarc::driver::LaunchConfig;
