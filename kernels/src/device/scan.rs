@@ -6,7 +6,7 @@
 //!   window, backoff, and a fallback that makes it never hang) — the look-back S2.5's pass 1
 //!   uses too.
 //! * The older look-back below ([`lookback`], [`LookbackState`]), kept for the ordered select
-//!   only: moved onto [`crate::device::lookback`] (branch `h2-lookback`, 2026-11-23) the ordered
+//!   only: moved onto [`crate::device::lookback`] (commit 15aced3, taken back in eb546d5) the ordered
 //!   select measured 15% slower on the H100 (docs/select.md), so it stays on this one until that
 //!   is understood. `u32`/`u64` sums, split status/value arrays read with acquire loads, tiles
 //!   claimed from an atomic counter: a block only waits on tiles with smaller ids, and a tile id
