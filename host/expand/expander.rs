@@ -40,8 +40,6 @@ pub struct Expander {
     offsets: CudaSlice<u32>,
     srcs: CudaSlice<u32>,
     records: CudaSlice<[u32; 2]>,
-    /// Words after the control block that a reset clears.
-    reset_words: usize,
     view_uploaded: bool,
     pub(super) pass2_blocks: u32,
 }
@@ -160,7 +158,6 @@ impl Gpu {
             offsets,
             srcs,
             records,
-            reset_words: layout.reset_words,
             view_uploaded: false,
             pass2_blocks: per_sm * self.info().sm_count,
         })
@@ -223,9 +220,10 @@ impl Expander {
             gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
             self.view_uploaded = true;
         }
-        // The control block and the look-back words (all of them hold statuses): one memset.
+        // The whole state buffer — the control block and the look-back words, all of which hold
+        // statuses: one memset.
         if clear {
-            let words = STATES_AT + self.reset_words;
+            let words = self.state.len();
             gpu.zero_words(&mut self.state, 0..words)?;
         }
         Ok(())

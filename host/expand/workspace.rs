@@ -58,16 +58,15 @@ pub(super) struct Layout {
     pub srcs: usize,
     /// `[u32; 2]` records.
     pub records: usize,
-    /// `u32` words from [`STATES_AT`] on: S2.5's tile states, or S2.5f's look-back words.
+    /// `u32` words from [`STATES_AT`] on: S2.5's tile states, or S2.5f's look-back words (every
+    /// word holds a status, so a reset clears them all with the control block).
     pub lookback_words: usize,
-    /// Of those, the words a reset clears (S2.5: the status words; S2.5f: all).
-    pub reset_words: usize,
 }
 
 impl Layout {
     /// `offset_bytes` is [`offset_bytes`]'s choice (4 or 8).
     pub(super) fn new(workspace: Workspace, p1: usize, capacity: usize, offset_bytes: u32) -> Layout {
-        let none = Layout { offsets: 0, srcs: 0, records: 0, lookback_words: 0, reset_words: 0 };
+        let none = Layout { offsets: 0, srcs: 0, records: 0, lookback_words: 0 };
         match workspace {
             Workspace::None => none,
             Workspace::RecordPerItem => Layout { records: capacity, ..none },
@@ -75,11 +74,11 @@ impl Layout {
             Workspace::Scan => {
                 // The kernels' `TileStates` of the offset width: one `u64` per tile (status and
                 // value) for 4-byte offsets, two (the pair layout: status and half the value in
-                // each) for 8-byte ones; every word holds a status, so a reset clears them all.
+                // each) for 8-byte ones.
                 let tiles = p1.div_ceil(warpwork_abi::scan::THREADS as usize * warpwork_abi::scan::ITEMS_U32);
                 let words = offset_bytes as usize / 4;
                 let states = 2 * words * tiles;
-                Layout { offsets: words * p1, lookback_words: states, reset_words: states, ..none }
+                Layout { offsets: words * p1, lookback_words: states, ..none }
             }
             Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
@@ -89,7 +88,7 @@ impl Layout {
                 let tiles = p1.div_ceil(FUSED_TILE as usize);
                 let words = 4 * tiles.div_ceil(FUSED_PUSH_TILES);
                 let slots = if offset_bytes == 8 { FUSED_WIDE_RECORD_SLOTS } else { 1 };
-                Layout { records: slots * (tiles + 1), lookback_words: words, reset_words: words, ..none }
+                Layout { records: slots * (tiles + 1), lookback_words: words, ..none }
             }
         }
     }
@@ -220,15 +219,14 @@ mod tests {
     }
 
     #[test]
-    fn resets_clear_every_state_word() {
+    fn state_words_per_layout() {
         // 3 tiles: one packed u64 per tile for 4-byte offsets, a pair of u64s per tile for
-        // 8-byte ones; every word holds a status, so a reset clears them all.
+        // 8-byte ones.
         let scan = Layout::new(Workspace::Scan, 10_000, 0, 4);
-        assert_eq!((scan.offsets, scan.reset_words, scan.lookback_words), (10_000, 6, 6));
+        assert_eq!((scan.offsets, scan.lookback_words), (10_000, 6));
         let wide = Layout::new(Workspace::Scan, 10_000, 0, 8);
-        assert_eq!((wide.offsets, wide.reset_words, wide.lookback_words), (20_000, 12, 12));
+        assert_eq!((wide.offsets, wide.lookback_words), (20_000, 12));
         let fused = Layout::new(Workspace::Fused, 10_000, 0, 4);
-        assert_eq!(fused.reset_words, fused.lookback_words);
         assert_eq!(fused.records, 5 + 1);
         let fused_wide = Layout::new(Workspace::Fused, 10_000, 0, 8);
         assert_eq!((fused_wide.records, fused_wide.lookback_words), (2 * (5 + 1), fused.lookback_words));
