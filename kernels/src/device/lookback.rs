@@ -37,7 +37,7 @@
 //! input, the re-poll sees the publication).
 //!
 //! The state needs no atomics and no tile counter; the host zeroes the status words
-//! ([`TileStates::status_words`]) before every launch.
+//! (all [`TileStates::words`]: every word holds a status) before every launch.
 //!
 //! **Forcing the fallback** (tests): a launch with `forced_fallback` set looks back with
 //! [`fallback_after`]`(true) = 0` (fall back at the first poll that finds a needed predecessor
@@ -103,8 +103,9 @@ impl<T> Clone for TileStates<T> {
 impl<T> Copy for TileStates<T> {}
 
 impl<T: ScanElement> TileStates<T> {
-    /// 32-bit words the states of `tiles` tiles take: two per tile for the packed layouts (one
-    /// `u64`), four for the pair layout (two `u64`s).
+    /// 32-bit words the states of `tiles` tiles take: two per tile for the packed layout (one
+    /// `u64`), four for the pair layout (two `u64`s). All of them hold statuses: zero them
+    /// before every launch.
     pub const fn words(tiles: usize) -> usize {
         if matches!(T::TILE_LAYOUT, TileLayout::Pair) {
             4 * tiles
@@ -113,20 +114,13 @@ impl<T: ScanElement> TileStates<T> {
         }
     }
 
-    /// The leading words that must be zero before a launch: all of them (every word holds a
-    /// status).
-    pub const fn status_words(tiles: usize) -> usize {
-        Self::words(tiles)
-    }
-
     /// The states at `base`.
     ///
     /// # Safety
     /// `base` is global memory of [`TileStates::words`]`(tiles)` words, 8-byte aligned (16-byte
-    /// aligned for 8-byte elements), whose [`TileStates::status_words`] were zeroed before the
-    /// launch.
+    /// aligned for 8-byte elements), zeroed before the launch.
     #[inline(always)]
-    pub unsafe fn new(base: *mut u32, _tiles: usize) -> Self {
+    pub unsafe fn new(base: *mut u32) -> Self {
         TileStates { base, _element: PhantomData }
     }
 

@@ -13,7 +13,7 @@
 
 use crate::block::{Max, Min, Sum};
 use crate::device::lookback::TileStates;
-use crate::device::scan::tile::{consume_tile, tile_items};
+use crate::device::scan::tile::consume_tile;
 use crate::static_shared;
 use warpwork_abi::scan::{TILE_CHUNKS_4, TILE_CHUNKS_8, TILE_LOAD_4, TILE_LOAD_8, TILE_WARPS_4, TILE_WARPS_8};
 
@@ -49,7 +49,7 @@ macro_rules! scan_kernel {
             let smem = static_shared!(
                 $name: [crate::device::scan::tile::ScanShared<{ crate::kernels::scan::tile_slots::<$t>() }>; 1]
             );
-            let states = TileStates::<$t>::new(states, n.div_ceil(tile_items::<$t, WARPS, CHUNKS>()));
+            let states = TileStates::<$t>::new(states);
             consume_tile::<$op<$t>, $inclusive, WARPS, CHUNKS, SLOTS, LOAD>(
                 states,
                 smem,

@@ -40,7 +40,7 @@ pub const PUSH_SCAN_SCRATCH_U64: usize = WARPS + 1;
 ///
 /// # Safety
 /// `v` is a valid view of strategy `SCAN_BINARY_SEARCH` whose `offsets` hold `p1` `O`s and whose
-/// `scan_status` holds `TileStates::<O>::words(tiles)` words, the status words zeroed (with the
+/// `scan_status` holds `TileStates::<O>::words(tiles)` words, zeroed (with the
 /// control block) before the launch; the launch has `ceil(p1 / TILE)` blocks of [`THREADS`]
 /// threads; `scratch` is [`PUSH_SCAN_SCRATCH_U64`] shared `u64`s; every thread calls this.
 #[inline(always)]
@@ -71,7 +71,7 @@ pub unsafe fn push_scan<O: Offset>(v: &ExpandView, scratch: *mut u64) {
     // too: nothing after the barrier branches on the tile).
     let prefix_slot = scratch.add(WARPS) as *mut O;
     if warp_id() == 0 {
-        let states = TileStates::<O>::new(v.scan_status(), n.div_ceil(TILE));
+        let states = TileStates::<O>::new(v.scan_status());
         let before = publish_and_look_back(states, counts, tile, aggregate);
         if lane_id() == 0 {
             write_volatile(prefix_slot, before);
