@@ -23,7 +23,7 @@ mod common;
 
 use chunks::{check_canonical, exclusive_prefix, first_written, read_chunks, Staging, CHUNK};
 use common::{gpu, small};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 use warpwork::abi::kernels::EXPAND_FOR_EACH_HISTOGRAM;
 use warpwork::cudarc::driver::CudaSlice;
@@ -40,8 +40,24 @@ const WIDE: [Strategy; 2] = [Strategy::ScanBinarySearch, Strategy::ScanFused];
 /// The GPU tests here each hold a 34 GB output: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-fn take_turn() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+/// What each test here holds: the poisoned output, the GPU and its turn (fields drop in this
+/// order: the 34 GB are freed before the next test may allocate them).
+struct Large {
+    out: CudaSlice<[u32; 2]>,
+    gpu: Gpu,
+    _turn: MutexGuard<'static, ()>,
+}
+
+/// Waits for this test's turn and allocates the output poisoned; `None` under `WARPWORK_SMALL`.
+fn large() -> Option<Large> {
+    if small() {
+        eprintln!("skipped: WARPWORK_SMALL (a 34 GB output)");
+        return None;
+    }
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpu = gpu();
+    let out = gpu.filled::<[u32; 2]>(LEN, 0xAB).expect("a 34 GB output");
+    Some(Large { out, gpu, _turn: turn })
 }
 
 /// About 8.4 million sources of 0 to 1023 items, the last two topping the total up to exactly
@@ -89,14 +105,9 @@ fn expand(
 #[test]
 #[ignore = "needs a GPU with 36 GB: run the GPU suite"]
 fn scan_strategies_write_every_pair_of_a_total_of_2_pow_32_plus_7() {
-    if small() {
-        eprintln!("skipped: WARPWORK_SMALL (a 34 GB output)");
-        return;
-    }
-    let _turn = take_turn();
-    let gpu = gpu();
-    let mut out = gpu.filled::<[u32; 2]>(LEN, 0xAB).expect("a 34 GB output");
-    let mut staging = Staging::new(&gpu);
+    let Some(mut large) = large() else { return };
+    let (gpu, out) = (&large.gpu, &mut large.out);
+    let mut staging = Staging::new(gpu);
     for (set, counts, dispatch) in
         [("8.4M sources", many_sources(), Dispatch::Persistent), ("10 sources", few_sources(), Dispatch::ReadBack)]
     {
@@ -105,10 +116,10 @@ fn scan_strategies_write_every_pair_of_a_total_of_2_pow_32_plus_7() {
         for s in WIDE {
             let what = format!("{} {set} {dispatch:?}", s.name());
             let started = Instant::now();
-            let count = expand(&gpu, &mut out, &counts, s, TOTAL, dispatch).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let count = expand(gpu, out, &counts, s, TOTAL, dispatch).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(count, TOTAL, "{what}: count");
             let ran = started.elapsed();
-            read_chunks(&gpu, &out, 0..LEN, &mut staging, |first, chunk| {
+            read_chunks(gpu, out, 0..LEN, &mut staging, |first, chunk| {
                 let (pairs, guard) = chunk.split_at(TOTAL.saturating_sub(first).min(chunk.len()));
                 check_canonical(&counts, &prefix, first as u64, pairs).unwrap_or_else(|e| panic!("{what}: {e}"));
                 if let Some(i) = first_written(guard) {
@@ -123,23 +134,18 @@ fn scan_strategies_write_every_pair_of_a_total_of_2_pow_32_plus_7() {
 #[test]
 #[ignore = "needs a GPU with 36 GB: run the GPU suite"]
 fn scan_strategies_refuse_a_total_past_a_capacity_past_2_pow_32() {
-    if small() {
-        eprintln!("skipped: WARPWORK_SMALL (a 34 GB output)");
-        return;
-    }
-    let _turn = take_turn();
-    let gpu = gpu();
-    let mut out = gpu.filled::<[u32; 2]>(LEN, 0xAB).expect("a 34 GB output");
-    let mut staging = Staging::new(&gpu);
+    let Some(mut large) = large() else { return };
+    let (gpu, out) = (&large.gpu, &mut large.out);
+    let mut staging = Staging::new(gpu);
     let counts = few_sources();
     for s in WIDE {
         let what = format!("{} at capacity 2^32 + 6", s.name());
-        let r = expand(&gpu, &mut out, &counts, s, TOTAL - 1, Dispatch::Persistent);
+        let r = expand(gpu, out, &counts, s, TOTAL - 1, Dispatch::Persistent);
         assert!(
             matches!(r, Err(Error::CapacityExceeded { needed, capacity, .. }) if capacity == TOTAL as u64 - 1 && needed > capacity),
             "{what}: {r:?}"
         );
-        read_chunks(&gpu, &out, 0..LEN, &mut staging, |first, chunk| {
+        read_chunks(gpu, out, 0..LEN, &mut staging, |first, chunk| {
             if let Some(i) = first_written(chunk) {
                 panic!("{what}: pair {} was written", first + i);
             }
@@ -153,14 +159,9 @@ fn scan_strategies_refuse_a_total_past_a_capacity_past_2_pow_32() {
 #[test]
 #[ignore = "needs a GPU with 36 GB: run the GPU suite"]
 fn the_64_bit_kernels_expand_small_totals_as_the_cpu() {
-    if small() {
-        eprintln!("skipped: WARPWORK_SMALL (a 34 GB output)");
-        return;
-    }
-    let _turn = take_turn();
-    let gpu = gpu();
     // The materializing pass 2 wants an output as long as the capacity, past 2^32 pairs.
-    let mut out = gpu.filled::<[u32; 2]>(LEN, 0xAB).expect("a 34 GB output");
+    let Some(mut large) = large() else { return };
+    let (gpu, out) = (&large.gpu, &mut large.out);
     let guard = 1 << 20;
     for (p1, seed) in [(0usize, 1u64), (1, 2), (33, 3), ((1 << 16) + 1, 4), (1 << 20, 5)] {
         let mut counts = inputs::uniform_range(p1, seed, 0, 64);
@@ -176,9 +177,9 @@ fn the_64_bit_kernels_expand_small_totals_as_the_cpu() {
         for s in WIDE {
             for d in [Dispatch::Persistent, Dispatch::ReadBack] {
                 let what = format!("{} p1 = {p1} {d:?} (64-bit)", s.name());
-                let count = expand(&gpu, &mut out, &counts, s, TOTAL, d).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let count = expand(gpu, out, &counts, s, TOTAL, d).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(count, n, "{what}: count");
-                let got = gpu.download_prefix(&out, n + guard).unwrap();
+                let got = gpu.download_prefix(out, n + guard).unwrap();
                 assert!(got[..n] == want[..], "{what}: pairs differ from the CPU's");
                 assert_eq!(first_written(&got[n..]), None, "{what}: a pair past the total was written");
             }
