@@ -6,42 +6,12 @@ use crate::launch::KernelArgs;
 use crate::memory::bind::Target;
 use crate::{Error, Result};
 use cudarc::driver::sys::{self, CUstream};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
-use cudarc::nvrtc::Ptx;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use warpwork_abi::kernels::all_kernels;
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
+use std::sync::Arc;
 
-/// warpwork's kernels for every GPU of compute capability 7.0 or newer.
-const PTX_SM70: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_70.ptx"));
-/// The same kernels built for sm_90, using instructions of newer GPUs; picked on CC ≥ 9.0.
-const PTX_SM90: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_90.ptx"));
-
-/// Facts about the device that kernels are sized by.
-#[derive(Clone, Debug)]
-pub struct DeviceInfo {
-    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
-    pub name: String,
-    /// Compute capability (major, minor).
-    pub compute_capability: (i32, i32),
-    /// Streaming multiprocessors.
-    pub sm_count: u32,
-    /// Device memory in bytes.
-    pub total_memory: usize,
-    /// Which PTX module was loaded: "sm_70" or "sm_90".
-    pub ptx_arch: &'static str,
-}
-
-/// What every handle on one context shares: the loaded module and its functions (looked up once,
-/// when the module is loaded), the device's facts, and the timing hold's host flag (behind a
-/// lock: one timing at a time per context, since the flag is one pair of host words).
-pub(crate) struct Loaded {
-    ctx: Arc<CudaContext>,
-    _module: Arc<CudaModule>,
-    functions: HashMap<&'static str, CudaFunction>,
-    info: DeviceInfo,
-    pub(crate) hold: Mutex<Option<crate::timing::HoldFlag>>,
-}
+mod loaded;
+pub use loaded::DeviceInfo;
+use loaded::{driver_present, Loaded};
 
 /// warpwork on one device: its kernels loaded into a CUDA context, and the stream its calls on
 /// this handle are issued to.
@@ -142,21 +112,8 @@ impl Gpu {
     /// ```
     pub fn from_stream(stream: Arc<CudaStream>) -> Result<Self> {
         driver_present()?;
-        let ctx = stream.context().clone();
-        let (major, minor) = ctx.compute_capability()?;
-        let name = ctx.name()?;
-        if major < 7 {
-            return Err(Error::UnsupportedDevice { name, major, minor });
-        }
-        let (ptx, ptx_arch) = if major >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
-        let module = ctx.load_module(Ptx::from_src(ptx))?;
-        let functions =
-            all_kernels().map(|name| Ok((name, module.load_function(name)?))).collect::<Result<HashMap<_, _>>>()?;
-        let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
-        let info =
-            DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
-        let loaded = Loaded { ctx, _module: module, functions, info, hold: Mutex::new(None) };
-        let dependent_launch = DependentLaunch::for_device(major);
+        let loaded = Loaded::load(stream.context().clone())?;
+        let dependent_launch = DependentLaunch::for_device(loaded.info.compute_capability.0);
         Ok(Gpu { loaded: Arc::new(loaded), launch: stream.clone(), stream, dependent_launch })
     }
 
@@ -409,17 +366,6 @@ impl Gpu {
     /// ```
     pub fn occupancy(&self, name: &str, threads: u32, shared_bytes: usize) -> Result<u32> {
         Ok(self.function(name)?.occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes, None)?)
-    }
-}
-
-/// [`Error::NoDriver`] unless `libcuda` can be loaded. cudarc loads the driver lazily and panics
-/// when it is missing; asking first turns that into an error.
-fn driver_present() -> Result<()> {
-    // SAFETY: only tries to open the library.
-    if unsafe { sys::is_culib_present() } {
-        Ok(())
-    } else {
-        Err(Error::NoDriver)
     }
 }
 
