@@ -47,8 +47,7 @@ use cudarc::driver::{CudaSlice, LaunchConfig};
 use keep::predicate_suffix;
 use plan::{check_args, grid_blocks, ordered_tiles_bound, Body, LookbackLayout};
 
-/// Threads per block of the select kernels.
-pub const THREADS: u32 = 256;
+pub use warpwork_abi::select::THREADS;
 /// Items per thread of the unordered kernels for items of 1 to 8 bytes (`select_items` in the
 /// kernels; 16-byte items take 8).
 pub const ITEMS_PER_THREAD: u32 = plan::select_items(4) as u32;
@@ -83,12 +82,7 @@ impl Variant {
     /// assert_eq!(names, ["lane", "warp", "block", "ordered"]);
     /// ```
     pub fn name(self) -> &'static str {
-        match self {
-            Variant::Lane => "lane",
-            Variant::Warp => "warp",
-            Variant::Block => "block",
-            Variant::Ordered => "ordered",
-        }
+        warpwork_abi::kernels::SELECT_VARIANTS[self as usize]
     }
 }
 
@@ -236,7 +230,7 @@ impl Gpu {
             self.zero_words(state, lookback.zeroed_words())?;
         }
         let counter = l.bind_mut(state)?;
-        let f = self.function(&body.kernel(variant))?;
+        let f = self.function(body.kernel(variant))?;
 
         // The flags parameter is a pointer either way; the items stand in when it is not read.
         let flags_addr = match flags {
@@ -247,13 +241,12 @@ impl Gpu {
             u32::try_from(size).map_err(|_| Error::InvalidInput(format!("select items of {size} bytes")))?;
         let (op, a, b) = match predicate {
             Some((_, (op, a, b))) => (op, Scalar(a), Scalar(b)),
-            None => (0, Scalar(T::zeroed()), Scalar(T::zeroed())),
+            None => (warpwork_abi::select::op::FLAGGED, Scalar(T::zeroed()), Scalar(T::zeroed())),
         };
         l.addr(items_addr).addr(flags_addr).value(&n);
         match body {
-            Body::Typed { .. } if predicate.is_some() => l.value(&op).value(&a).value(&b),
-            // By flag through a typed kernel: its operands are unused; any zero of the size does.
-            Body::Typed { .. } => l.value(&op).value(&ZERO_OPERAND).value(&ZERO_OPERAND),
+            // By flag through a typed kernel, the operands are unused zeros of the item's size.
+            Body::Typed { .. } => l.value(&op).value(&a).value(&b),
             Body::Bytes16 => &mut l,
             Body::Bytes { .. } => l.value(&item_bytes),
         };
@@ -303,10 +296,6 @@ impl Gpu {
 #[repr(transparent)]
 struct Scalar<T>(T);
 unsafe impl<T: Pod> cudarc::driver::DeviceRepr for Scalar<T> {}
-
-/// The unused operands of a by-flag launch of a typed kernel: the driver reads as many bytes as
-/// the parameter has (1 to 8), all zero.
-static ZERO_OPERAND: Scalar<[u64; 2]> = Scalar([0; 2]);
 
 #[cfg(test)]
 mod tests {

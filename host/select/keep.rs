@@ -3,6 +3,7 @@
 
 use crate::DeviceRead;
 use bytemuck::Pod;
+use warpwork_abi::select::op;
 
 /// The element types with value-test kernels ([`Predicate`]): the primitive numbers. Any
 /// [`Pod`] type can be selected by flag.
@@ -58,26 +59,21 @@ impl<T: SelectItem> Predicate<T> {
     /// assert!(!Predicate::Less(f64::NAN).test(1.0));
     /// ```
     pub fn test(&self, v: T) -> bool {
-        match *self {
-            Predicate::Less(a) => v < a,
-            Predicate::GreaterEqual(a) => v >= a,
-            Predicate::InRange(lo, hi) => lo <= v && v < hi,
-            Predicate::Equal(a) => v == a,
-            Predicate::NonZero => v != T::default(),
-        }
+        let (op, a, b) = self.abi();
+        warpwork_abi::select::test(op, v, a, b)
     }
 }
 
 impl<T: Pod> Predicate<T> {
-    /// (op code, a, b) as the kernels take them: see `kernels/src/device/select.rs`, `op`.
+    /// (op code, a, b) as the kernels take them (`warpwork_abi::select::op`).
     pub(super) fn abi(&self) -> (u32, T, T) {
         let z = T::zeroed();
         match *self {
-            Predicate::Less(a) => (1, a, z),
-            Predicate::GreaterEqual(a) => (2, a, z),
-            Predicate::InRange(lo, hi) => (3, lo, hi),
-            Predicate::Equal(a) => (4, a, z),
-            Predicate::NonZero => (5, z, z),
+            Predicate::Less(a) => (op::LESS, a, z),
+            Predicate::GreaterEqual(a) => (op::GREATER_EQUAL, a, z),
+            Predicate::InRange(lo, hi) => (op::IN_RANGE, lo, hi),
+            Predicate::Equal(a) => (op::EQUAL, a, z),
+            Predicate::NonZero => (op::NON_ZERO, z, z),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Variant, THREADS};
 use crate::{error::ensure_input, Error, Result};
+use warpwork_abi::kernels::{SELECT_ITEM_TYPES, SELECT_KERNELS, SELECT_VARIANTS};
 use warpwork_abi::select as abi;
 
 /// The most blocks a launch may have in x (CUDA's grid limit, 2^31 − 1).
@@ -57,13 +58,15 @@ impl Body {
         Ok(if aligned(size as u64) { Body::Typed { suffix: unsigned, size } } else { Body::Bytes { size } })
     }
 
-    /// The kernel's name for `variant`.
-    pub(super) fn kernel(self, variant: Variant) -> String {
-        match self {
-            Body::Typed { suffix, .. } => format!("select_{}_{suffix}", variant.name()),
-            Body::Bytes16 => format!("select_{}_bytes16", variant.name()),
-            Body::Bytes { .. } => format!("select_{}_bytes", variant.name()),
-        }
+    /// The kernel's name for `variant`, from the abi's list (no allocation per call).
+    pub(super) fn kernel(self, variant: Variant) -> &'static str {
+        let suffix = match self {
+            Body::Typed { suffix, .. } => suffix,
+            Body::Bytes16 => "bytes16",
+            Body::Bytes { .. } => "bytes",
+        };
+        let ty = SELECT_ITEM_TYPES.iter().position(|&t| t == suffix).expect("every body's suffix has select kernels");
+        SELECT_KERNELS[SELECT_VARIANTS.len() * ty + variant as usize]
     }
 
     /// Items one block handles.
@@ -205,11 +208,11 @@ mod tests {
         }
         assert!(matches!(Body::choose(0, None, 256, 512), Err(Error::InvalidInput(_))));
         assert_eq!(typed("u32", 4).kernel(Variant::Block), "select_block_u32");
-        // Every name the host can ask for is one the abi lists (and the PTX exports).
+        // Every name the host asks for is the abi's (which the PTX exports) for its variant and type.
         for v in Variant::ALL {
-            for body in [typed("f64", 8), Body::Bytes16, Body::Bytes { size: 3 }] {
-                let name = body.kernel(v);
-                assert!(warpwork_abi::kernels::SELECT_KERNELS.contains(&name.as_str()), "{name}");
+            for (body, ty) in [(typed("f64", 8), "f64"), (Body::Bytes16, "bytes16"), (Body::Bytes { size: 3 }, "bytes")]
+            {
+                assert_eq!(body.kernel(v), format!("select_{}_{ty}", v.name()));
             }
         }
         assert_eq!(Body::Bytes16.kernel(Variant::Ordered), "select_ordered_bytes16");
