@@ -28,6 +28,7 @@ use crate::error::ensure_input;
 use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
+use warpwork_abi::scan::{tile_shape, tile_state_words};
 
 /// Which prefix a scan writes at `i`: of the elements before `i`, or up to and including it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,8 +120,8 @@ macro_rules! scan_items {
         impl sealed::Sealed for $t {}
         impl ScanItem for $t {
             const SUFFIX: &'static str = stringify!($t);
-            const THREADS: u32 = 32 * tile_shape::<$t>().0 as u32;
-            const ITEMS: u32 = (16 * tile_shape::<$t>().1 / std::mem::size_of::<$t>()) as u32;
+            const THREADS: u32 = 32 * tile_shape(std::mem::size_of::<$t>()).0 as u32;
+            const ITEMS: u32 = (16 * tile_shape(std::mem::size_of::<$t>()).1 / std::mem::size_of::<$t>()) as u32;
             const KERNELS: [[&'static str; 3]; 2] = [
                 [
                     concat!("scan_exclusive_sum_", stringify!($t)),
@@ -137,17 +138,6 @@ macro_rules! scan_items {
     )*};
 }
 scan_items!(u32, i32, u64, i64, f32, f64);
-
-/// The tile shape of the scan kernels of `T`: (warps, 16-byte chunks per thread), from
-/// warpwork-abi (the kernels are built with the same constants).
-const fn tile_shape<T>() -> (usize, usize) {
-    use warpwork_abi::scan::{TILE_CHUNKS_4, TILE_CHUNKS_8, TILE_WARPS_4, TILE_WARPS_8};
-    if std::mem::size_of::<T>() == 8 {
-        (TILE_WARPS_8, TILE_CHUNKS_8)
-    } else {
-        (TILE_WARPS_4, TILE_CHUNKS_4)
-    }
-}
 
 /// The kernel of `scan` for `T`.
 fn kernel_name<T: ScanItem>(scan: Scan) -> &'static str {
@@ -168,18 +158,6 @@ fn tiles<T: ScanItem>(n: usize) -> usize {
     n.div_ceil((T::THREADS * T::ITEMS) as usize)
 }
 
-/// The look-back's tile states for `tiles` tiles, in 32-bit words, all of which must be zero
-/// before a launch — as `TileStates::words` in `kernels/src/device/lookback.rs`: one `u64`
-/// (status and value) per tile for 4-byte elements, two (status and half the value in each)
-/// for 8-byte ones.
-fn state_words<T: ScanItem>(tiles: usize) -> usize {
-    if std::mem::size_of::<T>() == 8 {
-        4 * tiles
-    } else {
-        2 * tiles
-    }
-}
-
 /// `u32` words of scratch a scan of `n` elements of `T` needs ([`Gpu::scan_into`],
 /// [`Gpu::scan_in_place`]): the look-back's tile states (8 bytes per tile of 4-byte elements,
 /// 16 per tile of 8-byte ones), plus three words so that they can start 16-byte aligned in any
@@ -193,7 +171,7 @@ fn state_words<T: ScanItem>(tiles: usize) -> usize {
 /// assert!(scratch_words::<f64>(1 << 20) > scratch_words::<f32>(1 << 20));
 /// ```
 pub fn scratch_words<T: ScanItem>(n: usize) -> usize {
-    state_words::<T>(tiles::<T>(n)) + 3
+    tile_state_words(std::mem::size_of::<T>(), tiles::<T>(n)) + 3
 }
 
 impl Gpu {
@@ -347,7 +325,7 @@ impl Gpu {
         // The states start at the first 16-byte boundary of the scratch.
         let base = self.device_address(scratch)?;
         let skip = (base.next_multiple_of(16) - base) as usize / 4;
-        self.zero_words(scratch, skip..skip + state_words::<T>(tiles))?;
+        self.zero_words(scratch, skip..skip + tile_state_words(std::mem::size_of::<T>(), tiles))?;
         let f = self.function(kernel_name::<T>(scan))?;
         let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (T::THREADS, 1, 1), shared_mem_bytes: 0 };
         let forced = forced_fallback as u32;

@@ -5,8 +5,18 @@
 pub const THREADS: u32 = 256;
 /// `u32` elements per thread: 64 bytes, four 16-byte loads.
 pub const ITEMS_U32: usize = 16;
-/// `u64` elements per thread: 64 bytes, as for `u32`.
-pub const ITEMS_U64: usize = 8;
+
+/// 32-bit words the look-back's states of `tiles` tiles take, for elements of `size` bytes (the
+/// device-wide scans, S2.5's pass 1): two per tile for 4-byte elements (status and value in one
+/// `u64`), four for 8-byte ones (a 16-byte pair, a status in each half). Every word holds a
+/// status: the host zeroes them all before every launch.
+pub const fn tile_state_words(size: usize, tiles: usize) -> usize {
+    if size == 8 {
+        4 * tiles
+    } else {
+        2 * tiles
+    }
+}
 
 /// A look-back tile's status: nothing published yet. **Zero**, so that a memset prepares the
 /// status words of a launch (the host zeroes them; keep it 0).
@@ -45,3 +55,13 @@ pub const TILE_WARPS_8: usize = 4;
 pub const TILE_CHUNKS_8: usize = 16;
 /// … and how they are loaded.
 pub const TILE_LOAD_8: u8 = tile_load::PLAIN;
+
+/// The tile shape of the device-wide scans of elements of `size` bytes (4 or 8): (warps,
+/// 16-byte chunks per thread, load).
+pub const fn tile_shape(size: usize) -> (usize, usize, u8) {
+    if size == 8 {
+        (TILE_WARPS_8, TILE_CHUNKS_8, TILE_LOAD_8)
+    } else {
+        (TILE_WARPS_4, TILE_CHUNKS_4, TILE_LOAD_4)
+    }
+}

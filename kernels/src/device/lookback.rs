@@ -37,7 +37,7 @@
 //! input, the re-poll sees the publication).
 //!
 //! The state needs no atomics and no tile counter; the host zeroes the status words
-//! (all [`TileStates::words`]: every word holds a status) before every launch.
+//! (all `warpwork_abi::scan::tile_state_words`: every word holds a status) before every launch.
 //!
 //! **Forcing the fallback** (tests): a launch with `forced_fallback` set looks back with
 //! [`fallback_after`]`(true) = 0` (fall back at the first poll that finds a needed predecessor
@@ -88,7 +88,7 @@ pub fn forced_stall(forced_fallback: bool, tile: usize) {
 }
 
 /// The published states of the tiles of one launch, in the layout for `T` (see the module
-/// docs), in `words(tiles)` 32-bit words at a 16-byte aligned `base` (8-byte aligned suffices
+/// docs), in `warpwork_abi::scan::tile_state_words` 32-bit words at a 16-byte aligned `base` (8-byte aligned suffices
 /// for 4-byte elements).
 pub struct TileStates<T> {
     base: *mut u32,
@@ -103,21 +103,10 @@ impl<T> Clone for TileStates<T> {
 impl<T> Copy for TileStates<T> {}
 
 impl<T: ScanElement> TileStates<T> {
-    /// 32-bit words the states of `tiles` tiles take: two per tile for the packed layout (one
-    /// `u64`), four for the pair layout (two `u64`s). All of them hold statuses: zero them
-    /// before every launch.
-    pub const fn words(tiles: usize) -> usize {
-        if matches!(T::TILE_LAYOUT, TileLayout::Pair) {
-            4 * tiles
-        } else {
-            2 * tiles
-        }
-    }
-
     /// The states at `base`.
     ///
     /// # Safety
-    /// `base` is global memory of [`TileStates::words`]`(tiles)` words, 8-byte aligned (16-byte
+    /// `base` is global memory of `warpwork_abi::scan::tile_state_words` words, 8-byte aligned (16-byte
     /// aligned for 8-byte elements), zeroed before the launch.
     #[inline(always)]
     pub unsafe fn new(base: *mut u32) -> Self {

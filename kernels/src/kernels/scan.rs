@@ -4,26 +4,21 @@
 //!
 //! Tiles have the shape of `warpwork_abi::scan::TILE_{WARPS,CHUNKS,LOAD}_{4,8}` for 4- and 8-byte
 //! elements: launch `ceil(n / tile_items)` blocks of `32 · TILE_WARPS_*` threads. `states` is the
-//! look-back's tile states ([`TileStates::words`] 32-bit words, 16-byte aligned, all zeroed
+//! look-back's tile states (`warpwork_abi::scan::tile_state_words` 32-bit words, 16-byte aligned, all zeroed
 //! before every launch); `output == input` scans in place; `forced_fallback != 0` forces the
 //! look-back's fallback (tests only).
 //!
 //! S2.5's pass 1 (`expand_push_scan`, block shape `warpwork_abi::scan::{THREADS, ITEMS_U32}`)
-//! scans with the older look-back of [`crate::device::scan`].
+//! scans with the same look-back ([`crate::device::lookback`]).
 
 use crate::block::{Max, Min, Sum};
 use crate::device::lookback::TileStates;
 use crate::device::scan::tile::consume_tile;
 use crate::static_shared;
-use warpwork_abi::scan::{TILE_CHUNKS_4, TILE_CHUNKS_8, TILE_LOAD_4, TILE_LOAD_8, TILE_WARPS_4, TILE_WARPS_8};
 
 /// The tile shape of `T`'s kernels: (warps, 16-byte chunks per thread, load).
 const fn tile_shape<T>() -> (usize, usize, u8) {
-    if core::mem::size_of::<T>() == 8 {
-        (TILE_WARPS_8, TILE_CHUNKS_8, TILE_LOAD_8)
-    } else {
-        (TILE_WARPS_4, TILE_CHUNKS_4, TILE_LOAD_4)
-    }
+    warpwork_abi::scan::tile_shape(core::mem::size_of::<T>())
 }
 
 /// 16-byte chunks in a tile of `T` (the size of its `ScanShared`).

@@ -40,7 +40,7 @@ pub const PUSH_SCAN_SCRATCH_U64: usize = WARPS + 1;
 ///
 /// # Safety
 /// `v` is a valid view of strategy `SCAN_BINARY_SEARCH` whose `offsets` hold `p1` `O`s and whose
-/// `scan_status` holds `TileStates::<O>::words(tiles)` words, zeroed (with the
+/// `scan_status` holds `warpwork_abi::scan::tile_state_words` words, zeroed (with the
 /// control block) before the launch; the launch has `ceil(p1 / TILE)` blocks of [`THREADS`]
 /// threads; `scratch` is [`PUSH_SCAN_SCRATCH_U64`] shared `u64`s; every thread calls this.
 #[inline(always)]
