@@ -1,7 +1,7 @@
 //! Block-aggregated append: one shared-memory atomic per warp, one global atomic per block.
 
 use crate::arch::{
-    atomic_add_u32, atomic_add_u64, lane_id, shared_atomic_add_u32, shfl_idx, shfl_idx_any, sync_threads, thread_idx_x,
+    atomic_add_u32, atomic_add_u64, lane_id, shared_atomic_add_u32, shfl_idx, sync_threads, thread_idx_x,
 };
 use core::ptr::{read_volatile, write_volatile};
 
@@ -21,8 +21,6 @@ pub trait AppendCounter: Copy + Default {
     unsafe fn fetch_add(p: *mut Self, n: u32) -> Self;
     /// `self + n`, wrapping at the counter's width.
     fn plus(self, n: u32) -> Self;
-    /// The value of lane `lane` of the warp.
-    fn shfl(self, lane: u32) -> Self;
 }
 
 impl AppendCounter for u32 {
@@ -34,10 +32,6 @@ impl AppendCounter for u32 {
     fn plus(self, n: u32) -> Self {
         self.wrapping_add(n)
     }
-    #[inline(always)]
-    fn shfl(self, lane: u32) -> Self {
-        shfl_idx(self, lane)
-    }
 }
 
 impl AppendCounter for u64 {
@@ -48,10 +42,6 @@ impl AppendCounter for u64 {
     #[inline(always)]
     fn plus(self, n: u32) -> Self {
         self.wrapping_add(n as u64)
-    }
-    #[inline(always)]
-    fn shfl(self, lane: u32) -> Self {
-        shfl_idx_any(self, lane)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Block-wide exclusive scans of one value per thread (warp scans + one shared array of warp
 //! totals): [`block_exclusive_scan`] under any [`ScanOp`], and the older
-//! [`block_exclusive_sum`] for `u32` and `u64` through [`ScanValue`] (S2.5's pass 1, select and
-//! S2.5f use it).
+//! [`block_exclusive_sum`] for `u32` and `u64` through [`ScanValue`] (the expansion's pushes,
+//! S2.5f's walk and the ordered select use it).
 
 use crate::arch::load_shared;
 use crate::arch::{

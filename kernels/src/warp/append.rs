@@ -46,7 +46,7 @@ pub unsafe fn warp_append_one(counter: *mut u32, keep: bool) -> u32 {
 /// Returns this lane's first slot; its items occupy `slot .. slot + count`.
 ///
 /// The warp's total must fit in `u32`; the counter wraps otherwise (callers that need overflow
-/// detection compare the returned slot against their capacity, see `device::Capacity`).
+/// detection compare the returned slot against their capacity).
 ///
 /// # Safety
 /// `counter` must point to a `u32` in global memory. Every lane of the warp must call this.

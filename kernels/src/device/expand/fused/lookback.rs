@@ -5,6 +5,7 @@
 use super::{FUSED_PUSH_TILES, FUSED_TILE};
 use crate::arch::{ballot, lane_id, load_relaxed_u64, load_v4_u32, nanosleep, sync_warp, vote_any, WARP_SIZE};
 use crate::device::expand::ExpandView;
+use crate::device::lookback::{FALLBACK_POLLS, SPIN_NS};
 use crate::warp::warp_sum_saturated;
 
 /// Bit of pass 1's launch word (`ctrl.packed`): which of each block's two look-back words this
@@ -23,12 +24,6 @@ pub(super) const LB_VALUE: u64 = LB_FELL_BACK - 1;
 /// (pass 1 has 64 at 4: four blocks per SM, the whole grid of P1 = 2^22 in one wave; 16 made 102)
 /// and measured no faster.
 const LOOKBACK: usize = 4;
-/// How long a look-back sleeps between polls of words not yet published, in nanoseconds (polls
-/// without a pause flood the L2 lines of the words while the counts are still loading).
-const SPIN_NS: u32 = 100;
-/// Polls of an unpublished predecessor before the look-back sums its counts itself (~100 µs:
-/// a started block publishes within a few).
-pub const FALLBACK_POLLS: u32 = 512;
 
 /// The sum of the blocks before `pos` (`> 0`) and [`LB_FELL_BACK`] if it rests on a fallback,
 /// by the calling warp. `words` is this launch's side (block `j`'s word at `words[2j]`). Each

@@ -43,7 +43,6 @@ mod plan;
 mod schedule;
 mod walk;
 
-pub use lookback::FALLBACK_POLLS;
 pub use plan::push_fused_tiles;
 pub use schedule::for_each_fused;
 

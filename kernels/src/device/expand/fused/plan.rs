@@ -22,7 +22,7 @@ use warpwork_abi::expand::fused::fused_tiles;
 ///
 /// **Never hangs.** A block waits only on blocks before it, which the hardware starts first
 /// (as CUB's scans assume); should one of them still not have published after
-/// [`super::FALLBACK_POLLS`] polls, the waiting warp sums that block's counts itself (the *decoupled
+/// [`crate::device::lookback::FALLBACK_POLLS`] polls, the waiting warp sums that block's counts itself (the *decoupled
 /// fallback* of Smith, Levien and Owens), so no wait depends on the start order. No atomics:
 /// the control block's `packed` word says which of each block's two look-back words this launch
 /// uses, and the last block flips it for the next launch.
