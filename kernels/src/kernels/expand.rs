@@ -145,16 +145,7 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_scan_wide(view: *const ExpandView
 
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_pass2_packed(view: *const ExpandView, out: *mut [u32; 2]) {
-    let v = &*view;
-    let records = (*v.ctrl()).packed_records().min(v.p1);
-    let srcs = v.srcs();
-    locate::search_driver(v.offsets(), records, crate::device::expand::dst_count(v), |t, rec, l, n| {
-        let mut src = [0u32; 2];
-        for k in 0..n as usize {
-            src[k] = crate::arch::load_nc_u32(srcs.add(rec[k] as usize));
-        }
-        write_pairs(out, t, src, l, n)
-    });
+    locate::packed_driver(&*view, |t, s, l, n| write_pairs(out, t, s, l, n));
 }
 
 #[no_mangle]

@@ -86,17 +86,7 @@ pub unsafe fn for_each(v: &ExpandView, mut f: impl FnMut(u32, u32)) {
             search_driver(v.offsets() as *const u64, v.p1, dst_count_wide(v), |_t, s, l, n| each(s, l, n))
         }
         strategy::SCAN_BINARY_SEARCH => search_driver(v.offsets(), v.p1, dst_count(v), |_t, s, l, n| each(s, l, n)),
-        strategy::PACKED_ATOMIC_CAS | strategy::PACKED_ATOMIC_ADD => {
-            let records = (*v.ctrl()).packed_records();
-            let srcs = v.srcs();
-            search_driver(v.offsets(), records.min(v.p1), dst_count(v), |_t, rec, local, valid| {
-                let mut src = [0u32; 2];
-                for k in 0..valid as usize {
-                    src[k] = load_nc_u32(srcs.add(rec[k] as usize));
-                }
-                each(src, local, valid)
-            })
-        }
+        strategy::PACKED_ATOMIC_CAS | strategy::PACKED_ATOMIC_ADD => packed_driver(v, |_t, s, l, n| each(s, l, n)),
         strategy::PO2_BUCKETS => po2_driver(v, |_t, s, l, n| each(s, l, n)),
         // SCAN_FUSED's pass 2 needs shared memory for a tile's bounds (see `super::fused`), which
         // this closure-only API cannot give it: users call `for_each_fused` in their own kernel,

@@ -3,8 +3,8 @@
 //! prefixes and destination indices below 2^32 items, `u64` past it (S2.5 with a wide capacity).
 
 use super::{warps, PASS2_STEP};
-use crate::arch::{lane_id, shfl_idx, WARP_SIZE};
-use crate::device::expand::Offset;
+use crate::arch::{lane_id, load_nc_u32, shfl_idx, WARP_SIZE};
+use crate::device::expand::{dst_count, ExpandView, Offset};
 
 /// First index in `lo..hi` whose `prefix` value exceeds `t` (`hi` if none): binary search.
 ///
@@ -113,4 +113,22 @@ pub unsafe fn search_driver<O: Offset>(
         cur = shfl_idx(rec[1], WARP_SIZE - 1);
         base = base.add_u32(PASS2_STEP);
     }
+}
+
+/// S2.5+'s pass 2 (both packed strategies): [`search_driver`] over the packed records, with
+/// each record's source loaded from `srcs`. `f(t, [source; 2], [local; 2], valid)`.
+///
+/// # Safety
+/// `v` is a valid view of a packed strategy after its pass 1. The whole warp calls this.
+#[inline(always)]
+pub unsafe fn packed_driver(v: &ExpandView, mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32)) {
+    let records = (*v.ctrl()).packed_records().min(v.p1);
+    let srcs = v.srcs();
+    search_driver(v.offsets(), records, dst_count(v), |t, rec, local, valid| {
+        let mut src = [0u32; 2];
+        for k in 0..valid as usize {
+            src[k] = load_nc_u32(srcs.add(rec[k] as usize));
+        }
+        f(t, src, local, valid)
+    })
 }
