@@ -6,9 +6,10 @@
 //! programmatic dependent launches) rather than cudarc's launch builder, so that the same code
 //! serves cudarc streams and raw `CUstream`s (see [`Gpu::on_raw_stream`]).
 
+use crate::driver::DependentLaunch;
 use crate::memory::bind::{Bound, Target};
 use crate::{DeviceRead, DeviceWrite, Gpu, Result};
-use cudarc::driver::{sys, CudaFunction, DeviceRepr, LaunchConfig};
+use cudarc::driver::{CudaFunction, DeviceRepr, LaunchConfig};
 use std::ffi::c_void;
 
 /// Most parameters of one kernel (warpwork's take at most 13).
@@ -66,10 +67,9 @@ impl<'a> KernelArgs<'a> {
     fn push_bound(&mut self, b: Result<Bound<'a>>) -> &mut Self {
         match b {
             Ok(b) => {
-                self.addrs[self.count.min(MAX_ARGS - 1)] = b.addr;
+                let addr = b.addr;
                 self.bound.push(b);
-                let slot = self.count;
-                self.push(Param::Addr(slot))
+                self.addr(addr)
             }
             Err(e) => {
                 self.error.get_or_insert(e);
@@ -213,24 +213,8 @@ impl<'a> KernelArgs<'a> {
         let gpu = self.gpu;
         gpu.context().bind_to_thread()?;
         let stream = gpu.cu_stream();
-        if dependent {
-            gpu.dependent_launch().launch(f, cfg, stream, &mut ptrs[..self.count])?;
-        } else {
-            sys::cuLaunchKernel(
-                f.cu_function(),
-                cfg.grid_dim.0,
-                cfg.grid_dim.1,
-                cfg.grid_dim.2,
-                cfg.block_dim.0,
-                cfg.block_dim.1,
-                cfg.block_dim.2,
-                cfg.shared_mem_bytes,
-                stream,
-                ptrs.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-            .result()?;
-        }
+        let how = if dependent { gpu.dependent_launch() } else { DependentLaunch::Plain };
+        how.launch(f, cfg, stream, &mut ptrs[..self.count])?;
         // `self.bound` drops here, after the launch is issued: cudarc records its events then.
         drop(self.bound);
         Ok(())
