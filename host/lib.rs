@@ -46,7 +46,7 @@
 //!   scratch (`select_if`, `exclusive_scan`, `expand`, [`Gpu::upload`], …) and say
 //!   **Allocates**. Each has a form that allocates nothing and takes caller-provided scratch or
 //!   state, sized by a query: [`Gpu::select_into`] with [`select::state_len`],
-//!   [`Gpu::exclusive_scan_into`] with [`scan::scratch_words`], and the reusable
+//!   [`Gpu::scan_into`] and [`Gpu::scan_in_place`] with [`scan::scratch_words`], and the reusable
 //!   [`expand::Expander`] (workspace allocated once; [`expand::workspace_bytes`]).
 //! * **Your own kernels** launch through the same binding: [`Gpu::kernel_args`] builds the
 //!   argument list, `unsafe` [`KernelArgs::launch`] launches it. Custom element types and
@@ -56,7 +56,8 @@
 //! ## Graph capture
 //!
 //! The allocation-free forms can be recorded into a CUDA graph by stream capture and replayed:
-//! [`Gpu::select_into`], [`Gpu::exclusive_scan_into`], [`expand::Expander::pass1`] (once one
+//! [`Gpu::select_into`], [`Gpu::scan_into`], [`Gpu::scan_in_place`], [`Gpu::exclusive_scan_into`],
+//! [`expand::Expander::pass1`] (once one
 //! pass 1 has run on the same counts: the first uploads the expander's descriptor from host
 //! memory), [`expand::Planned::pass2`] with [`expand::Dispatch::Persistent`],
 //! [`expand::Planned::pass2_with`], [`Gpu::copy`], [`Gpu::fill_bytes`], [`Gpu::shade_tiles_into`],
@@ -73,8 +74,9 @@
 //!
 //! * [`select`]: keep the items that pass a test or a flag (`select_flagged`, `select_if`,
 //!   `select_into`) with warp ballot + popc, unordered or order-preserving; any `Pod` item.
-//! * [`scan`]: device-wide exclusive prefix sum (`exclusive_scan`, `exclusive_scan_into`), single
-//!   pass with decoupled look-back.
+//! * [`scan`]: device-wide exclusive and inclusive scans under sum, min or max (`scan`,
+//!   `scan_into`, `scan_in_place`; `exclusive_scan`, `exclusive_scan_into` for the exclusive
+//!   sum), single pass with decoupled look-back.
 //! * [`expand`]: work expansion — each source spawns N items — with every strategy of the seed
 //!   article (`expand`, `expand_with`, [`expand::Expander`]).
 //! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
