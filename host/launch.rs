@@ -220,3 +220,15 @@ impl<'a> KernelArgs<'a> {
         Ok(())
     }
 }
+
+/// The most blocks a launch grid may have in x (CUDA's limit, 2^31 − 1).
+pub(crate) const MAX_GRID_X: u64 = i32::MAX as u64;
+
+/// `blocks` as a grid's x dimension: [`crate::Error::CapacityExceeded`] for `what` past
+/// [`MAX_GRID_X`], before anything is launched.
+pub(crate) fn grid_x(blocks: u64, what: &'static str) -> Result<u32> {
+    if blocks > MAX_GRID_X {
+        return Err(crate::Error::CapacityExceeded { what, needed: blocks, capacity: MAX_GRID_X });
+    }
+    Ok(blocks as u32)
+}

@@ -25,7 +25,8 @@
 //! arithmetic.
 
 use crate::error::ensure_input;
-use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
+use crate::launch::grid_x;
+use crate::{DeviceRead, DeviceWrite, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
 use warpwork_abi::scan::{tile_shape, tile_state_words};
@@ -205,7 +206,7 @@ impl Gpu {
     /// [`scratch_words::<T>(input.len())`](scratch_words) words, which it clears (one memset on
     /// the stream) and overwrites: allocates nothing, so it can be captured into a CUDA graph.
     /// Asynchronous. Sizes up to `2^31 - 1` tiles of 8192 (4-byte) or 4096 (8-byte) elements;
-    /// beyond, [`Error::CapacityExceeded`] before anything is issued.
+    /// beyond, [`crate::Error::CapacityExceeded`] before anything is issued.
     ///
     /// # Examples
     /// ```no_run
@@ -310,13 +311,7 @@ impl Gpu {
             Operands::InPlace(data) => data.len(),
         };
         let tiles = tiles::<T>(n);
-        if tiles > i32::MAX as usize {
-            return Err(Error::CapacityExceeded {
-                what: "scan tiles (blocks of one launch)",
-                needed: tiles as u64,
-                capacity: i32::MAX as u64,
-            });
-        }
+        let blocks = grid_x(tiles as u64, "scan tiles (blocks of one launch)")?;
         let needed = scratch_words::<T>(n);
         ensure_input!(scratch.len() >= needed, "scan scratch of {} words; {needed} needed", scratch.len());
         if n == 0 {
@@ -327,7 +322,7 @@ impl Gpu {
         let skip = (base.next_multiple_of(16) - base) as usize / 4;
         self.zero_words(scratch, skip..skip + tile_state_words(std::mem::size_of::<T>(), tiles))?;
         let f = self.function(kernel_name::<T>(scan))?;
-        let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (T::THREADS, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (T::THREADS, 1, 1), shared_mem_bytes: 0 };
         let forced = forced_fallback as u32;
         let mut l = self.kernel_args();
         match operands {

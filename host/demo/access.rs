@@ -14,6 +14,7 @@
 //! and a velocity of four `f32`s each: 32 bytes read and 32 written per particle), with the list
 //! split between threads in one of three [`Partition`] orders.
 
+use crate::launch::grid_x;
 use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use warpwork_abi::{kernels, lighting, particles};
@@ -231,23 +232,15 @@ impl Gpu {
         let n = pos.len();
         ensure_input!(vel.len() == n, "{n} positions but {} velocities", vel.len());
         ensure_input!(items_per_thread >= 1, "items_per_thread must be at least 1");
-        let blocks = (n as u64).div_ceil(items_per_thread as u64 * particles::THREADS as u64);
-        if blocks > i32::MAX as u64 {
-            return Err(Error::CapacityExceeded {
-                what: "particle blocks (grid x); raise items_per_thread",
-                needed: blocks,
-                capacity: i32::MAX as u64,
-            });
-        }
+        let blocks = grid_x(
+            (n as u64).div_ceil(items_per_thread as u64 * particles::THREADS as u64),
+            "particle blocks (grid x); raise items_per_thread",
+        )?;
         if n == 0 {
             return Ok(());
         }
         let f = self.function(partition.kernel())?;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks as u32, 1, 1),
-            block_dim: (particles::THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (particles::THREADS, 1, 1), shared_mem_bytes: 0 };
         let n = n as u64;
         let [gx, gy, gz] = step.gravity;
         let mut l = self.kernel_args();

@@ -2,12 +2,10 @@
 //! on the host from sizes and addresses, before anything is launched (and tested without a GPU).
 
 use super::{Variant, THREADS};
+use crate::launch::MAX_GRID_X;
 use crate::{error::ensure_input, Error, Result};
 use warpwork_abi::kernels::{SELECT_ITEM_TYPES, SELECT_KERNELS, SELECT_VARIANTS};
 use warpwork_abi::select as abi;
-
-/// The most blocks a launch may have in x (CUDA's grid limit, 2^31 − 1).
-pub(super) const MAX_BLOCKS: u64 = i32::MAX as u64;
 
 /// Items per thread of the unordered typed kernels (`warpwork_abi::select::select_items`).
 pub(super) const fn select_items(size: usize) -> u64 {
@@ -96,11 +94,11 @@ impl Body {
 /// CUDA's grid limit (2^31 − 1 blocks), before anything is launched.
 pub(super) fn grid_blocks(n: u64, tile: u64) -> Result<u32> {
     let blocks = n.div_ceil(tile);
-    if blocks > MAX_BLOCKS {
+    if blocks > MAX_GRID_X {
         return Err(Error::CapacityExceeded {
             what: "select input (items; the grid holds 2^31 - 1 tiles)",
             needed: n,
-            capacity: MAX_BLOCKS * tile,
+            capacity: MAX_GRID_X * tile,
         });
     }
     Ok(blocks as u32)
@@ -179,10 +177,10 @@ mod tests {
         assert_eq!(grid_blocks(tile + 1, tile).unwrap(), 2);
         assert_eq!(grid_blocks(1 << 36, tile).unwrap(), 1 << 24);
         assert_eq!(grid_blocks((1 << 32) + 7, 256 * 16).unwrap(), (1 << 20) + 1);
-        assert_eq!(grid_blocks(MAX_BLOCKS * tile, tile).unwrap(), i32::MAX as u32);
-        match grid_blocks(MAX_BLOCKS * tile + 1, tile) {
+        assert_eq!(grid_blocks(MAX_GRID_X * tile, tile).unwrap(), i32::MAX as u32);
+        match grid_blocks(MAX_GRID_X * tile + 1, tile) {
             Err(Error::CapacityExceeded { needed, capacity, .. }) => {
-                assert_eq!((needed, capacity), (MAX_BLOCKS * tile + 1, MAX_BLOCKS * tile))
+                assert_eq!((needed, capacity), (MAX_GRID_X * tile + 1, MAX_GRID_X * tile))
             }
             other => panic!("expected CapacityExceeded, got {other:?}"),
         }

@@ -1,6 +1,7 @@
 //! [`Kernel`]: the Life kernels by name, their layouts, the board sizes each can index, and
 //! the launch shapes the host sizes grids with.
 
+use crate::launch::grid_x;
 use crate::{error::ensure_input, Error, Result};
 use cudarc::driver::LaunchConfig;
 
@@ -57,8 +58,6 @@ pub enum Layout {
 pub use warpwork_abi::life::BIT64_OUT_LANES;
 /// Cells per thread of `multi` (`warpwork_abi::life::MULTI_CELLS`).
 pub const MULTI_CELLS: u32 = warpwork_abi::life::MULTI_CELLS as u32;
-/// Most blocks of a launch grid in x (CUDA's limit, compute capability ≥ 3.0).
-const MAX_GRID_X: u64 = (1 << 31) - 1;
 /// Most blocks of a launch grid in y.
 const MAX_GRID_Y: u64 = 65535;
 
@@ -273,15 +272,8 @@ impl Kernel {
     pub(crate) fn launch_config(self, width: u32, height: u32, strip_rows: u32) -> Result<LaunchConfig> {
         let (w, h) = (width as u64, height as u64);
         let cfg_1d = |threads: u64, block: u32| {
-            let blocks = threads.div_ceil(block as u64);
-            if blocks > MAX_GRID_X {
-                return Err(Error::CapacityExceeded {
-                    what: "Life launch grid (blocks)",
-                    needed: blocks,
-                    capacity: MAX_GRID_X,
-                });
-            }
-            Ok(LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 })
+            let blocks = grid_x(threads.div_ceil(block as u64), "Life launch grid (blocks)")?;
+            Ok(LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 })
         };
         let cfg_2d = |b: u32| {
             let rows = h.div_ceil(b as u64);

@@ -1,6 +1,7 @@
 //! Unit tests of `kernel` (no GPU needed).
 
 use super::*;
+use crate::launch::MAX_GRID_X;
 
 fn capacity(r: Result<()>) -> (&'static str, u64, u64) {
     match r {
