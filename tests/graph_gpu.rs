@@ -6,6 +6,10 @@
 //! Capture follows cudarc's rule: its event tracking is off while capturing (a wait on an event
 //! recorded outside a capture would invalidate it), as in cudarc's own graph tests.
 
+mod common;
+
+use common::small;
+
 use std::sync::Arc;
 use warpwork::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use warpwork::cudarc::driver::{CudaContext, CudaGraph, CudaSlice, CudaStream};
@@ -15,10 +19,6 @@ use warpwork::{Error, Gpu, RawSlice};
 use warpwork_cpu_reference::{expand as cpu_expand, inputs, select as cpu_select};
 
 const REPLAYS: u64 = 100;
-
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
 
 /// A handle on a new (non-default) stream of device 0's primary context.
 fn gpu_on_new_stream() -> (Arc<CudaContext>, Arc<CudaStream>, Gpu) {

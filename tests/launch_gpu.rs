@@ -3,6 +3,10 @@
 //! the plain launch that replaces it elsewhere (drivers without `cuLaunchKernelEx`, compute
 //! capability below 9.0), forced here with `Gpu::with_plain_launch`.
 
+mod common;
+
+use common::{gpu, small};
+
 use warpwork::expand::{Dispatch, Strategy};
 use warpwork::Gpu;
 use warpwork_cpu_reference::{expand as cpu, inputs};
@@ -41,9 +45,9 @@ fn inputs_for(p1: usize) -> [(&'static str, Vec<u32>); 3] {
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn scan_fused_through_the_plain_launch_matches_cpu() {
-    let gpu = Gpu::new(0).expect("GPU").with_plain_launch();
+    let gpu = gpu().with_plain_launch();
     assert!(!gpu.programmatic_dependent_launch());
-    let large = if std::env::var_os("WARPWORK_SMALL").is_some() { 1 << 16 } else { 1 << 22 };
+    let large = if small() { 1 << 16 } else { 1 << 22 };
     for p1 in [1usize, 2049, 8193, 100_003, large] {
         for (dist, counts) in inputs_for(p1) {
             fused_matches_cpu(&gpu, &counts, &format!("plain launch P1={p1} N={dist}"));
@@ -57,7 +61,7 @@ fn scan_fused_through_the_plain_launch_matches_cpu() {
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn programmatic_where_the_device_has_it_and_both_agree() {
-    let gpu = Gpu::new(0).expect("GPU");
+    let gpu = gpu();
     let cc9 = gpu.info().compute_capability.0 >= 9;
     let plain_asked = std::env::var_os("WARPWORK_PLAIN_LAUNCH").is_some_and(|v| !v.is_empty() && v != "0");
     assert_eq!(gpu.programmatic_dependent_launch(), cc9 && !plain_asked, "{:?}", gpu.info());

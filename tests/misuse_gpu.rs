@@ -2,15 +2,15 @@
 //! is issued, and the context stays usable — each case is followed by a call that must succeed
 //! and give the right answer. (Misuse the types already rule out is in `tests/compile-fail/`.)
 
+mod common;
+
+use common::{gpu, small};
+
 use warpwork::cudarc::driver::CudaContext;
 use warpwork::expand::{Dispatch, Strategy};
 use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::{Error, Gpu, RawSlice, RawSliceMut};
 use warpwork_cpu_reference::expand as cpu;
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("the GPU suite needs a CUDA device")
-}
 
 /// The context is usable: an expansion runs and matches the CPU.
 fn still_usable(gpu: &Gpu, what: &str) {
@@ -167,7 +167,7 @@ fn an_upload_from_page_locked_memory_is_read_before_it_returns() {
     let gpu = gpu();
     // 256 MiB: long enough for a copy that did not wait to be overtaken (16 MiB under
     // compute-sanitizer, `WARPWORK_SMALL`).
-    let n = if std::env::var_os("WARPWORK_SMALL").is_some() { 1usize << 22 } else { 1 << 26 };
+    let n = if small() { 1usize << 22 } else { 1 << 26 };
     // SAFETY: every element is written below before it is read.
     let mut pinned = unsafe { gpu.context().alloc_pinned_with_flags::<u32>(n, 0) }.unwrap();
     pinned.as_mut_slice().unwrap().iter_mut().enumerate().for_each(|(i, x)| *x = i as u32);

@@ -2,22 +2,15 @@
 //! at odd sizes, on random and adversarial inputs, into poisoned outputs; in place; on
 //! misaligned views; and bad input.
 
+mod common;
+
+use common::{gpu, small, POISON};
+
 use bytemuck::Pod;
 use warpwork::scan::{scratch_words, Scan, ScanItem, ScanKind, ScanOp};
 use warpwork::{Error, Gpu, RawSlice};
 use warpwork_cpu_reference::inputs;
 use warpwork_cpu_reference::scan::{self as cpu, Element, Op};
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("GPU")
-}
-
-/// Under compute-sanitizer (`WARPWORK_SMALL=1`) the largest inputs are skipped.
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
-
-const POISON: u8 = 0xAB;
 
 /// An element type under test.
 trait TestElement: ScanItem + Element + Pod {

@@ -3,8 +3,11 @@
 //! sums have a closed form; the whole tail (the last 2^20 elements and the element past n) and
 //! windows at sampled positions are checked. Skipped under `WARPWORK_SMALL=1`.
 
+mod common;
+
+use common::{gpu, small};
+
 use warpwork::scan::{Scan, ScanOp};
-use warpwork::Gpu;
 use warpwork_cpu_reference::inputs;
 
 const N: usize = (1 << 32) + 7;
@@ -47,10 +50,10 @@ fn exclusive_at(i: usize, head: &[u32], tail: &[u32]) -> u32 {
 #[test]
 #[ignore = "needs a GPU with 40 GB: run the GPU suite"]
 fn scans_past_2_pow_32_elements() {
-    if std::env::var_os("WARPWORK_SMALL").is_some() {
+    if small() {
         return;
     }
-    let gpu = Gpu::new(0).expect("GPU");
+    let gpu = gpu();
     let head = inputs::uniform_u32(HEAD, 41);
     let tail = inputs::uniform_u32(TAIL, 42);
     let mut input = gpu.filled::<u32>(N, BYTE).unwrap();

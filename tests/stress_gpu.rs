@@ -10,6 +10,10 @@
 //! `WARPWORK_SMALL=1` (the GPU suite sets it under compute-sanitizer) cuts this to 20 runs each on
 //! inputs of at most 2^18 items.
 
+mod common;
+
+use common::{gpu, small, POISON};
+
 use warpwork::expand::{Dispatch, Strategy};
 use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::Gpu;
@@ -17,16 +21,7 @@ use warpwork_cpu_reference::{expand as cpu, inputs, select as cpu_select};
 
 /// Runs sharing one generated input.
 const RUNS_PER_INPUT: usize = 10;
-const POISON: u8 = 0xAB;
 const POISON_WORD: u32 = 0xABAB_ABAB;
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("the GPU suite needs a CUDA device")
-}
-
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
 
 fn runs() -> usize {
     if small() {

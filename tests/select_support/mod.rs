@@ -7,20 +7,15 @@ use warpwork::select::{state_len, Keep, Variant};
 use warpwork::{DeviceRead, Gpu};
 use warpwork_cpu_reference::{inputs, select as cpu};
 
-/// The byte every output is filled with before a run: what is still there was not written.
-pub const POISON: u8 = 0xAB;
+#[path = "../common/mod.rs"]
+mod common;
+
+/// The device, the suite's small switch (compute-sanitizer: inputs stop at 2^18 items, and the
+/// tests past 2^32 items are skipped) and the poison byte: the GPU tests' own.
+pub use common::{gpu, small, POISON};
+
 /// Selection rates: none, few, half, most, all.
 pub const RATES: [f64; 5] = [0.0, 0.01, 0.5, 0.99, 1.0];
-
-pub fn gpu() -> Gpu {
-    Gpu::new(0).expect("the GPU suite needs a CUDA device")
-}
-
-/// Whether the suite runs small (compute-sanitizer): inputs stop at 2^18 items, and the tests
-/// past 2^32 items are skipped.
-pub fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
 
 /// The sizes: 0, 1, 31, 32, 33, around the tiles (1024, 2048, 4096 and 8192 items), 2^20 + 1,
 /// and `largest` when the suite is not small.
