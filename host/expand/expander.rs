@@ -104,7 +104,7 @@ impl Gpu {
             ensure_input!(max_n > 0, "MaxN needs max_n > 0");
         }
         let facts = strategy.facts();
-        let layout = Layout::new(facts.workspace, max_p1, capacity, offset_bytes);
+        let layout = Layout::new(facts, max_p1, capacity, offset_bytes);
         // Buffers a strategy does not use are one element, so that every address in the view
         // is a real allocation.
         let offsets = self.zeros::<u32>(layout.offsets.max(1))?;

@@ -15,6 +15,14 @@ pub(super) struct Push {
     pub sources_per_block: u32,
 }
 
+impl Push {
+    /// Blocks of its launch over `p1` sources (S2.5: one scan tile each; S2.5f: one pair of
+    /// look-back words each).
+    pub(super) fn blocks(&self, p1: usize) -> usize {
+        p1.div_ceil(self.sources_per_block as usize)
+    }
+}
+
 /// How the strategy's own pass 2 is launched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Pass2Launch {

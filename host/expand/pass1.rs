@@ -33,7 +33,7 @@ impl Expander {
         if let (Some(push), true) = (facts.push_in(self.is_wide()), p1 > 0) {
             let f = gpu.function(push.kernel)?;
             let cfg = LaunchConfig {
-                grid_dim: ((p1 as u32).div_ceil(push.sources_per_block), 1, 1),
+                grid_dim: (push.blocks(p1) as u32, 1, 1),
                 block_dim: (THREADS, 1, 1),
                 shared_mem_bytes: 0,
             };
