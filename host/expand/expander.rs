@@ -1,6 +1,6 @@
 //! The [`Expander`]: one strategy's workspace, allocated once, and the state between its passes.
 
-use super::workspace::{bucket_layout, offset_bytes, Layout, CTRL_WORDS, STATES_AT};
+use super::workspace::{bucket_layout, offset_bytes, Layout, Workspace, CTRL_WORDS, STATES_AT};
 use super::{Control, ExpandView, Strategy};
 use crate::memory::bind::{Bind, BindMut, Bound};
 use crate::{error::ensure_input, DeviceRead, Error, Gpu, KernelArgs, Result};
@@ -116,7 +116,7 @@ impl Gpu {
         // Only S3 reads the bucket layout; for it, record bases must fit the kernels' u32.
         let bucket_base = match bucket_base {
             Some(base) => base,
-            None if matches!(strategy, Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket) => {
+            None if facts.workspace == Workspace::Buckets => {
                 return Err(Error::CapacityExceeded {
                     what: "Po2Buckets records before the last bucket (u32 record indices)",
                     needed: layout.records as u64,

@@ -67,7 +67,7 @@ impl Expander {
     /// ```
     pub fn pass1_by_own_kernel(&mut self, gpu: &Gpu, p1: usize) -> Result<Planned<'_, 'static>> {
         ensure_input!(
-            self.strategy.max_n().is_none() && self.strategy != super::Strategy::ScanFused,
+            !self.strategy.facts().pass2_reads_counts,
             "{}'s pass 2 reads the counts array, which a pass 1 of your own kernel does not have \
              (use Expander::pass1, or another strategy)",
             self.strategy.name()

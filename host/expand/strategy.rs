@@ -212,6 +212,12 @@ mod tests {
     }
 
     #[test]
+    fn only_maxn_and_scan_fused_read_the_counts_in_pass_2() {
+        let reads: Vec<_> = all().into_iter().filter(|s| s.facts().pass2_reads_counts).collect();
+        assert_eq!(reads, [Strategy::ScanFused, Strategy::MaxN { max_n: 4 }]);
+    }
+
+    #[test]
     fn only_the_scan_strategies_have_wide_kernels() {
         let wide: Vec<_> = all().into_iter().filter(|s| s.facts().wide.is_some()).collect();
         assert_eq!(wide, [Strategy::ScanBinarySearch, Strategy::ScanFused]);

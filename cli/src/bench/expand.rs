@@ -210,7 +210,6 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
         let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps, true)?;
         let launches = match s {
             Strategy::MaxN { .. } => "memset + 1",
-            Strategy::ScanBinarySearch => "memset + 2",
             // Its pass 1 leaves the control block clean for the next.
             Strategy::ScanFused => "2",
             Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
