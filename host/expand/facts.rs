@@ -9,7 +9,7 @@ use warpwork_abi::kernels;
 
 /// Pass 1 of a strategy: its kernel, launched with `ceil(p1 / sources_per_block)` blocks of
 /// [`THREADS`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Push {
     pub kernel: &'static str,
     pub sources_per_block: u32,
@@ -112,9 +112,9 @@ impl Facts {
 pub(super) enum UserPass2 {
     /// Nothing more.
     Allowed,
-    /// A device count first (this kernel, launched like a pass-1 push, once per pass 1): S0 has
+    /// A device count first (this kernel, launched as a pass-1 push, once per pass 1): S0 has
     /// no pass 1 and a user's pass 2 keeps no count.
-    CountFirst(&'static str),
+    CountFirst(Push),
     /// Refused, for this reason.
     Refused(&'static str),
 }
@@ -135,7 +135,7 @@ pub(super) const MAX_N: Facts = Facts {
     pass2_items: Pass2Items::Slots,
     pass2_counts_pairs: true,
     pass2_reads_counts: true,
-    user_pass2: UserPass2::CountFirst(kernels::EXPAND_MAXN_TOTAL),
+    user_pass2: UserPass2::CountFirst(Push { kernel: kernels::EXPAND_MAXN_TOTAL, sources_per_block: PUSH_BLOCK }),
     wide: None,
 };
 

@@ -194,8 +194,8 @@ mod tests {
                 (_, Some(p)) => assert!(known(p.kernel) && p.sources_per_block > 0, "{s:?}"),
                 (_, None) => panic!("{s:?} has no pass 1"),
             }
-            if let UserPass2::CountFirst(k) = f.user_pass2 {
-                assert!(known(k));
+            if let UserPass2::CountFirst(p) = f.user_pass2 {
+                assert!(known(p.kernel) && p.sources_per_block > 0);
             }
             if let Some(w) = f.wide {
                 assert!(known(w.push) && known(w.pass2), "{s:?}");
