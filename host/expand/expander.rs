@@ -78,9 +78,10 @@ impl Gpu {
     /// for `max_p1` sources ([`Strategy::resolve`]); [`Expander::strategy`] tells the pick.
     ///
     /// Sources are `u32`-indexed (`max_p1 <= u32::MAX`). Destination items too, up to a capacity
-    /// of `u32::MAX`; past it only [`Strategy::ScanBinarySearch`] is accepted, and it then runs
-    /// its 64-bit kernels (8-byte prefixes). A capacity a strategy cannot index is
-    /// [`Error::CapacityExceeded`], before anything is allocated.
+    /// of `u32::MAX`; past it only [`Strategy::ScanBinarySearch`] and [`Strategy::ScanFused`] (up
+    /// to 2^42) are accepted, and they then run their 64-bit kernels (8-byte prefixes, 16-byte
+    /// plan records). A capacity a strategy cannot index is [`Error::CapacityExceeded`], before
+    /// anything is allocated.
     ///
     /// ```no_run
     /// let gpu = warpwork::Gpu::new(0)?;
@@ -97,8 +98,8 @@ impl Gpu {
                 capacity: u32::MAX as u64,
             });
         }
-        // 4-byte offsets up to u32::MAX destination items; past it 8-byte ones (S2.5) or
-        // CapacityExceeded (every other strategy).
+        // 4-byte offsets up to u32::MAX destination items; past it 8-byte ones (S2.5, S2.5f) or
+        // CapacityExceeded (every other strategy, and S2.5f past its largest capacity).
         let offset_bytes = offset_bytes(strategy, capacity)?;
         if let Some(max_n) = strategy.max_n() {
             ensure_input!(max_n > 0, "MaxN needs max_n > 0");
@@ -166,8 +167,8 @@ impl Gpu {
 
 impl Expander {
     /// Whether the expander runs the 64-bit kernels (prefixes and destination indices of 8
-    /// bytes): S2.5 with a capacity past `u32::MAX`. Users' own kernels see the same in the
-    /// view (`ExpandView::wide`).
+    /// bytes): S2.5 and S2.5f with a capacity past `u32::MAX`. Users' own kernels see the same
+    /// in the view (`ExpandView::wide`).
     ///
     /// ```no_run
     /// use warpwork::expand::Strategy;
