@@ -18,8 +18,10 @@
 
 #[path = "common/chunks.rs"]
 mod chunks;
+mod common;
 
 use chunks::{check_canonical, exclusive_prefix, first_written, read_chunks, Staging, CHUNK, POISON};
+use common::{gpu, small};
 use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -36,10 +38,6 @@ const LEN: usize = CAP + CHUNK;
 
 /// The GPU tests here each hold a 33 GiB output: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
 
 /// 2^16 pairs of sources of `x` and `65535 − x` items (`x` uniform; every 61st pair is
 /// `(0, 65535)`, so there are empty sources), then one source of `last`: `2^32 − 65536 + last`
@@ -140,7 +138,7 @@ fn expand_and_check(
     what: &str,
 ) {
     let started = Instant::now();
-    gpu.fill_bytes(out, 0xAB).unwrap();
+    gpu.fill_bytes(out, common::POISON).unwrap();
     let d = gpu.upload(counts).unwrap();
     {
         // Dropped before the check: AppendPerItem's 32 GiB of records go back at once.
@@ -181,8 +179,8 @@ fn every_strategy_writes_every_pair_of_a_total_of_2_pow_32_minus_1() {
         return;
     }
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let gpu = Gpu::new(0).expect("GPU");
-    let mut out = gpu.filled::<[u32; 2]>(LEN, 0xAB).expect("a 33 GiB output");
+    let gpu = gpu();
+    let mut out = gpu.filled::<[u32; 2]>(LEN, common::POISON).expect("a 33 GiB output");
     let mut staging = Staging::new(&gpu);
     let marks = Marks::new(CAP as u64);
     let mut all_but_s2 = Strategy::UNBOUNDED.to_vec();
@@ -221,7 +219,7 @@ fn every_strategy_refuses_a_total_of_2_pow_32() {
         return;
     }
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let gpu = Gpu::new(0).expect("GPU");
+    let gpu = gpu();
     let mut strategies = Strategy::UNBOUNDED.to_vec();
     strategies.push(Strategy::MaxN { max_n: 65_536 });
     // Refused before anything is allocated: a capacity past the u32 indices (but by the two
@@ -238,14 +236,14 @@ fn every_strategy_refuses_a_total_of_2_pow_32() {
     let r = gpu.expander(Strategy::Po2Buckets, (1 << 30) + 17, CAP);
     assert!(matches!(r, Err(Error::CapacityExceeded { .. })), "S3 layout past u32 record indices: {r:?}");
 
-    let mut out = gpu.filled::<[u32; 2]>(LEN, 0xAB).expect("a 33 GiB output");
+    let mut out = gpu.filled::<[u32; 2]>(LEN, common::POISON).expect("a 33 GiB output");
     let mut staging = Staging::new(&gpu);
     let (many, few) = (many_sources(65_536), few_sources(1 << 32));
     for s in strategies {
         let counts = if s == Strategy::LinearSearch { &few } else { &many };
         assert_eq!(cpu::total(counts), 1 << 32);
         let what = format!("{} at a total of 2^32", s.name());
-        gpu.fill_bytes(&mut out, 0xAB).unwrap();
+        gpu.fill_bytes(&mut out, common::POISON).unwrap();
         let d = gpu.upload(counts).unwrap();
         let mut e = gpu.expander(s, counts.len(), CAP).unwrap();
         let mut planned = e.pass1(&gpu, &d).unwrap();

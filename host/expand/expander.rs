@@ -1,6 +1,6 @@
 //! The [`Expander`]: one strategy's workspace, allocated once, and the state between its passes.
 
-use super::workspace::{bucket_layout, offset_bytes, Layout, CTRL_WORDS, STATES_AT};
+use super::workspace::{bucket_layout, offset_bytes, Layout, Workspace, CTRL_WORDS, STATES_AT};
 use super::{Control, ExpandView, Strategy};
 use crate::memory::bind::{Bind, BindMut, Bound};
 use crate::{error::ensure_input, DeviceRead, Error, Gpu, KernelArgs, Result};
@@ -78,9 +78,10 @@ impl Gpu {
     /// for `max_p1` sources ([`Strategy::resolve`]); [`Expander::strategy`] tells the pick.
     ///
     /// Sources are `u32`-indexed (`max_p1 <= u32::MAX`). Destination items too, up to a capacity
-    /// of `u32::MAX`; past it only [`Strategy::ScanBinarySearch`] is accepted, and it then runs
-    /// its 64-bit kernels (8-byte prefixes). A capacity a strategy cannot index is
-    /// [`Error::CapacityExceeded`], before anything is allocated.
+    /// of `u32::MAX`; past it only [`Strategy::ScanBinarySearch`] and [`Strategy::ScanFused`] (up
+    /// to 2^42) are accepted, and they then run their 64-bit kernels (8-byte prefixes, 16-byte
+    /// plan records). A capacity a strategy cannot index is [`Error::CapacityExceeded`], before
+    /// anything is allocated.
     ///
     /// ```no_run
     /// let gpu = warpwork::Gpu::new(0)?;
@@ -97,14 +98,14 @@ impl Gpu {
                 capacity: u32::MAX as u64,
             });
         }
-        // 4-byte offsets up to u32::MAX destination items; past it 8-byte ones (S2.5) or
-        // CapacityExceeded (every other strategy).
+        // 4-byte offsets up to u32::MAX destination items; past it 8-byte ones (S2.5, S2.5f) or
+        // CapacityExceeded (every other strategy, and S2.5f past its largest capacity).
         let offset_bytes = offset_bytes(strategy, capacity)?;
         if let Some(max_n) = strategy.max_n() {
             ensure_input!(max_n > 0, "MaxN needs max_n > 0");
         }
         let facts = strategy.facts();
-        let layout = Layout::new(facts.workspace, max_p1, capacity, offset_bytes);
+        let layout = Layout::new(facts, max_p1, capacity, offset_bytes);
         // Buffers a strategy does not use are one element, so that every address in the view
         // is a real allocation.
         let offsets = self.zeros::<u32>(layout.offsets.max(1))?;
@@ -116,7 +117,7 @@ impl Gpu {
         // Only S3 reads the bucket layout; for it, record bases must fit the kernels' u32.
         let bucket_base = match bucket_base {
             Some(base) => base,
-            None if matches!(strategy, Strategy::Po2Buckets | Strategy::Po2BucketsPerBucket) => {
+            None if facts.workspace == Workspace::Buckets => {
                 return Err(Error::CapacityExceeded {
                     what: "Po2Buckets records before the last bucket (u32 record indices)",
                     needed: layout.records as u64,
@@ -166,8 +167,8 @@ impl Gpu {
 
 impl Expander {
     /// Whether the expander runs the 64-bit kernels (prefixes and destination indices of 8
-    /// bytes): S2.5 with a capacity past `u32::MAX`. Users' own kernels see the same in the
-    /// view (`ExpandView::wide`).
+    /// bytes): S2.5 and S2.5f with a capacity past `u32::MAX`. Users' own kernels see the same
+    /// in the view (`ExpandView::wide`).
     ///
     /// ```no_run
     /// use warpwork::expand::Strategy;

@@ -9,10 +9,18 @@ use warpwork_abi::kernels;
 
 /// Pass 1 of a strategy: its kernel, launched with `ceil(p1 / sources_per_block)` blocks of
 /// [`THREADS`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Push {
     pub kernel: &'static str,
     pub sources_per_block: u32,
+}
+
+impl Push {
+    /// Blocks of its launch over `p1` sources (S2.5: one scan tile each; S2.5f: one pair of
+    /// look-back words each).
+    pub(super) fn blocks(&self, p1: usize) -> usize {
+        p1.div_ceil(self.sources_per_block as usize)
+    }
 }
 
 /// How the strategy's own pass 2 is launched.
@@ -62,6 +70,9 @@ pub(super) struct Facts {
     /// Its own pass 2 counts the pairs it writes in `ctrl.counter` (S0, which has no pass 1
     /// total): that is the count, and it restarts from zero for another pass 2.
     pub pass2_counts_pairs: bool,
+    /// Its pass 2 reads the counts array (S0, S2.5f), which a pass 1 of the caller's own kernel
+    /// does not have: [`super::Expander::pass1_by_own_kernel`] refuses it.
+    pub pass2_reads_counts: bool,
     /// What a user's pass 2 needs.
     pub user_pass2: UserPass2,
     /// Its pass 1 and pass 2 with 64-bit offsets and destination indices, for capacities past
@@ -101,9 +112,9 @@ impl Facts {
 pub(super) enum UserPass2 {
     /// Nothing more.
     Allowed,
-    /// A device count first (this kernel, launched like a pass-1 push, once per pass 1): S0 has
+    /// A device count first (this kernel, launched as a pass-1 push, once per pass 1): S0 has
     /// no pass 1 and a user's pass 2 keeps no count.
-    CountFirst(&'static str),
+    CountFirst(Push),
     /// Refused, for this reason.
     Refused(&'static str),
 }
@@ -123,7 +134,8 @@ pub(super) const MAX_N: Facts = Facts {
     pass2_launch: Pass2Launch::Plain,
     pass2_items: Pass2Items::Slots,
     pass2_counts_pairs: true,
-    user_pass2: UserPass2::CountFirst(kernels::EXPAND_MAXN_TOTAL),
+    pass2_reads_counts: true,
+    user_pass2: UserPass2::CountFirst(Push { kernel: kernels::EXPAND_MAXN_TOTAL, sources_per_block: PUSH_BLOCK }),
     wide: None,
 };
 
@@ -140,6 +152,7 @@ const BASE: Facts = Facts {
     pass2_launch: Pass2Launch::Plain,
     pass2_items: Pass2Items::Destinations,
     pass2_counts_pairs: false,
+    pass2_reads_counts: false,
     user_pass2: UserPass2::Allowed,
     wide: None,
 };
@@ -224,6 +237,7 @@ pub(super) const SCAN_FUSED: Facts = Facts {
     pass2_launch: Pass2Launch::Dependent,
     pass2_items: Pass2Items::Units,
     pass2_counts_pairs: false,
+    pass2_reads_counts: true,
     user_pass2: UserPass2::Refused(
         "ScanFused's pass 2 needs shared memory for its tile scans, which the for_each contract \
          does not give: use ScanBinarySearch with your pass-2 kernel, or for_each_fused in your \

@@ -1,5 +1,6 @@
 //! Pass 1: the strategy's push over the counts, or the caller's own pass-1 kernel.
 
+use super::facts::Push;
 use super::{Expander, Planned};
 use crate::{error::ensure_input, DeviceRead, Gpu, Result};
 use cudarc::driver::LaunchConfig;
@@ -31,19 +32,7 @@ impl Expander {
         let clears_itself = facts.pass1_clears_state && p1 > 0;
         self.reset_for(gpu, p1, gpu.device_address(counts)?, !clears_itself)?;
         if let (Some(push), true) = (facts.push_in(self.is_wide()), p1 > 0) {
-            let f = gpu.function(push.kernel)?;
-            let cfg = LaunchConfig {
-                grid_dim: ((p1 as u32).div_ceil(push.sources_per_block), 1, 1),
-                block_dim: (THREADS, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            let (view, _bound) = self.bind_workspace(gpu, Some(counts))?;
-            let mut l = gpu.kernel_args();
-            l.addr(view);
-            // SAFETY: every `expand_push_*` takes the view pointer, which describes buffers this
-            // expander owns (sized for `max_p1` and `capacity`, bound above with the counts) and
-            // `counts` (`p1` elements).
-            unsafe { l.launch(f, cfg)? };
+            self.launch_push(gpu, push, p1, Some(counts))?;
         }
         Ok(Planned::new(self, Some(counts), p1))
     }
@@ -67,12 +56,33 @@ impl Expander {
     /// ```
     pub fn pass1_by_own_kernel(&mut self, gpu: &Gpu, p1: usize) -> Result<Planned<'_, 'static>> {
         ensure_input!(
-            self.strategy.max_n().is_none() && self.strategy != super::Strategy::ScanFused,
+            !self.strategy.facts().pass2_reads_counts,
             "{}'s pass 2 reads the counts array, which a pass 1 of your own kernel does not have \
              (use Expander::pass1, or another strategy)",
             self.strategy.name()
         );
         self.reset_for(gpu, p1, 0, true)?;
         Ok(Planned::new(self, None, p1))
+    }
+
+    /// Launches `push` over `p1` sources (`p1 > 0`, at most `max_p1`): pass 1's push, or S0's
+    /// device count before a user's pass 2 ([`super::facts::UserPass2::CountFirst`]).
+    pub(super) fn launch_push(
+        &mut self,
+        gpu: &Gpu,
+        push: Push,
+        p1: usize,
+        counts: Option<&dyn DeviceRead<u32>>,
+    ) -> Result<()> {
+        let f = gpu.function(push.kernel)?;
+        let cfg =
+            LaunchConfig { grid_dim: (push.blocks(p1) as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let (view, _bound) = self.bind_workspace(gpu, counts)?;
+        let mut l = gpu.kernel_args();
+        l.addr(view);
+        // SAFETY: every push of the facts table (`expand_push_*`, `expand_maxn_total`) takes the
+        // view pointer alone, which describes buffers this expander owns (sized for `max_p1` and
+        // `capacity`, bound above with the counts) and the `p1` counts.
+        unsafe { l.launch(f, cfg) }
     }
 }

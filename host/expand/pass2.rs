@@ -85,8 +85,14 @@ impl Expander {
     /// persistent grid.
     fn blocks_for(&self, items: u64) -> u32 {
         let per_block = (THREADS / warpwork_abi::WARP_SIZE) as u64 * PASS2_STEP as u64;
-        // Clamped in 64 bits: `items` may exceed what a u32 grid size holds (S0's slots).
-        items.div_ceil(per_block).clamp(1, self.pass2_blocks.max(1) as u64) as u32
+        self.clamp_grid(items.div_ceil(per_block))
+    }
+
+    /// `blocks` clamped to at least one and at most the persistent grid (`pass2_blocks >= 1`:
+    /// occupancy, at least 1, times the SMs), in 64 bits: a read-back count may exceed what a
+    /// `u32` grid size holds (S0's slots, a 64-bit total, a bucket's items).
+    fn clamp_grid(&self, blocks: u64) -> u32 {
+        blocks.clamp(1, self.pass2_blocks as u64) as u32
     }
 
     /// The grids of a [`Dispatch::ReadBack`] pass 2, from the control block read back.
@@ -96,11 +102,11 @@ impl Expander {
         let grid = match items {
             Pass2Items::Slots => {
                 let slots = p1 as u64 * self.strategy.max_n().unwrap_or(0) as u64;
-                slots.div_ceil(THREADS as u64 * MAXN_ITEMS as u64).clamp(1, self.pass2_blocks.max(1) as u64) as u32
+                self.clamp_grid(slots.div_ceil(THREADS as u64 * MAXN_ITEMS as u64))
             }
             Pass2Items::Destinations => self.blocks_for(dst_count_wide(&c, &self.host_view)),
             // One block per first claim at most (each claims units until none is left).
-            Pass2Items::Units => c.units.div_ceil(FUSED_CLAIM_UNITS).max(1).min(self.pass2_blocks),
+            Pass2Items::Units => self.clamp_grid(c.units.div_ceil(FUSED_CLAIM_UNITS) as u64),
         };
         Ok(Grids { grid, per_bucket: Some(per_bucket) })
     }

@@ -194,8 +194,8 @@ mod tests {
                 (_, Some(p)) => assert!(known(p.kernel) && p.sources_per_block > 0, "{s:?}"),
                 (_, None) => panic!("{s:?} has no pass 1"),
             }
-            if let UserPass2::CountFirst(k) = f.user_pass2 {
-                assert!(known(k));
+            if let UserPass2::CountFirst(p) = f.user_pass2 {
+                assert!(known(p.kernel) && p.sources_per_block > 0);
             }
             if let Some(w) = f.wide {
                 assert!(known(w.push) && known(w.pass2), "{s:?}");
@@ -209,6 +209,12 @@ mod tests {
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), 8);
+    }
+
+    #[test]
+    fn only_maxn_and_scan_fused_read_the_counts_in_pass_2() {
+        let reads: Vec<_> = all().into_iter().filter(|s| s.facts().pass2_reads_counts).collect();
+        assert_eq!(reads, [Strategy::ScanFused, Strategy::MaxN { max_n: 4 }]);
     }
 
     #[test]

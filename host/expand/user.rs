@@ -5,7 +5,7 @@ use super::facts::UserPass2;
 use super::{CudaFunction, Expander, Planned};
 use crate::{DeviceRead, Error, Gpu, KernelArgs, Result};
 use cudarc::driver::LaunchConfig;
-use warpwork_abi::expand::{PUSH_ITEMS, THREADS};
+use warpwork_abi::expand::THREADS;
 
 impl Gpu {
     /// Expands `counts` through `expander` (pass 1) and runs **your** pass-2 kernel `pass2`
@@ -101,22 +101,12 @@ impl Planned<'_, '_> {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        if let UserPass2::CountFirst(kernel) = needs {
+        if let UserPass2::CountFirst(push) = needs {
             // No pass 1 counted, and a user's pass 2 keeps no count: count on the device first,
             // once per pass 1 (the count adds to the total).
             if self.p1 > 0 && !self.maxn_counted {
                 self.maxn_counted = true;
-                let f = gpu.function(kernel)?;
-                let cfg = LaunchConfig {
-                    grid_dim: ((self.p1 as u32).div_ceil(THREADS * PUSH_ITEMS as u32), 1, 1),
-                    block_dim: (THREADS, 1, 1),
-                    shared_mem_bytes: 0,
-                };
-                let (view, _bound) = e.bind_workspace(gpu, self.counts)?;
-                let mut l = gpu.kernel_args();
-                l.addr(view);
-                // SAFETY: `expand_maxn_total(view)` over the `p1` counts the view points to.
-                l.launch(f, cfg)?;
+                e.launch_push(gpu, push, self.p1, self.counts)?;
             }
             self.user_pass2 = true;
         }

@@ -1,9 +1,10 @@
 //! Planning an expander's device memory: which buffers a strategy needs, how large, and what a
 //! reset clears.
 
+use super::facts::Facts;
 use super::{Control, ExpandView, Strategy};
 use crate::{Error, Result};
-use warpwork_abi::expand::fused::{FUSED_PUSH_TILES, FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
+use warpwork_abi::expand::fused::{FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
 use warpwork_abi::expand::BUCKETS;
 
 /// The kinds of workspace the strategies need besides the counts and the output.
@@ -64,18 +65,20 @@ pub(super) struct Layout {
 }
 
 impl Layout {
-    /// `offset_bytes` is [`offset_bytes`]'s choice (4 or 8).
-    pub(super) fn new(workspace: Workspace, p1: usize, capacity: usize, offset_bytes: u32) -> Layout {
+    /// The layout of `facts`' workspace; `offset_bytes` is [`offset_bytes`]'s choice (4 or 8).
+    pub(super) fn new(facts: &Facts, p1: usize, capacity: usize, offset_bytes: u32) -> Layout {
         let none = Layout { offsets: 0, srcs: 0, records: 0, lookback_words: 0 };
-        match workspace {
+        // Pass 1's blocks, as it is launched: S2.5's scan tiles, S2.5f's look-back pairs.
+        let push_blocks = facts.push.map_or(0, |push| push.blocks(p1));
+        match facts.workspace {
             Workspace::None => none,
             Workspace::RecordPerItem => Layout { records: capacity, ..none },
             Workspace::RecordPerSource => Layout { records: p1, ..none },
             Workspace::Scan => {
                 // The kernels' `TileStates` of the offset width: one `u64` per tile (status and
                 // value) for 4-byte offsets, two (the pair layout: status and half the value in
-                // each) for 8-byte ones.
-                let tiles = p1.div_ceil(warpwork_abi::scan::THREADS as usize * warpwork_abi::scan::ITEMS_U32);
+                // each) for 8-byte ones. One tile per pass-1 block.
+                let tiles = push_blocks;
                 let words = offset_bytes as usize / 4;
                 let states = 2 * words * tiles;
                 Layout { offsets: words * p1, lookback_words: states, ..none }
@@ -83,10 +86,10 @@ impl Layout {
             Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
             Workspace::Fused => {
-                // `warpwork_abi::expand::fused::{fused_tiles, fused_push_blocks}`, for any `usize`;
-                // 64-bit plan records take two `[u32; 2]` slots.
+                // `warpwork_abi::expand::fused::fused_tiles` for any `usize`, two `u64` look-back
+                // words per pass-1 block; 64-bit plan records take two `[u32; 2]` slots.
                 let tiles = p1.div_ceil(FUSED_TILE as usize);
-                let words = 4 * tiles.div_ceil(FUSED_PUSH_TILES);
+                let words = 4 * push_blocks;
                 let slots = if offset_bytes == 8 { FUSED_WIDE_RECORD_SLOTS } else { 1 };
                 Layout { records: slots * (tiles + 1), lookback_words: words, ..none }
             }
@@ -117,7 +120,7 @@ pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize 
     let strategy = strategy.resolve(p1, capacity);
     // A capacity the strategy refuses is sized as its 32-bit layout (`Gpu::expander` refuses it).
     let offset_bytes = offset_bytes(strategy, capacity).unwrap_or(4);
-    Layout::new(strategy.facts().workspace, p1, capacity, offset_bytes).bytes()
+    Layout::new(strategy.facts(), p1, capacity, offset_bytes).bytes()
 }
 
 /// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most
@@ -222,13 +225,14 @@ mod tests {
     fn state_words_per_layout() {
         // 3 tiles: one packed u64 per tile for 4-byte offsets, a pair of u64s per tile for
         // 8-byte ones.
-        let scan = Layout::new(Workspace::Scan, 10_000, 0, 4);
+        let (s25, s25f) = (Strategy::ScanBinarySearch.facts(), Strategy::ScanFused.facts());
+        let scan = Layout::new(s25, 10_000, 0, 4);
         assert_eq!((scan.offsets, scan.lookback_words), (10_000, 6));
-        let wide = Layout::new(Workspace::Scan, 10_000, 0, 8);
+        let wide = Layout::new(s25, 10_000, 0, 8);
         assert_eq!((wide.offsets, wide.lookback_words), (20_000, 12));
-        let fused = Layout::new(Workspace::Fused, 10_000, 0, 4);
+        let fused = Layout::new(s25f, 10_000, 0, 4);
         assert_eq!(fused.records, 5 + 1);
-        let fused_wide = Layout::new(Workspace::Fused, 10_000, 0, 8);
+        let fused_wide = Layout::new(s25f, 10_000, 0, 8);
         assert_eq!((fused_wide.records, fused_wide.lookback_words), (2 * (5 + 1), fused.lookback_words));
     }
 }

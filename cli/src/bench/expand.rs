@@ -43,10 +43,11 @@ fn strategies(p1: usize, bound: u32) -> Vec<Strategy> {
     v
 }
 
-/// The table's name of a strategy: Auto's with what it resolved to.
-fn row_name(s: Strategy, p1: usize, capacity: usize) -> String {
+/// The table's name of strategy `s`, which an expander resolved to `resolved`: Auto's with
+/// what it resolved to.
+fn row_name(s: Strategy, resolved: Strategy) -> String {
     match s {
-        Strategy::Auto { .. } => format!("Auto(→ {})", s.resolve(p1, capacity).name()),
+        Strategy::Auto { .. } => format!("Auto(→ {})", resolved.name()),
         _ => s.name().into(),
     }
 }
@@ -54,9 +55,9 @@ fn row_name(s: Strategy, p1: usize, capacity: usize) -> String {
 /// One timed row, for the per-case summary.
 struct Measured {
     case: String,
-    p1: usize,
-    p2: usize,
     strategy: Strategy,
+    /// What the expander resolved `strategy` to (itself unless Auto).
+    resolved: Strategy,
     name: String,
     ms: f64,
     items_per_s: f64,
@@ -133,8 +134,8 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             let nonzero_percent = Some(dist.nonzero_percent());
             group.push(Strategy::Auto { max_n: Some(bound), nonzero_percent, own_pass2: false });
             for s in group {
-                let name = row_name(s, p1, p2);
                 let mut e = gpu.expander(s, p1, p2)?;
+                let name = row_name(s, e.strategy());
                 let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
                 let got = {
                     let mut planned = e.pass1(gpu, &d)?;
@@ -178,9 +179,8 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                 let case = format!("{dist} P1={}", size(p1));
                 measured.push(Measured {
                     case,
-                    p1,
-                    p2,
                     strategy: s,
+                    resolved: e.strategy(),
                     name,
                     ms: t,
                     items_per_s: items,
@@ -210,7 +210,6 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
         let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps, true)?;
         let launches = match s {
             Strategy::MaxN { .. } => "memset + 1",
-            Strategy::ScanBinarySearch => "memset + 2",
             // Its pass 1 leaves the control block clean for the next.
             Strategy::ScanFused => "2",
             Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
@@ -279,8 +278,7 @@ fn print_cases(measured: &[Measured]) {
             Some(a) => {
                 let ratio = a.ms / best.ms;
                 let verdict = if ratio <= 1.05 { "within 5%" } else { "OVER 5%" };
-                let pick = a.strategy.resolve(a.p1, a.p2);
-                let pick_ratio = match of_case().find(|m| m.strategy == pick) {
+                let pick_ratio = match of_case().find(|m| m.strategy == a.resolved) {
                     Some(m) => format!("{:.3}", m.ms / best.ms),
                     None => "—".into(),
                 };

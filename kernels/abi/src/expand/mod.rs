@@ -119,7 +119,7 @@ pub struct ExpandView {
     /// `[u32; 2]` records. S1: `(src, local)` per item (`capacity`); S2: `(src, count)` per
     /// record (`p1`); S3: `(src, first local)` per bucket record (bucket `b` at
     /// `bucket_base[b]`); S2.5f: `(first item, first unit)` per tile, plus one end record
-    /// (`tiles + 1`).
+    /// (`tiles + 1`; two `[u32; 2]` each when [`ExpandView::wide`]).
     pub records: u64,
     /// S2.5: the tile states of its scan (`device::lookback::TileStates` of the offset width,
     /// one per scan tile). S2.5f: pass 1's look-back words (two `u64`s per pass-1 block).
@@ -140,9 +140,10 @@ pub struct ExpandView {
     pub bucket_base: [u32; BUCKETS],
     /// S3: records each bucket holds (`min(p1, capacity >> b)`).
     pub bucket_cap: [u32; BUCKETS],
-    /// Bytes per destination index and S2.5 prefix: 4, or 8 for S2.5 with a capacity of 2^32 or
-    /// more ([`ExpandView::wide`]; the host decides when it builds the expander). Placed last,
-    /// so that the 32-bit kernels see the layout they always had.
+    /// Bytes per destination index, S2.5 prefix and S2.5f plan-record item: 4, or 8 for S2.5
+    /// and S2.5f with a capacity of 2^32 or more ([`ExpandView::wide`]; the host decides when it
+    /// builds the expander). Placed last, so that the 32-bit kernels see the layout they always
+    /// had.
     pub offset_bytes: u32,
     /// Padding (keeps the size a multiple of 8).
     pub pad: u32,
@@ -182,7 +183,8 @@ impl ExpandView {
     pub fn scan_status(&self) -> *mut u32 {
         self.scan_status as *mut u32
     }
-    /// Destination indices and S2.5's prefixes are 64-bit ([`ExpandView::offset_bytes`] is 8).
+    /// Destination indices, S2.5's prefixes and S2.5f's plan records are 64-bit
+    /// ([`ExpandView::offset_bytes`] is 8).
     #[inline(always)]
     pub fn wide(&self) -> bool {
         self.offset_bytes == 8
