@@ -6,6 +6,7 @@ use super::{Control, ExpandView, Strategy};
 use crate::{Error, Result};
 use warpwork_abi::expand::fused::{FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
 use warpwork_abi::expand::BUCKETS;
+use warpwork_abi::scan::tile_state_words;
 
 /// The kinds of workspace the strategies need besides the counts and the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,13 +76,9 @@ impl Layout {
             Workspace::RecordPerItem => Layout { records: capacity, ..none },
             Workspace::RecordPerSource => Layout { records: p1, ..none },
             Workspace::Scan => {
-                // The kernels' `TileStates` of the offset width: one `u64` per tile (status and
-                // value) for 4-byte offsets, two (the pair layout: status and half the value in
-                // each) for 8-byte ones. One tile per pass-1 block.
-                let tiles = push_blocks;
-                let words = offset_bytes as usize / 4;
-                let states = 2 * words * tiles;
-                Layout { offsets: words * p1, lookback_words: states, ..none }
+                // The kernels' tile states of the offset width, one tile per pass-1 block.
+                let states = tile_state_words(offset_bytes as usize, push_blocks);
+                Layout { offsets: offset_bytes as usize / 4 * p1, lookback_words: states, ..none }
             }
             Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
