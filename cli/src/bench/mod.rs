@@ -74,9 +74,9 @@ pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
     }
 }
 
-/// Sizes 2^16, 2^20, ... up to 2^max_log2, plus 2^max_log2 itself.
-pub fn sizes(max_log2: u32) -> Vec<usize> {
-    let mut v: Vec<usize> = (16..=max_log2).step_by(4).map(|k| 1usize << k).collect();
+/// Sizes 2^16, 2^(16+step), ... up to 2^max_log2, plus 2^max_log2 itself.
+pub fn sizes(max_log2: u32, step: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (16..=max_log2).step_by(step).map(|k| 1usize << k).collect();
     if *v.last().unwrap() != 1 << max_log2 {
         v.push(1 << max_log2);
     }
