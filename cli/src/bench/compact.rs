@@ -23,7 +23,7 @@ fn threshold(rate: f64) -> u32 {
 }
 
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2, 4);
+    let sizes = sizes(args.max_log2(), 4);
     let largest = *sizes.last().unwrap();
     let items = inputs::uniform_u32(largest, 0xC0FFEE);
     println!("## compact: select_if(u32 < threshold), uniform u32 input\n");

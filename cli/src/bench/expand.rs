@@ -67,7 +67,7 @@ struct Measured {
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
     println!("## expand: (src, local) pairs materialized on the device\n");
     let p1s: Vec<usize> =
-        [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2 as usize).map(|k| 1 << k).collect();
+        [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2() as usize).map(|k| 1 << k).collect();
     match gpu {
         Some(gpu) => run_gpu(gpu, peer, args, &p1s),
         None => run_cpu(args, &p1s),

@@ -16,7 +16,7 @@ const GENS: u64 = 24;
 
 /// Board sides measured: those with at most `4 · 2^max_log2` cells (all three by default).
 fn sides(args: &BenchArgs) -> Vec<usize> {
-    [4096usize, 16384, 32768].into_iter().filter(|s| s * s <= 1usize << (args.max_log2 + 2)).collect()
+    [4096usize, 16384, 32768].into_iter().filter(|s| s * s <= 1usize << (args.max_log2() + 2)).collect()
 }
 
 /// Cell updates per second as `x.xxe13`.

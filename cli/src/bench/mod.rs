@@ -40,17 +40,20 @@ pub struct BenchArgs {
     /// for the others).
     #[arg(long = "max-log2", value_name = "MAX_LOG2", value_parser = clap::value_parser!(u32).range(16..=30))]
     max_log2_arg: Option<u32>,
-    /// `--max-log2`, or the bench's default.
-    #[arg(skip)]
-    max_log2: u32,
     /// Timed repetitions per measurement (the median is reported).
     #[arg(long, default_value_t = 15)]
     reps: usize,
 }
 
-pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
-    let default_max_log2 = if matches!(args.what, What::Scan) { 30 } else { 28 };
-    args.max_log2 = args.max_log2_arg.unwrap_or(default_max_log2);
+impl BenchArgs {
+    /// `--max-log2`, or the bench's default.
+    pub fn max_log2(&self) -> u32 {
+        let default = if matches!(self.what, What::Scan) { 30 } else { 28 };
+        self.max_log2_arg.unwrap_or(default)
+    }
+}
+
+pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
         Err(e @ (Error::NoDriver | Error::NoDevice { .. } | Error::UnsupportedDevice { .. })) => {

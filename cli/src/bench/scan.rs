@@ -24,7 +24,7 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Resul
 }
 
 fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2, 2);
+    let sizes = sizes(args.max_log2(), 2);
     let largest = *sizes.last().unwrap();
     let roof_bytes = (largest * 4).min(1 << 30);
     let roof = gpu.copy_roof_gbps(roof_bytes)?;
@@ -105,7 +105,7 @@ fn rows<T: PeerScanItem + PartialEq>(
 
 /// Without a GPU: the CPU reference's scan, up to 2^26 (a 2-core machine's minute).
 fn run_cpu(args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2.min(26), 2);
+    let sizes = sizes(args.max_log2().min(26), 2);
     let v = inputs::uniform_range(*sizes.last().unwrap(), 3, 0, 64);
     let mut table = Table::new(&["variant", "type", "n", "time ms", "G items/s"]);
     for &n in &sizes {
