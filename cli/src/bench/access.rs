@@ -27,8 +27,7 @@ pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
     match gpu {
         Some(gpu) => {
             let roof_bytes = ((1usize << args.max_log2()) * 32).min(1 << 30);
-            let roof = gpu.copy_roof_gbps(roof_bytes)?;
-            device_line(gpu, roof, roof_bytes);
+            let roof = device_line(gpu, roof_bytes)?;
             lighting_gpu(gpu, args)?;
             particles_gpu(gpu, args, roof)
         }

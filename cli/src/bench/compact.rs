@@ -36,8 +36,7 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Resul
 fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, sizes: &[usize], items: &[u32]) -> Result<()> {
     let largest = items.len();
     let roof_bytes = (largest * 4).min(1 << 30);
-    let roof = gpu.copy_roof_gbps(roof_bytes)?;
-    device_line(gpu, roof, roof_bytes);
+    let roof = device_line(gpu, roof_bytes)?;
     peer_line(peer);
     let mut out = gpu.zeros::<u32>(largest)?;
     let mut table = Table::new(&["variant", "n", "kept", "time ms", "G items/s", "GB/s", "% roof", "CUB ms", "vs CUB"]);

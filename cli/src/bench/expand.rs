@@ -99,9 +99,7 @@ fn time_strategy(
 }
 
 fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
-    let roof_bytes = 1 << 30;
-    let roof = gpu.copy_roof_gbps(roof_bytes)?;
-    device_line(gpu, roof, roof_bytes);
+    let roof = device_line(gpu, 1 << 30)?;
     peer_line(peer);
     let mut table = Table::new(&[
         "strategy",

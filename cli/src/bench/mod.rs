@@ -86,8 +86,10 @@ pub fn sizes(max_log2: u32, step: usize) -> Vec<usize> {
     v
 }
 
-/// The device line every GPU table starts with, including the measured copy roof.
-pub fn device_line(gpu: &Gpu, roof_gbps: f64, roof_bytes: usize) {
+/// Measures the device-to-device copy roof with a `roof_bytes` copy, prints the device line every
+/// GPU table starts with (the roof included), and returns the roof in GB/s.
+pub fn device_line(gpu: &Gpu, roof_bytes: usize) -> warpwork::Result<f64> {
+    let roof_gbps = gpu.copy_roof_gbps(roof_bytes)?;
     let i = gpu.info();
     println!(
         "device: {} (CC {}.{}, {} SMs, kernels {}); copy roof {:.0} GB/s (read+write, {} MiB copy, this run)\n",
@@ -99,6 +101,7 @@ pub fn device_line(gpu: &Gpu, roof_gbps: f64, roof_bytes: usize) {
         roof_gbps,
         roof_bytes >> 20
     );
+    Ok(roof_gbps)
 }
 
 /// The line naming the CUB peer the CUB columns come from, or saying they are empty.

@@ -27,8 +27,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
     let sizes = sizes(args.max_log2(), 2);
     let largest = *sizes.last().unwrap();
     let roof_bytes = (largest * 4).min(1 << 30);
-    let roof = gpu.copy_roof_gbps(roof_bytes)?;
-    device_line(gpu, roof, roof_bytes);
+    let roof = device_line(gpu, roof_bytes)?;
     peer_line(peer);
     let mut table =
         Table::new(&["type", "n", "time ms", "G items/s", "GB/s", "% roof", "CUB ms", "CUB % roof", "vs CUB"]);
