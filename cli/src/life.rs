@@ -106,12 +106,12 @@ pub fn run(args: LifeArgs) -> Result<()> {
         end.population()
     );
     if let Some((out, view)) = plan.png {
-        let path = pattern::without_controls(&out.path().display().to_string());
+        let path = out.shown().to_owned();
         out.write(|f| output::write_png(&end, view, f))?;
         println!("wrote {path} ({}x{} cells at ({}, {}))", view.width, view.height, view.x, view.y);
     }
     if let Some(out) = plan.rle {
-        let path = pattern::without_controls(&out.path().display().to_string());
+        let path = out.shown().to_owned();
         let title = format!("{name}, generation {}", args.generations);
         out.write(|f| pattern::write_rle(&end, Some(&title), f))?;
         println!("wrote {path}");
