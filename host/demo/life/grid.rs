@@ -90,20 +90,16 @@ impl BitGrid {
     /// assert!(BitGrid::from_words(3, 2, vec![0]).is_err());
     /// # Ok::<(), warpwork::Error>(())
     /// ```
-    pub fn from_words(width: usize, height: usize, mut words: Vec<u64>) -> Result<Self> {
+    pub fn from_words(width: usize, height: usize, words: Vec<u64>) -> Result<Self> {
         let words_per_row = width.div_ceil(64);
         ensure_input!(
             words_per_row.checked_mul(height) == Some(words.len()),
             "{} words are not a {width}x{height} board ({words_per_row} words per row)",
             words.len()
         );
-        let mask = last_word_mask(width);
-        if words_per_row > 0 {
-            for row in words.chunks_mut(words_per_row) {
-                row[words_per_row - 1] &= mask;
-            }
-        }
-        Ok(BitGrid { width, height, words_per_row, words })
+        let mut grid = BitGrid { width, height, words_per_row, words };
+        grid.clear_padding();
+        Ok(grid)
     }
 
     /// A random board within [`Limits::DEFAULT`]: each cell alive with probability `density`
