@@ -2,7 +2,7 @@
 //! uploads and reads back, and what the tests compare.
 
 use super::Limits;
-use crate::{error::ensure_input, Error, Result};
+use crate::{error::ensure_input, transfer::zeroed_vec, Error, Result};
 
 /// A Life board on the host: `width × height` cells, one bit each. Rows are padded to whole
 /// 64-bit words; cell `x` of a row is bit `x % 64` of word `x / 64` (least significant bit first)
@@ -40,12 +40,6 @@ impl std::fmt::Debug for BitGrid {
     }
 }
 
-/// `n` zeroed words, or [`Error::OutOfMemory`] (lazily zeroed pages: an empty board costs
-/// nothing until written).
-pub(crate) fn zeroed_words(n: usize, what: &'static str) -> Result<Vec<u64>> {
-    crate::transfer::zeroed_vec(n, what)
-}
-
 impl BitGrid {
     /// An empty (all dead) board within [`Limits::DEFAULT`].
     ///
@@ -76,7 +70,7 @@ impl BitGrid {
             what: "Life board",
             bytes: Limits::board_bytes(width, height).unwrap_or(u64::MAX),
         })?;
-        Ok(BitGrid { width, height, words_per_row, words: zeroed_words(n, "Life board")? })
+        Ok(BitGrid { width, height, words_per_row, words: zeroed_vec(n, "Life board")? })
     }
 
     /// A board of its packed rows (`ceil(width / 64)` words each; padding bits are cleared).

@@ -3,8 +3,8 @@
 //! of `u32` cells never needs a `u32`-per-cell copy on the host (32 times the packed board),
 //! however wide its rows.
 
-use super::{grid::zeroed_words, BitGrid, Layout, Limits};
-use crate::{Error, Gpu, Result};
+use super::{BitGrid, Layout, Limits};
+use crate::{transfer::zeroed_vec, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::CudaSlice;
 
@@ -22,7 +22,7 @@ const CHUNK: usize = 1 << 20;
 
 /// A host buffer of `n` zeroed values, or [`Error::OutOfMemory`].
 fn host_buffer<T: Pod>(n: usize) -> Result<Vec<T>> {
-    crate::transfer::zeroed_vec(n, "Life transfer buffer")
+    zeroed_vec(n, "Life transfer buffer")
 }
 
 /// The chunks of `n` row-major elements in rows of `per_row`: `(first, len, row, column)` of
@@ -154,11 +154,11 @@ pub(super) fn download(gpu: &Gpu, boards: &Boards, cur: usize, width: usize, hei
 /// A board whose rows are whole 64-bit words on the device, copied straight into its words.
 fn download_words<T: Pod>(gpu: &Gpu, board: &CudaSlice<T>, width: usize, height: usize) -> Result<BitGrid> {
     let n = width.div_ceil(64) * height;
-    let mut words = zeroed_words(n, "Life board")?;
     let bytes = board.len() * size_of::<T>();
     if bytes != n * 8 {
         return Err(Error::InvalidInput(format!("device board of {bytes} bytes is not {width}x{height}")));
     }
+    let mut words = zeroed_vec(n, "Life board")?;
     gpu.download_into(board, bytemuck::cast_slice_mut::<u64, T>(&mut words))?;
     BitGrid::from_words(width, height, words)
 }
