@@ -11,15 +11,16 @@ dest=.gpu/bundle
 rm -rf "$dest" && mkdir -p "$dest/tests"
 cargo build --release --bin warpwork
 cp target/release/warpwork "$dest/"
-# The example (its own workspace; same target directory so dependencies are shared).
-cargo build --release --manifest-path examples/meshlet-cull/Cargo.toml --target-dir target
-cp target/release/meshlet-cull "$dest/"
-cargo build --release --manifest-path examples/custom-scan/Cargo.toml --target-dir target
-cp target/release/custom-scan "$dest/"
-# cust links libcuda at build time (see examples/cust-interop/README.md).
-CUDA_LIBRARY_PATH=$(scripts/libcuda-for-linking.sh) \
-  cargo build --release --manifest-path examples/cust-interop/Cargo.toml --target-dir target
-cp target/release/cust-interop "$dest/"
+# The examples (their own workspaces; same target directory so dependencies are shared). Each
+# binary is named after its crate.
+examples=(meshlet-cull custom-scan cust-interop)
+for ex in "${examples[@]}"; do
+  # cust links libcuda at build time (see examples/cust-interop/README.md); only it is given one.
+  link=()
+  if [ "$ex" = cust-interop ]; then link=("CUDA_LIBRARY_PATH=$(scripts/libcuda-for-linking.sh)"); fi
+  env "${link[@]}" cargo build --release --manifest-path "examples/$ex/Cargo.toml" --target-dir target
+  cp "target/release/$ex" "$dest/"
+done
 cargo test --release --workspace --no-run --message-format=json 2>/dev/null |
   python3 -c '
 import json, sys
@@ -48,5 +49,5 @@ cp scripts/gpu-run.sh "$dest/run.sh"
 mkdir -p "$dest/peers/cub"
 cp peers/cub/*.cu peers/cub/build.sh "$dest/peers/cub/"
 # Symbols are not needed there, and the folder must stay small enough to travel.
-strip "$dest/warpwork" "$dest/meshlet-cull" "$dest/custom-scan" "$dest/cust-interop" "$dest"/tests/* "$dest"/benches/*
+strip "$dest/warpwork" "${examples[@]/#/$dest/}" "$dest"/tests/* "$dest"/benches/*
 ls -la "$dest" "$dest/tests"

@@ -106,12 +106,12 @@ pub fn run(args: LifeArgs) -> Result<()> {
         end.population()
     );
     if let Some((out, view)) = plan.png {
-        let path = pattern::without_controls(&out.path().display().to_string());
+        let path = out.shown().to_owned();
         out.write(|f| output::write_png(&end, view, f))?;
         println!("wrote {path} ({}x{} cells at ({}, {}))", view.width, view.height, view.x, view.y);
     }
     if let Some(out) = plan.rle {
-        let path = pattern::without_controls(&out.path().display().to_string());
+        let path = out.shown().to_owned();
         let title = format!("{name}, generation {}", args.generations);
         out.write(|f| pattern::write_rle(&end, Some(&title), f))?;
         println!("wrote {path}");
@@ -123,24 +123,10 @@ fn run_gpu(gpu: &Gpu, kernel: Kernel, generations: u64, start: &BitGrid) -> Resu
     let cells = start.width() as f64 * start.height() as f64;
     let mut life = Life::new(gpu, kernel, start)?;
     gpu.synchronize()?;
-    let t = Instant::now();
-    let mut done = 0;
-    let mut bar = Progress::new(generations);
-    let mut chunk = 16u64;
-    while done < generations {
-        let n = chunk.min(generations - done);
-        let c = Instant::now();
+    let secs = in_chunks(generations, cells, 16, |n| {
         life.step(n)?;
-        gpu.synchronize()?;
-        done += n;
-        bar.update(done, cells, t.elapsed().as_secs_f64());
-        // Aim for about 10 progress updates a second.
-        if c.elapsed().as_secs_f64() < 0.05 {
-            chunk = chunk.saturating_mul(2);
-        }
-    }
-    let secs = t.elapsed().as_secs_f64();
-    bar.finish();
+        gpu.synchronize()
+    })?;
     let i = gpu.info();
     Ok((life.grid()?, secs, format!("GPU {} kernel {kernel}", i.name)))
 }
@@ -155,25 +141,36 @@ fn run_cpu(generations: u64, start: BitGrid, limits: &Limits) -> Result<BitGrid>
             .ok_or_else(|| Error::InvalidInput("CPU reference board of another size".into()))
     };
     let (mut cur, mut next) = (as_cpu(start)?, as_cpu(spare)?);
-    let cells = w as f64 * h as f64;
-    let mut bar = Progress::new(generations);
-    let t = Instant::now();
-    let (mut done, mut chunk) = (0, 1u64);
-    while done < generations {
-        let n = chunk.min(generations - done);
-        let c = Instant::now();
+    in_chunks(generations, w as f64 * h as f64, 1, |n| {
         for _ in 0..n {
             cpu::step_once_into(&cur, &mut next);
             std::mem::swap(&mut cur, &mut next);
         }
+        Ok(())
+    })?;
+    BitGrid::from_words(w, h, cur.into_words())
+}
+
+/// Runs `generations` generations through `step(n)` in chunks with a progress bar, the first
+/// chunk `chunk` generations, doubling while a chunk takes under 0.05 s (to aim for about 10
+/// progress updates a second); returns the seconds the stepping took.
+fn in_chunks(generations: u64, cells: f64, mut chunk: u64, mut step: impl FnMut(u64) -> Result<()>) -> Result<f64> {
+    let mut bar = Progress::new(generations);
+    let t = Instant::now();
+    let mut done = 0;
+    while done < generations {
+        let n = chunk.min(generations - done);
+        let c = Instant::now();
+        step(n)?;
         done += n;
         bar.update(done, cells, t.elapsed().as_secs_f64());
         if c.elapsed().as_secs_f64() < 0.05 {
             chunk = chunk.saturating_mul(2);
         }
     }
+    let secs = t.elapsed().as_secs_f64();
     bar.finish();
-    BitGrid::from_words(w, h, cur.into_words())
+    Ok(secs)
 }
 
 /// A one-line progress bar on stderr, shown only on a terminal and for runs over half a second.

@@ -26,9 +26,8 @@ const PARTICLE_BYTES: u64 = 64;
 pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
     match gpu {
         Some(gpu) => {
-            let roof_bytes = ((1usize << args.max_log2) * 32).min(1 << 30);
-            let roof = gpu.copy_roof_gbps(roof_bytes)?;
-            device_line(gpu, roof, roof_bytes);
+            let roof_bytes = ((1usize << args.max_log2()) * 32).min(1 << 30);
+            let roof = device_line(gpu, roof_bytes)?;
             lighting_gpu(gpu, args)?;
             particles_gpu(gpu, args, roof)
         }
@@ -106,7 +105,7 @@ fn self_check(got: &[[f32; 4]], want: &[[f32; 4]], kernel: LightingKernel) -> Re
 
 fn particles_gpu(gpu: &Gpu, args: &BenchArgs, roof: f64) -> Result<()> {
     println!("## access: particle update (pos + vel, f32x4 each: 32 B read + 32 B written per particle)\n");
-    let sizes = sizes(args.max_log2);
+    let sizes = sizes(args.max_log2(), 4);
     let largest = *sizes.last().unwrap();
     // 0x3C bytes are the float 0.0115: valid, positive positions and velocities.
     let mut pos = gpu.filled::<[f32; 4]>(largest, 0x3C)?;
@@ -193,7 +192,7 @@ fn lighting_cpu(args: &BenchArgs) {
 fn particles_cpu(args: &BenchArgs) {
     println!("## access: particle update on the CPU reference (rayon)\n");
     let mut table = Table::new(&["partition", "n", "time ms", "G items/s", "GB/s"]);
-    for n in sizes(args.max_log2.min(24)) {
+    for n in sizes(args.max_log2().min(24), 4) {
         let (mut p, mut v) = particles::random(n, 1);
         let ms = cpu_median_ms(args.reps.min(5), || particles::update(&mut p, &mut v, STEP));
         table.row(vec![

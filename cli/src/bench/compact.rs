@@ -23,7 +23,7 @@ fn threshold(rate: f64) -> u32 {
 }
 
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2);
+    let sizes = sizes(args.max_log2(), 4);
     let largest = *sizes.last().unwrap();
     let items = inputs::uniform_u32(largest, 0xC0FFEE);
     println!("## compact: select_if(u32 < threshold), uniform u32 input\n");
@@ -36,8 +36,7 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Resul
 fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, sizes: &[usize], items: &[u32]) -> Result<()> {
     let largest = items.len();
     let roof_bytes = (largest * 4).min(1 << 30);
-    let roof = gpu.copy_roof_gbps(roof_bytes)?;
-    device_line(gpu, roof, roof_bytes);
+    let roof = device_line(gpu, roof_bytes)?;
     peer_line(peer);
     let mut out = gpu.zeros::<u32>(largest)?;
     let mut table = Table::new(&["variant", "n", "kept", "time ms", "G items/s", "GB/s", "% roof", "CUB ms", "vs CUB"]);

@@ -68,7 +68,7 @@ struct Measured {
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
     println!("## expand: (src, local) pairs materialized on the device\n");
     let p1s: Vec<usize> =
-        [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2 as usize).map(|k| 1 << k).collect();
+        [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2() as usize).map(|k| 1 << k).collect();
     match gpu {
         Some(gpu) => run_gpu(gpu, peer, args, &p1s),
         None => run_cpu(args, &p1s),
@@ -100,9 +100,7 @@ fn time_strategy(
 }
 
 fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
-    let roof_bytes = 1 << 30;
-    let roof = gpu.copy_roof_gbps(roof_bytes)?;
-    device_line(gpu, roof, roof_bytes);
+    let roof = device_line(gpu, 1 << 30)?;
     peer_line(peer);
     let mut table = Table::new(&[
         "strategy",

@@ -16,7 +16,7 @@ const GENS: u64 = 24;
 
 /// Board sides measured: those with at most `4 · 2^max_log2` cells (all three by default).
 fn sides(args: &BenchArgs) -> Vec<usize> {
-    [4096usize, 16384, 32768].into_iter().filter(|s| s * s <= 1usize << (args.max_log2 + 2)).collect()
+    [4096usize, 16384, 32768].into_iter().filter(|s| s * s <= 1usize << (args.max_log2() + 2)).collect()
 }
 
 /// Cell updates per second as `x.xxe13`.
@@ -33,9 +33,7 @@ pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
 }
 
 fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
-    let roof_bytes = 1 << 30;
-    let roof = gpu.copy_roof_gbps(roof_bytes)?;
-    device_line(gpu, roof, roof_bytes);
+    let roof = device_line(gpu, 1 << 30)?;
     let reps = args.reps.clamp(1, 7);
     let mut table = Table::new(&["kernel", "board", "B/cell/gen", "ms/gen", "cell updates/s", "GB/s", "% own roof"]);
     let mut tune = Table::new(&["kernel", "board", "strip rows", "ms/gen", "cell updates/s"]);

@@ -40,17 +40,20 @@ pub struct BenchArgs {
     /// for the others).
     #[arg(long = "max-log2", value_name = "MAX_LOG2", value_parser = clap::value_parser!(u32).range(16..=30))]
     max_log2_arg: Option<u32>,
-    /// `--max-log2`, or the bench's default.
-    #[arg(skip)]
-    max_log2: u32,
     /// Timed repetitions per measurement (the median is reported).
     #[arg(long, default_value_t = 15)]
     reps: usize,
 }
 
-pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
-    let default_max_log2 = if matches!(args.what, What::Scan) { 30 } else { 28 };
-    args.max_log2 = args.max_log2_arg.unwrap_or(default_max_log2);
+impl BenchArgs {
+    /// `--max-log2`, or the bench's default.
+    pub fn max_log2(&self) -> u32 {
+        let default = if matches!(self.what, What::Scan) { 30 } else { 28 };
+        self.max_log2_arg.unwrap_or(default)
+    }
+}
+
+pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
         Err(e @ (Error::NoDriver | Error::NoDevice { .. } | Error::UnsupportedDevice { .. })) => {
@@ -74,17 +77,19 @@ pub fn run(mut args: BenchArgs) -> warpwork::Result<()> {
     }
 }
 
-/// Sizes 2^16, 2^20, ... up to 2^max_log2, plus 2^max_log2 itself.
-pub fn sizes(max_log2: u32) -> Vec<usize> {
-    let mut v: Vec<usize> = (16..=max_log2).step_by(4).map(|k| 1usize << k).collect();
+/// Sizes 2^16, 2^(16+step), ... up to 2^max_log2, plus 2^max_log2 itself.
+pub fn sizes(max_log2: u32, step: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (16..=max_log2).step_by(step).map(|k| 1usize << k).collect();
     if *v.last().unwrap() != 1 << max_log2 {
         v.push(1 << max_log2);
     }
     v
 }
 
-/// The device line every GPU table starts with, including the measured copy roof.
-pub fn device_line(gpu: &Gpu, roof_gbps: f64, roof_bytes: usize) {
+/// Measures the device-to-device copy roof with a `roof_bytes` copy, prints the device line every
+/// GPU table starts with (the roof included), and returns the roof in GB/s.
+pub fn device_line(gpu: &Gpu, roof_bytes: usize) -> warpwork::Result<f64> {
+    let roof_gbps = gpu.copy_roof_gbps(roof_bytes)?;
     let i = gpu.info();
     println!(
         "device: {} (CC {}.{}, {} SMs, kernels {}); copy roof {:.0} GB/s (read+write, {} MiB copy, this run)\n",
@@ -96,6 +101,7 @@ pub fn device_line(gpu: &Gpu, roof_gbps: f64, roof_bytes: usize) {
         roof_gbps,
         roof_bytes >> 20
     );
+    Ok(roof_gbps)
 }
 
 /// The line naming the CUB peer the CUB columns come from, or saying they are empty.

@@ -9,20 +9,11 @@
 //! a fresh poisoned buffer, so it cannot pass on warpwork's leftovers).
 
 use super::cub::{CubPeer, PeerScanItem};
-use super::{cpu_median_ms, cub_cells, device_line, peer_line, BenchArgs};
+use super::{cpu_median_ms, cub_cells, device_line, peer_line, sizes, BenchArgs};
 use crate::table::{giga, size, Table};
 use warpwork::timing::gbps;
 use warpwork::{scan, Error, Gpu, Result};
 use warpwork_cpu_reference::{expand as cpu, inputs};
-
-/// 2^16, 2^18, … up to 2^max_log2 (and 2^max_log2 itself when odd).
-fn sizes(max_log2: u32) -> Vec<usize> {
-    let mut v: Vec<usize> = (16..=max_log2).step_by(2).map(|k| 1usize << k).collect();
-    if *v.last().unwrap() != 1 << max_log2 {
-        v.push(1 << max_log2);
-    }
-    v
-}
 
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
     println!("## scan: device-wide exclusive sum, uniform [0, 64) input\n");
@@ -33,11 +24,10 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Resul
 }
 
 fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2);
+    let sizes = sizes(args.max_log2(), 2);
     let largest = *sizes.last().unwrap();
     let roof_bytes = (largest * 4).min(1 << 30);
-    let roof = gpu.copy_roof_gbps(roof_bytes)?;
-    device_line(gpu, roof, roof_bytes);
+    let roof = device_line(gpu, roof_bytes)?;
     peer_line(peer);
     let mut table =
         Table::new(&["type", "n", "time ms", "G items/s", "GB/s", "% roof", "CUB ms", "CUB % roof", "vs CUB"]);
@@ -114,7 +104,7 @@ fn rows<T: PeerScanItem + PartialEq>(
 
 /// Without a GPU: the CPU reference's scan, up to 2^26 (a 2-core machine's minute).
 fn run_cpu(args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2.min(26));
+    let sizes = sizes(args.max_log2().min(26), 2);
     let v = inputs::uniform_range(*sizes.last().unwrap(), 3, 0, 64);
     let mut table = Table::new(&["variant", "type", "n", "time ms", "G items/s"]);
     for &n in &sizes {

@@ -11,16 +11,18 @@ use warpwork::{Error, Result};
 /// again; an existing file is only truncated when its new content is written.
 pub struct Output {
     path: PathBuf,
+    /// The path without control characters, for messages.
+    shown: String,
     file: File,
     created: bool,
     written: bool,
 }
 
-/// An I/O error on `path` as an error of the CLI (out of memory stays out of memory).
-fn io_error(path: &Path, e: io::Error) -> Error {
+/// An I/O error on the file `shown` as an error of the CLI (out of memory stays out of memory).
+fn io_error(shown: &str, e: io::Error) -> Error {
     match e.kind() {
         io::ErrorKind::OutOfMemory => Error::OutOfMemory { what: "output file", bytes: 0 },
-        _ => Error::InvalidInput(format!("{}: {e}", without_controls(&path.display().to_string()))),
+        _ => Error::InvalidInput(format!("{shown}: {e}")),
     }
 }
 
@@ -38,12 +40,12 @@ impl Output {
             .truncate(false)
             .open(path)
             .map_err(|e| Error::InvalidInput(format!("{flag} {shown}: cannot be written: {e}")))?;
-        Ok(Output { path: path.to_path_buf(), file, created, written: false })
+        Ok(Output { path: path.to_path_buf(), shown, file, created, written: false })
     }
 
-    /// The path, for messages.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The path without control characters, for messages.
+    pub fn shown(&self) -> &str {
+        &self.shown
     }
 
     /// Whether two outputs are the same file (compared after both were opened).
@@ -56,7 +58,7 @@ impl Output {
 
     /// Replaces the file's content with what `write` produces.
     pub fn write(mut self, write: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>) -> Result<()> {
-        let err = |e| io_error(&self.path, e);
+        let err = |e| io_error(&self.shown, e);
         // Only regular files can be truncated (`/dev/null` and pipes are written as they are).
         if self.file.metadata().map_err(err)?.is_file() {
             self.file.set_len(0).map_err(err)?;

@@ -81,10 +81,7 @@ impl Plan {
         let rle = args.rle.as_deref().map(|p| Output::prepare(p, "--rle")).transpose()?;
         if let (Some((png, _)), Some(rle)) = (&png, &rle) {
             if png.same_file(rle) {
-                return Err(Error::InvalidInput(format!(
-                    "--png and --rle name the same file ({})",
-                    without_controls(&png.path().display().to_string())
-                )));
+                return Err(Error::InvalidInput(format!("--png and --rle name the same file ({})", png.shown())));
             }
         }
         Ok(Plan { limits, width: args.size.0, height: args.size.1, kernel, png, rle })

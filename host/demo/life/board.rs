@@ -88,9 +88,7 @@ impl<'g> Life<'g> {
     /// ```
     pub fn with_pattern(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, pattern: &BitGrid) -> Result<Self> {
         kernel.check_size(width, height)?;
-        let mut board = BitGrid::new(width, height)?;
-        board.paste_centred(pattern)?;
-        Self::new(gpu, kernel, &board)
+        Self::new(gpu, kernel, &super::pattern::centred(pattern, width, height)?)
     }
 
     /// The kernel that advances this board.

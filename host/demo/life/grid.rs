@@ -2,7 +2,7 @@
 //! uploads and reads back, and what the tests compare.
 
 use super::Limits;
-use crate::{error::ensure_input, Error, Result};
+use crate::{error::ensure_input, transfer::zeroed_vec, Error, Result};
 
 /// A Life board on the host: `width × height` cells, one bit each. Rows are padded to whole
 /// 64-bit words; cell `x` of a row is bit `x % 64` of word `x / 64` (least significant bit first)
@@ -40,12 +40,6 @@ impl std::fmt::Debug for BitGrid {
     }
 }
 
-/// `n` zeroed words, or [`Error::OutOfMemory`] (lazily zeroed pages: an empty board costs
-/// nothing until written).
-pub(crate) fn zeroed_words(n: usize, what: &'static str) -> Result<Vec<u64>> {
-    crate::transfer::zeroed_vec(n, what)
-}
-
 impl BitGrid {
     /// An empty (all dead) board within [`Limits::DEFAULT`].
     ///
@@ -76,7 +70,7 @@ impl BitGrid {
             what: "Life board",
             bytes: Limits::board_bytes(width, height).unwrap_or(u64::MAX),
         })?;
-        Ok(BitGrid { width, height, words_per_row, words: zeroed_words(n, "Life board")? })
+        Ok(BitGrid { width, height, words_per_row, words: zeroed_vec(n, "Life board")? })
     }
 
     /// A board of its packed rows (`ceil(width / 64)` words each; padding bits are cleared).
@@ -90,20 +84,16 @@ impl BitGrid {
     /// assert!(BitGrid::from_words(3, 2, vec![0]).is_err());
     /// # Ok::<(), warpwork::Error>(())
     /// ```
-    pub fn from_words(width: usize, height: usize, mut words: Vec<u64>) -> Result<Self> {
+    pub fn from_words(width: usize, height: usize, words: Vec<u64>) -> Result<Self> {
         let words_per_row = width.div_ceil(64);
         ensure_input!(
             words_per_row.checked_mul(height) == Some(words.len()),
             "{} words are not a {width}x{height} board ({words_per_row} words per row)",
             words.len()
         );
-        let mask = last_word_mask(width);
-        if words_per_row > 0 {
-            for row in words.chunks_mut(words_per_row) {
-                row[words_per_row - 1] &= mask;
-            }
-        }
-        Ok(BitGrid { width, height, words_per_row, words })
+        let mut grid = BitGrid { width, height, words_per_row, words };
+        grid.clear_padding();
+        Ok(grid)
     }
 
     /// A random board within [`Limits::DEFAULT`]: each cell alive with probability `density`

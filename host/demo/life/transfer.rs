@@ -3,8 +3,8 @@
 //! of `u32` cells never needs a `u32`-per-cell copy on the host (32 times the packed board),
 //! however wide its rows.
 
-use super::{grid::zeroed_words, BitGrid, Layout, Limits};
-use crate::{Error, Gpu, Result};
+use super::{BitGrid, Layout, Limits};
+use crate::{transfer::zeroed_vec, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::CudaSlice;
 
@@ -22,7 +22,7 @@ const CHUNK: usize = 1 << 20;
 
 /// A host buffer of `n` zeroed values, or [`Error::OutOfMemory`].
 fn host_buffer<T: Pod>(n: usize) -> Result<Vec<T>> {
-    crate::transfer::zeroed_vec(n, "Life transfer buffer")
+    zeroed_vec(n, "Life transfer buffer")
 }
 
 /// The chunks of `n` row-major elements in rows of `per_row`: `(first, len, row, column)` of
@@ -42,39 +42,58 @@ fn walk<T>(items: &mut [T], per_row: usize, (mut y, mut x): (usize, usize), mut 
     }
 }
 
-/// `grid` as one `T` per cell (`alive` or zero) on the device, converted [`CHUNK`] cells at a
-/// time.
-fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T) -> Result<CudaSlice<T>> {
-    let (w, n) = (grid.width(), grid.width() * grid.height());
+/// `n` row-major elements in rows of `per_row` on the device, element `(y, x)` being `f(y, x)`,
+/// converted [`CHUNK`] elements at a time.
+fn upload_chunked<T: Pod>(gpu: &Gpu, n: usize, per_row: usize, f: impl Fn(usize, usize) -> T) -> Result<CudaSlice<T>> {
     let mut board = gpu.zeros::<T>(n)?;
     let mut host = host_buffer::<T>(CHUNK.min(n))?;
-    for (first, len, y, x) in chunks(n, w) {
-        walk(&mut host[..len], w, (y, x), |y, x, c| {
-            *c = if grid.row(y)[x / 64] >> (x % 64) & 1 != 0 { alive } else { T::zeroed() }
-        });
+    for (first, len, y, x) in chunks(n, per_row) {
+        walk(&mut host[..len], per_row, (y, x), |y, x, out| *out = f(y, x));
         gpu.upload_into(&host[..len], &mut board.slice_mut(first..first + len))?;
     }
     Ok(board)
+}
+
+/// Reads a device board of `per_row` elements a row back into a `width × height` board,
+/// `put(row, x, element)` setting element `x`'s bits of its row, [`CHUNK`] elements at a time.
+fn download_chunked<T: Pod>(
+    gpu: &Gpu,
+    board: &CudaSlice<T>,
+    (width, height): (usize, usize),
+    per_row: usize,
+    put: impl Fn(&mut [u64], usize, T),
+) -> Result<BitGrid> {
+    let mut grid = readback_grid(width, height)?;
+    let n = per_row * height;
+    let mut host = host_buffer::<T>(CHUNK.min(n))?;
+    for (first, len, y, x) in chunks(n, per_row) {
+        gpu.download_into(&board.slice(first..first + len), &mut host[..len])?;
+        walk(&mut host[..len], per_row, (y, x), |y, x, c| put(grid.row_mut(y), x, *c));
+    }
+    Ok(grid)
+}
+
+/// `grid` as one `T` per cell (`alive` or zero) on the device, converted [`CHUNK`] cells at a
+/// time.
+fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T) -> Result<CudaSlice<T>> {
+    let w = grid.width();
+    upload_chunked(gpu, w * grid.height(), w, |y, x| {
+        if grid.row(y)[x / 64] >> (x % 64) & 1 != 0 {
+            alive
+        } else {
+            T::zeroed()
+        }
+    })
 }
 
 /// Reads one `T` per cell back into a board (`is_alive` decides), [`CHUNK`] cells at a time.
 fn download_cells<T: Pod>(
     gpu: &Gpu,
     board: &CudaSlice<T>,
-    width: usize,
-    height: usize,
+    size: (usize, usize),
     is_alive: impl Fn(T) -> bool,
 ) -> Result<BitGrid> {
-    let mut grid = readback_grid(width, height)?;
-    let n = width * height;
-    let mut host = host_buffer::<T>(CHUNK.min(n))?;
-    for (first, len, y, x) in chunks(n, width) {
-        gpu.download_into(&board.slice(first..first + len), &mut host[..len])?;
-        walk(&mut host[..len], width, (y, x), |y, x, c| {
-            grid.row_mut(y)[x / 64] |= (is_alive(*c) as u64) << (x % 64);
-        });
-    }
-    Ok(grid)
+    download_chunked(gpu, board, size, size.0, |row, x, c| row[x / 64] |= (is_alive(c) as u64) << (x % 64))
 }
 
 /// An empty board to read a device board back into. The device board was made from a board
@@ -115,13 +134,7 @@ pub(super) fn upload(gpu: &Gpu, layout: Layout, sparse: bool, grid: &BitGrid) ->
         }
         Layout::Bits32 => {
             // Each row ends with half a 64-bit word: drop the padding half, a chunk at a time.
-            let (per_row, n) = (w / 32, w / 32 * h);
-            let mut a = gpu.zeros::<u32>(n)?;
-            let mut host = host_buffer::<u32>(CHUNK.min(n))?;
-            for (first, len, y, x) in chunks(n, per_row) {
-                walk(&mut host[..len], per_row, (y, x), |y, wx, out| *out = word32(grid, y, wx));
-                gpu.upload_into(&host[..len], &mut a.slice_mut(first..first + len))?;
-            }
+            let a = upload_chunked(gpu, w / 32 * h, w / 32, |y, wx| word32(grid, y, wx))?;
             let b = gpu.zeros(a.len())?;
             Boards::Bits32([a, b])
         }
@@ -132,21 +145,12 @@ pub(super) fn upload(gpu: &Gpu, layout: Layout, sparse: bool, grid: &BitGrid) ->
 /// Board `cur` of `boards`, read back (waits for the GPU).
 pub(super) fn download(gpu: &Gpu, boards: &Boards, cur: usize, width: usize, height: usize) -> Result<BitGrid> {
     match boards {
-        Boards::U32(b) => download_cells(gpu, &b[cur], width, height, |c| c & 1 != 0),
-        Boards::U8(b) => download_cells(gpu, &b[cur], width, height, |c| c != 0),
+        Boards::U32(b) => download_cells(gpu, &b[cur], (width, height), |c| c & 1 != 0),
+        Boards::U8(b) => download_cells(gpu, &b[cur], (width, height), |c| c != 0),
         Boards::Bits32(b) if width.is_multiple_of(64) => download_words(gpu, &b[cur], width, height),
-        Boards::Bits32(b) => {
-            let (per_row, n) = (width / 32, width / 32 * height);
-            let mut grid = readback_grid(width, height)?;
-            let mut host = host_buffer::<u32>(CHUNK.min(n))?;
-            for (first, len, y, x) in chunks(n, per_row) {
-                gpu.download_into(&b[cur].slice(first..first + len), &mut host[..len])?;
-                walk(&mut host[..len], per_row, (y, x), |y, wx, &mut word| {
-                    grid.row_mut(y)[wx / 2] |= (word as u64) << (32 * (wx % 2));
-                });
-            }
-            Ok(grid)
-        }
+        Boards::Bits32(b) => download_chunked(gpu, &b[cur], (width, height), width / 32, |row, wx, word| {
+            row[wx / 2] |= (word as u64) << (32 * (wx % 2))
+        }),
         Boards::Bits64(b) => download_words(gpu, &b[cur], width, height),
     }
 }
@@ -154,11 +158,11 @@ pub(super) fn download(gpu: &Gpu, boards: &Boards, cur: usize, width: usize, hei
 /// A board whose rows are whole 64-bit words on the device, copied straight into its words.
 fn download_words<T: Pod>(gpu: &Gpu, board: &CudaSlice<T>, width: usize, height: usize) -> Result<BitGrid> {
     let n = width.div_ceil(64) * height;
-    let mut words = zeroed_words(n, "Life board")?;
     let bytes = board.len() * size_of::<T>();
     if bytes != n * 8 {
         return Err(Error::InvalidInput(format!("device board of {bytes} bytes is not {width}x{height}")));
     }
+    let mut words = zeroed_vec(n, "Life board")?;
     gpu.download_into(board, bytemuck::cast_slice_mut::<u64, T>(&mut words))?;
     BitGrid::from_words(width, height, words)
 }
