@@ -43,9 +43,9 @@ pub use keep::{Keep, Predicate, SelectItem};
 
 use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::{sys, CudaSlice, LaunchConfig};
 use keep::predicate_suffix;
-use plan::{check_args, grid_blocks, ordered_tiles_bound, Body, LookbackLayout};
+use plan::{check_args, grid_blocks, ordered_tiles_bound, Body, OrderedState};
 
 pub use warpwork_abi::select::THREADS;
 /// Items per thread of the unordered kernels for items of 1 to 8 bytes (`select_items` in the
@@ -95,9 +95,9 @@ pub struct Selection<T> {
     pub items: CudaSlice<T>,
 }
 
-/// `u64` elements of the `state` buffer [`Gpu::select_into`] takes for `n` items of `T`:
-/// element 0 is the output count, the rest (ordered variant only) the look-back scratch, which
-/// the call clears.
+/// `u64` elements of the `state` buffer [`Gpu::select_into`] and [`Gpu::select_append_into`]
+/// take for `n` items of `T`: element 0 is the output count, the rest (ordered variant only)
+/// scratch for the look-back, which the call prepares itself.
 ///
 /// # Examples
 /// ```
@@ -109,7 +109,7 @@ pub fn state_len<T>(variant: Variant, n: usize) -> usize {
     match variant {
         Variant::Ordered => {
             let tiles = ordered_tiles_bound(std::mem::size_of::<T>().max(1), n as u64);
-            LookbackLayout { tiles }.state_len() as usize
+            OrderedState { tiles }.len() as usize
         }
         _ => 1,
     }
@@ -166,12 +166,13 @@ impl Gpu {
         Ok(Selection { count, items: out })
     }
 
-    /// The form that allocates nothing and never waits: appends the kept items to `out` at the
-    /// slots counted by `state[0]` (set it to 0, or to the number of items already in `out`).
-    /// `state` holds at least [`state_len`] `u64`s; the elements after the first are scratch
-    /// that the call clears (ordered variant). Items that would land at or past `out.len()` are
-    /// not written, but still counted: read the count with [`Gpu::select_count`], which reports
-    /// the overflow. Sizes and the count are 64-bit. Asynchronous.
+    /// The form that allocates nothing and never waits: writes the kept items to `out` from
+    /// slot 0 and their count to `state[0]`. `state` holds at least [`state_len`] `u64`s, which
+    /// need no preparation: the call sets the count and the look-back scratch itself, so the
+    /// same call can be replayed (a CUDA graph) with no memset in between. Items that would land
+    /// at or past `out.len()` are not written, but still counted: read the count with
+    /// [`Gpu::select_count`], which reports the overflow. Sizes and the count are 64-bit.
+    /// Asynchronous. [`Gpu::select_append_into`] appends to what `out` already holds instead.
     ///
     /// `T` is any [`Pod`] type with [`Keep::Flagged`]; [`Keep::If`] needs a [`SelectItem`] type
     /// ([`Error::InvalidInput`] otherwise).
@@ -196,6 +197,52 @@ impl Gpu {
         out: &mut impl DeviceWrite<T>,
         state: &mut impl DeviceWrite<u64>,
     ) -> Result<()> {
+        self.launch_select(items, keep, variant, out, state, false, false)
+    }
+
+    /// As [`Gpu::select_into`], but appends: the kept items go to `out` after the `state[0]`
+    /// items it already holds (the count of an earlier select into the same `out` and `state`,
+    /// or a count you set), and `state[0]` becomes the new total. Asynchronous; allocates
+    /// nothing.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::select::{state_len, Keep, Predicate, Variant};
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let (a, b) = (gpu.upload(&[1u32, 7, 2])?, gpu.upload(&[8u32, 0])?);
+    /// let mut out = gpu.zeros::<u32>(5)?;
+    /// let mut state = gpu.zeros::<u64>(state_len::<u32>(Variant::Ordered, 3))?;
+    /// let small = Keep::If(Predicate::Less(5));
+    /// gpu.select_into(&a, small, Variant::Ordered, &mut out, &mut state)?;
+    /// gpu.select_append_into(&b, small, Variant::Ordered, &mut out, &mut state)?;
+    /// let n = gpu.select_count(&out, &state)?;
+    /// assert_eq!(gpu.download_prefix(&out, n)?, [1, 2, 0]);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn select_append_into<T: Pod>(
+        &self,
+        items: &impl DeviceRead<T>,
+        keep: Keep<'_, T>,
+        variant: Variant,
+        out: &mut impl DeviceWrite<T>,
+        state: &mut impl DeviceWrite<u64>,
+    ) -> Result<()> {
+        self.launch_select(items, keep, variant, out, state, true, false)
+    }
+
+    /// [`Gpu::select_into`] (`append` false) and [`Gpu::select_append_into`] (`append` true).
+    /// `forced_fallback` forces the ordered look-back's fallback (tests).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_select<T: Pod>(
+        &self,
+        items: &impl DeviceRead<T>,
+        keep: Keep<'_, T>,
+        variant: Variant,
+        out: &mut impl DeviceWrite<T>,
+        state: &mut impl DeviceWrite<u64>,
+        append: bool,
+        forced_fallback: bool,
+    ) -> Result<()> {
         let size = std::mem::size_of::<T>();
         let (flags, predicate) = match keep {
             Keep::Flagged(flags) => (Some(flags), None),
@@ -213,23 +260,41 @@ impl Gpu {
         let needed = state_len::<T>(variant, items.len()) as u64;
         let (n, capacity) = check_args(items.len(), flags.map(|f| f.len()), out.len(), state.len(), needed)?;
         crate::error::ensure_input!(size > 0, "select items of zero bytes");
-        if n == 0 {
-            return Ok(());
-        }
 
         let mut l = self.kernel_args();
         let items_addr = l.bind(items)?;
         let out_addr = l.bind_mut(out)?;
-        let body = Body::choose(size, predicate.map(|(suffix, _)| suffix), items_addr, out_addr)?;
-        let tile = body.tile(variant);
-        let blocks = grid_blocks(n, tile)?;
-        let lookback = LookbackLayout { tiles: blocks as u64 };
-        if variant == Variant::Ordered {
-            // The look-back's status words and tile counter start at zero (its aggregates and
-            // inclusive prefixes are written before being read).
-            self.zero_words(state, lookback.zeroed_words())?;
-        }
         let counter = l.bind_mut(state)?;
+        let stream = self.cu_stream();
+        if n == 0 {
+            if !append {
+                // SAFETY: the count, inside `state`.
+                unsafe { sys::cuMemsetD32Async(counter, 0, 2, stream).result()? };
+            }
+            return Ok(());
+        }
+        let body = Body::choose(size, predicate.map(|(suffix, _)| suffix), items_addr, out_addr)?;
+        let blocks = grid_blocks(n, body.tile(variant))?;
+        let ordered = OrderedState { tiles: blocks as u64 };
+        let states_at = OrderedState::states_offset(counter);
+        // Prepared on the stream before the launch. Unordered: the count the atomics add to.
+        // Ordered: the first slot (element 1: zero, or the count so far when appending), the
+        // count, and the look-back's tile states (zeroed).
+        // SAFETY: every range lies inside `state` (its length was checked against `state_len`).
+        unsafe {
+            match (variant, append) {
+                (Variant::Ordered, false) => {
+                    sys::cuMemsetD32Async(counter, 0, ordered.words_to_end(counter), stream).result()?
+                }
+                (Variant::Ordered, true) => {
+                    let words = ordered.words_to_end(counter) - states_at as usize / 4;
+                    sys::cuMemsetD32Async(counter + states_at, 0, words, stream).result()?;
+                    sys::cuMemcpyDtoDAsync_v2(counter + 8, counter, 8, stream).result()?
+                }
+                (_, false) => sys::cuMemsetD32Async(counter, 0, 2, stream).result()?,
+                (_, true) => {}
+            }
+        }
         let f = self.function(body.kernel(variant))?;
 
         // The flags parameter is a pointer either way; the items stand in when it is not read.
@@ -251,20 +316,16 @@ impl Gpu {
             Body::Bytes { .. } => l.value(&item_bytes),
         };
         l.addr(out_addr).value(&capacity).addr(counter);
+        let forced_fallback = forced_fallback as u32;
         if variant == Variant::Ordered {
-            let [status, aggregate, inclusive, tile_counter] = lookback.offsets();
-            l.addr(counter + status).addr(counter + aggregate).addr(counter + inclusive).addr(counter + tile_counter);
+            l.addr(counter + 8).addr(counter + states_at).value(&forced_fallback);
         }
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: body.shared_bytes(variant),
-        };
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: the arguments match `select_{variant}_{type}` in `kernels/src/kernels/select.rs`
         // for the chosen body (`plan::Body`, whose alignment rules the addresses meet); `items`
-        // and `flags` hold `n` elements, `out` holds `capacity`; the grid has one block per
-        // tile; for the ordered variant the look-back state of `blocks` tiles lies inside
-        // `state` (at least `state_len` elements) with its status words and tile counter zeroed.
+        // and `flags` hold `n` elements, `out` holds `capacity` (a distinct buffer: `out` is
+        // borrowed mutably); the grid has one block per tile; for the ordered variant the start
+        // and the tile states of `blocks` tiles lie inside `state`, prepared above on the stream.
         unsafe { l.launch(f, cfg) }
     }
 
@@ -298,17 +359,4 @@ struct Scalar<T>(T);
 unsafe impl<T: Pod> cudarc::driver::DeviceRepr for Scalar<T> {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn state_lengths_cover_every_body() {
-        assert_eq!(state_len::<u8>(Variant::Warp, 1 << 40), 1);
-        // 2^20 u32 items: 256 tiles of 4096 → 1 + 129 + 512.
-        assert_eq!(state_len::<u32>(Variant::Ordered, 1 << 20), 1 + 129 + 2 * 256);
-        // 16-byte items: 1024-item tiles.
-        assert_eq!(state_len::<[u32; 4]>(Variant::Ordered, 1 << 20), 1 + 513 + 2 * 1024);
-        // Zero-sized items: sized as bytes, refused by the call.
-        assert_eq!(state_len::<()>(Variant::Ordered, 0), 2);
-    }
-}
+mod tests;

@@ -171,7 +171,7 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
     let (g, cv) = (&gpu, &counts_view);
     let (recorded, graph) = capture(&ctx, &stream, move || {
         for c in selects_ref.iter_mut() {
-            g.fill_bytes(&mut c.state, 0)?; // the output counter starts at zero every replay
+            // No memset: `select_into` starts its count at zero on every replay.
             let keep = if c.flagged { Keep::Flagged(flags_ref) } else { Keep::If(Predicate::Less(threshold)) };
             g.select_into(items_ref, keep, c.variant, &mut c.out, &mut c.state)?;
         }

@@ -51,6 +51,32 @@ fn less_than_at_every_rate_u32() {
     }
 }
 
+/// Exactly one item kept, at the first and last position, around tile edges and in the middle,
+/// by flag and by value test, every variant and three item sizes.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn exactly_one_item_kept() {
+    let gpu = gpu();
+    let n = 3 * 16384 + 77;
+    for at in [0, 31, 4095, 4096, 8191, 8192, 16384, n / 2, n - 1] {
+        let mut flags = vec![0u8; n];
+        flags[at] = 1;
+        let d_flags = gpu.upload(&flags).unwrap();
+        let items: Vec<u32> = (0..n as u32).map(|i| if i as usize == at { 7 } else { 1000 + i }).collect();
+        let d_items = gpu.upload(&items).unwrap();
+        let narrow: Vec<u8> = select_support::random_items(n, at as u64);
+        let wide: Vec<u64> = select_support::random_items(n, at as u64);
+        let (d_narrow, d_wide) = (gpu.upload(&narrow).unwrap(), gpu.upload(&wide).unwrap());
+        for variant in Variant::ALL {
+            let what = format!("one kept at {at}");
+            check(&gpu, &d_items, Keep::If(Predicate::Less(8)), variant, &[7], &what);
+            check(&gpu, &d_items, Keep::Flagged(&d_flags), variant, &[items[at]], &what);
+            check(&gpu, &d_narrow, Keep::Flagged(&d_flags), variant, &[narrow[at]], &what);
+            check(&gpu, &d_wide, Keep::Flagged(&d_flags), variant, &[wide[at]], &what);
+        }
+    }
+}
+
 /// Every predicate on `items`, at the full length and at a few odd prefixes.
 fn predicate_suite<T: SelectItem + Send + Sync>(items: Vec<T>, predicates: &[Predicate<T>]) {
     let gpu = gpu();
@@ -189,7 +215,7 @@ fn convenience_forms() {
     assert_eq!(gpu.download_prefix(&s.items, s.count).unwrap(), cpu::select_flagged(&triples, &flags[..5000]));
 }
 
-/// A counter that does not start at zero appends after the existing items.
+/// `select_append_into` appends after the existing items; `select_into` starts over.
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn appends_after_existing_items() {
@@ -199,8 +225,11 @@ fn appends_after_existing_items() {
     for variant in Variant::ALL {
         let mut out = gpu.filled::<u32>(2 * items.len(), POISON).unwrap();
         let mut state = gpu.zeros::<u64>(state_len::<u32>(variant, d_items.len())).unwrap();
+        // A count left by an earlier call does not carry over into `select_into`.
+        gpu.upload_into(&[12_345], &mut state.slice_mut(0..1)).unwrap();
         gpu.select_into(&d_items, Keep::If(Predicate::Less(1 << 30)), variant, &mut out, &mut state).unwrap();
-        gpu.select_into(&d_items, Keep::If(Predicate::GreaterEqual(3 << 30)), variant, &mut out, &mut state).unwrap();
+        let high = Keep::If(Predicate::GreaterEqual(3 << 30));
+        gpu.select_append_into(&d_items, high, variant, &mut out, &mut state).unwrap();
         let count = gpu.select_count(&out, &state).unwrap();
         let expected = cpu::select_if(&items, |v| !(1 << 30..3 << 30).contains(&v));
         assert_eq!(count, expected.len());

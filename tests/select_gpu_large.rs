@@ -102,7 +102,7 @@ fn past_2_pow_32_items_every_variant() {
     }
 }
 
-/// Issue 17: `select_into` with its counter preset to the number of items already in `out`,
+/// `select_append_into` with the count preset to the number of items already in `out`,
 /// just below 2^32 (2^32 − 5), and an output longer than 2^32: the kept items land at slots
 /// 2^32 − 5 .. past 2^32 (not wrapped to 0), every other element is untouched, and the count
 /// reads back as 2^32 − 5 + kept. Every variant, through the typed `u8` kernels and through
@@ -143,7 +143,7 @@ fn preset_suite<T: Pod>(gpu: &Gpu, items: &[T], keep: Keep<'_, T>, expected: &[T
         // else touches until `select_count` has waited for the stream; for `offset` 1 the
         // items are `[u8; 2]` (alignment 1).
         let mut out = unsafe { RawSliceMut::<T>::from_raw_parts(out_addr, len).unwrap() };
-        gpu.select_into(&d_items, keep, variant, &mut out, &mut state).unwrap();
+        gpu.select_append_into(&d_items, keep, variant, &mut out, &mut state).unwrap();
         let count = gpu.select_count(&out, &state).unwrap();
         assert_eq!(count as u64, preset + expected.len() as u64, "{}: count", variant.name());
         let window = gpu.download(&d_out.slice(first..end)).unwrap();

@@ -5,6 +5,7 @@ use super::{Variant, THREADS};
 use crate::launch::MAX_GRID_X;
 use crate::{error::ensure_input, Error, Result};
 use warpwork_abi::kernels::{SELECT_ITEM_TYPES, SELECT_KERNELS, SELECT_VARIANTS};
+use warpwork_abi::scan::tile_state_words;
 use warpwork_abi::select as abi;
 
 /// Items per thread of the unordered typed kernels (`warpwork_abi::select::select_items`).
@@ -13,9 +14,9 @@ pub(super) const fn select_items(size: usize) -> u64 {
 }
 /// Items per thread of the generic path (`warpwork_abi::select::BYTES_ITEMS`).
 pub(super) const BYTES_ITEMS: u64 = abi::BYTES_ITEMS as u64;
-/// Items per thread of the ordered typed kernels (`warpwork_abi::select::ordered_items`).
-pub(super) const fn ordered_items(size: usize) -> u64 {
-    abi::ordered_items(size) as u64
+/// Items per tile of the ordered typed kernels (`warpwork_abi::select::ordered_tile_items`).
+pub(super) const fn ordered_tile_items(size: usize) -> u64 {
+    abi::ordered_tile_items(size) as u64
 }
 
 /// The kernel body that serves a call.
@@ -69,23 +70,12 @@ impl Body {
 
     /// Items one block handles.
     pub(super) fn tile(self, variant: Variant) -> u64 {
-        let per_thread = match (self, variant) {
-            (Body::Bytes { .. }, _) => BYTES_ITEMS,
-            (Body::Typed { size, .. }, Variant::Ordered) => ordered_items(size),
-            (Body::Bytes16, Variant::Ordered) => ordered_items(16),
-            (Body::Typed { size, .. }, _) => select_items(size),
-            (Body::Bytes16, _) => select_items(16),
-        };
-        THREADS as u64 * per_thread
-    }
-
-    /// Bytes of dynamic shared memory a launch needs: the ordered typed kernels stage their
-    /// tile's kept items.
-    pub(super) fn shared_bytes(self, variant: Variant) -> u32 {
         match (self, variant) {
-            (Body::Typed { size, .. }, Variant::Ordered) => (self.tile(variant) * size as u64) as u32,
-            (Body::Bytes16, Variant::Ordered) => (self.tile(variant) * 16) as u32,
-            _ => 0,
+            (Body::Bytes { .. }, _) => THREADS as u64 * BYTES_ITEMS,
+            (Body::Typed { size, .. }, Variant::Ordered) => ordered_tile_items(size),
+            (Body::Bytes16, Variant::Ordered) => ordered_tile_items(16),
+            (Body::Typed { size, .. }, _) => THREADS as u64 * select_items(size),
+            (Body::Bytes16, _) => THREADS as u64 * select_items(16),
         }
     }
 }
@@ -104,33 +94,27 @@ pub(super) fn grid_blocks(n: u64, tile: u64) -> Result<u32> {
     Ok(blocks as u32)
 }
 
-/// The ordered look-back state of `tiles` tiles inside the select state (in `u64` elements,
-/// after the count at element 0): the tiles' `u32` status words and the `u32` tile counter,
-/// then the `u64` aggregates, then the `u64` inclusive prefixes.
+/// The select state (`u64` elements): the count at element 0 and, for the ordered variant, the
+/// first output slot at element 1 (read by the kernels, never written by them) and the
+/// look-back's tile states of `tiles` tiles at the first 16-byte boundary after it (one element
+/// of room for that).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct LookbackLayout {
+pub(super) struct OrderedState {
     pub tiles: u64,
 }
 
-impl LookbackLayout {
-    /// `u64` elements of the status words and the tile counter.
-    fn status_elements(self) -> u64 {
-        (self.tiles + 1).div_ceil(2)
+impl OrderedState {
+    /// `u64` elements of the whole state.
+    pub fn len(self) -> u64 {
+        3 + tile_state_words(8, self.tiles as usize) as u64 / 2
     }
-    /// `u64` elements of the whole state, the count included.
-    pub fn state_len(self) -> u64 {
-        1 + self.status_elements() + 2 * self.tiles
+    /// Byte offset of the tile states from a state at device address `base` (8-byte aligned).
+    pub fn states_offset(base: u64) -> u64 {
+        (base + 16).next_multiple_of(16) - base
     }
-    /// The 32-bit words to zero before a launch (status words and tile counter), counted in
-    /// `u32` words from the start of the state.
-    pub fn zeroed_words(self) -> std::ops::Range<usize> {
-        2..2 + (self.tiles + 1) as usize
-    }
-    /// Byte offsets from the state's start of (status, aggregate, inclusive, tile counter).
-    pub fn offsets(self) -> [u64; 4] {
-        let status = 8;
-        let aggregate = 8 * (1 + self.status_elements());
-        [status, aggregate, aggregate + 8 * self.tiles, status + 4 * self.tiles]
+    /// 32-bit words of the state up to the end of the tile states, for a state at `base`.
+    pub fn words_to_end(self, base: u64) -> usize {
+        (Self::states_offset(base) / 4) as usize + tile_state_words(8, self.tiles as usize)
     }
 }
 
@@ -138,7 +122,7 @@ impl LookbackLayout {
 /// body of a by-flag call depends on its addresses' alignment): what the state is sized for.
 pub(super) fn ordered_tiles_bound(size: usize, n: u64) -> u64 {
     let typed = match size {
-        1 | 2 | 4 | 8 | 16 => n.div_ceil(THREADS as u64 * ordered_items(size)),
+        1 | 2 | 4 | 8 | 16 => n.div_ceil(ordered_tile_items(size)),
         _ => 0,
     };
     typed.max(n.div_ceil(THREADS as u64 * BYTES_ITEMS))
@@ -218,33 +202,28 @@ mod tests {
     }
 
     #[test]
-    fn tiles_and_staging_match_the_kernels() {
+    fn tiles_match_the_kernels() {
         assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Block), 4096);
-        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Ordered), 4096);
-        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Ordered), 4096);
+        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Ordered), 8192);
+        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Ordered), 16384);
         assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Lane), 4096);
         assert_eq!(Body::Bytes16.tile(Variant::Warp), 2048);
-        assert_eq!(Body::Typed { suffix: "f64", size: 8 }.tile(Variant::Ordered), 2048);
-        assert_eq!(Body::Bytes16.tile(Variant::Ordered), 1024);
+        assert_eq!(Body::Typed { suffix: "f64", size: 8 }.tile(Variant::Ordered), 4096);
+        assert_eq!(Body::Bytes16.tile(Variant::Ordered), 2048);
         assert_eq!(Body::Bytes { size: 3 }.tile(Variant::Ordered), 4096);
-        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.shared_bytes(Variant::Ordered), 16384);
-        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.shared_bytes(Variant::Ordered), 4096);
-        assert_eq!(Body::Bytes16.shared_bytes(Variant::Ordered), 16384);
-        assert_eq!(Body::Bytes { size: 3 }.shared_bytes(Variant::Ordered), 0);
-        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.shared_bytes(Variant::Block), 0);
     }
 
     #[test]
-    fn the_lookback_state_is_laid_out_without_overlap() {
+    fn the_ordered_state_holds_its_tile_states_aligned() {
         for tiles in [1u64, 2, 3, 1000, 1 << 20] {
-            let l = LookbackLayout { tiles };
-            let [status, aggregate, inclusive, counter] = l.offsets();
-            assert_eq!(status, 8, "after the u64 count");
-            assert_eq!(counter, status + 4 * tiles, "the tile counter follows the status words");
-            assert!(counter + 4 <= aggregate && aggregate % 8 == 0);
-            assert_eq!(inclusive, aggregate + 8 * tiles);
-            assert_eq!(inclusive + 8 * tiles, 8 * l.state_len(), "the state ends with the inclusive prefixes");
-            assert_eq!(l.zeroed_words(), 2..(2 + tiles as usize + 1));
+            let state = OrderedState { tiles };
+            for base in [0x1000u64, 0x1008] {
+                let at = OrderedState::states_offset(base);
+                assert!(at >= 16 && (base + at) % 16 == 0, "after the count and the start, 16-byte aligned");
+                let end = 4 * state.words_to_end(base) as u64;
+                assert_eq!(end, at + 16 * tiles, "16 bytes per tile");
+                assert!(end <= 8 * state.len(), "inside the state");
+            }
         }
         // Every body of a size fits in the bound the state is sized for.
         for size in 1..=24 {

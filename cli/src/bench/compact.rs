@@ -81,7 +81,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, sizes: &[usize],
     Ok(())
 }
 
-/// Median device time of warpwork's `select_into` (with the counter's reset), checked against
+/// Median device time of warpwork's `select_into` (which resets the count itself), checked against
 /// `kept`: the count, and for [`Variant::Ordered`] the items in order.
 fn time_warpwork(
     gpu: &Gpu,
@@ -95,10 +95,7 @@ fn time_warpwork(
     let mut state = gpu.zeros::<u64>(state_len::<u32>(variant, input.len()))?;
     // Cleared, so that the check cannot read an earlier run's items.
     gpu.fill_bytes(out, 0)?;
-    let ms = gpu.median_ms(3, args.reps, || {
-        gpu.fill_bytes(&mut state.slice_mut(0..1), 0)?;
-        gpu.select_into(input, keep, variant, out, &mut state)
-    })?;
+    let ms = gpu.median_ms(3, args.reps, || gpu.select_into(input, keep, variant, out, &mut state))?;
     let got = gpu.select_count(out, &state)?;
     let in_order = variant != Variant::Ordered || gpu.download_prefix(out, got)? == kept;
     if got != kept.len() || !in_order {

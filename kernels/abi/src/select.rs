@@ -17,18 +17,26 @@ pub const fn select_items(size: usize) -> usize {
 /// Items per thread of the generic path's kernels (`select_*_bytes`), unordered and ordered.
 pub const BYTES_ITEMS: usize = 16;
 
-/// Items per thread of the ordered typed kernels for items of `size` bytes: 64 bytes of items
-/// per thread, at least 4 (a whole word of flags) and at most 16 items (more would not stay in
-/// registers).
-pub const fn ordered_items(size: usize) -> usize {
-    let items = 64 / size;
-    if items > 16 {
-        16
-    } else if items < 4 {
+/// Warps per block of the ordered typed kernels (`select_ordered_{type}`, `select_ordered_bytes16`):
+/// `32 · ORDERED_WARPS` = [`THREADS`].
+pub const ORDERED_WARPS: usize = 8;
+
+/// 16-byte chunks per thread of an ordered typed tile for items of `size` bytes (1, 2, 4, 8 or
+/// 16). A tile waits in shared memory, not in registers (`ORDERED_WARPS · 32 · chunks · 16`
+/// bytes: 32 KiB, six blocks per SM on sm_90), so that a block waiting for its look-back holds
+/// few registers; 1-byte items take half (their flags, one byte per item, wait in registers).
+pub const fn ordered_chunks(size: usize) -> usize {
+    if size == 1 {
         4
     } else {
-        items
+        8
     }
+}
+
+/// Items per tile of the ordered typed kernels for items of `size` bytes: the host launches
+/// `ceil(n / ordered_tile_items(size))` blocks.
+pub const fn ordered_tile_items(size: usize) -> usize {
+    ORDERED_WARPS * 32 * ordered_chunks(size) * 16 / size
 }
 
 /// Which test decides whether an item is kept: the `op` parameter of the select kernels, with
@@ -90,8 +98,14 @@ mod tests {
     }
 
     #[test]
-    fn ordered_items_fill_64_bytes() {
-        assert_eq!(ordered_items(4) * 4, 64);
-        assert_eq!(ordered_items(8) * 8, 64);
+    fn ordered_tiles_fill_the_block() {
+        assert_eq!(ORDERED_WARPS as u32 * 32, THREADS);
+        assert_eq!(ordered_tile_items(4), 8192);
+        assert_eq!(ordered_tile_items(1), 16384);
+        assert_eq!(ordered_tile_items(16), 2048);
+        // A thread's keep bits (chunks × items per chunk) fit the kernels' 128-bit mask.
+        for size in [1, 2, 4, 8, 16] {
+            assert!(ordered_chunks(size) * 16 / size <= 128);
+        }
     }
 }

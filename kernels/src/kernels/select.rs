@@ -9,21 +9,22 @@
 //! * `bytes`: items of any size, by flag (the generic path, `device::select::select_bytes_tile`):
 //!   `(items, flags, n, item_bytes, out, capacity, counter)`.
 //!
-//! `n`, `capacity` and `*counter` are `u64`. The ordered kernels take the look-back state after
-//! the counter: `(status, aggregate, inclusive, tile_counter)` (`aggregate` and `inclusive` are
-//! `u64` per tile). Unordered kernels: `ceil(n / (select_items(size) · 256))` blocks of 256 (generic
-//! path: `BYTES_ITEMS`); ordered: `ceil(n / (ordered_items(size) · 256))` (generic path:
-//! `BYTES_ITEMS`), with `ordered_items(size) · 256 · size` bytes of dynamic shared memory for
-//! the typed ones.
+//! `n`, `capacity` and `*counter` are `u64`. The ordered kernels take three more parameters after
+//! the counter: `start` (a `u64` holding the first output slot, not written by the launch), the
+//! look-back's tile states (`warpwork_abi::scan::tile_state_words(8, tiles)` 32-bit words,
+//! 16-byte aligned, zeroed before every launch) and `forced_fallback` (`u32`, non-zero in tests
+//! only). Unordered kernels: `ceil(n / (select_items(size) · 256))` blocks of 256 (generic path:
+//! `BYTES_ITEMS`); ordered: `ceil(n / ordered_tile_items(size))` blocks of 256 (generic path:
+//! `ceil(n / (BYTES_ITEMS · 256))`). No kernel takes dynamic shared memory.
 
-use crate::arch::dynamic_shared;
-use crate::device::scan::LookbackState;
+use crate::device::lookback::TileStates;
 use crate::device::select::{
     op, select_bytes_ordered_tile, select_bytes_tile, select_ordered_tile, select_tile, Reserve,
 };
 use crate::static_shared;
 
-use warpwork_abi::select::{ordered_items, select_items, BYTES_ITEMS};
+use warpwork_abi::scan::tile_load;
+use warpwork_abi::select::{ordered_chunks, select_items, BYTES_ITEMS, ORDERED_WARPS};
 
 macro_rules! select_kernel {
     ($name:ident, $t:ty, $reserve:expr) => {
@@ -46,6 +47,46 @@ macro_rules! select_kernel {
     };
 }
 
+/// The tile shape of the ordered typed kernels for `T`: (warps, 16-byte chunks per thread).
+const fn ordered_shape<T>() -> (usize, usize) {
+    (ORDERED_WARPS, ordered_chunks(core::mem::size_of::<T>()))
+}
+
+/// 16-byte chunks in an ordered tile of `T` (the size of its `OrderedShared`).
+pub(crate) const fn ordered_slots<T>() -> usize {
+    ordered_shape::<T>().0 * 32 * ordered_shape::<T>().1
+}
+
+/// An ordered typed kernel of items `$t` with the tile shape of `ordered_shape`, kept by the
+/// test `($op, $a, $b)`.
+macro_rules! ordered_body {
+    ($name:ident, $t:ty, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr, $capacity:expr,
+     $counter:expr, $start:expr, $states:expr, $forced:expr) => {{
+        const WARPS: usize = ordered_shape::<$t>().0;
+        const CHUNKS: usize = ordered_shape::<$t>().1;
+        const SLOTS: usize = ordered_slots::<$t>();
+        // (Paths in full: the declaration sits in a module of its own.)
+        let smem = static_shared!(
+            $name: [crate::device::select::OrderedShared<{ crate::kernels::select::ordered_slots::<$t>() }>; 1]
+        );
+        select_ordered_tile::<$t, WARPS, CHUNKS, SLOTS, { tile_load::ASYNC }>(
+            smem,
+            $items,
+            $flags,
+            $n,
+            $op,
+            $a,
+            $b,
+            $out,
+            $capacity,
+            $counter,
+            $start,
+            TileStates::new($states),
+            $forced != 0,
+        )
+    }};
+}
+
 macro_rules! select_ordered_kernel {
     ($name:ident, $t:ty) => {
         #[no_mangle]
@@ -59,14 +100,13 @@ macro_rules! select_ordered_kernel {
             out: *mut $t,
             capacity: u64,
             counter: *mut u64,
-            status: *mut u32,
-            aggregate: *mut u64,
-            inclusive: *mut u64,
-            tile_counter: *mut u32,
+            start: *const u64,
+            states: *mut u32,
+            forced_fallback: u32,
         ) {
-            let scratch = static_shared!($name: [u64; crate::device::select::ORDERED_SCRATCH_U64]);
-            let state = LookbackState { status, aggregate, inclusive, tile_counter };
-            select_ordered_tile::<$t, { ordered_items(core::mem::size_of::<$t>()) }>(
+            ordered_body!(
+                $name,
+                $t,
                 items,
                 flags,
                 n,
@@ -76,10 +116,10 @@ macro_rules! select_ordered_kernel {
                 out,
                 capacity,
                 counter,
-                state,
-                scratch,
-                dynamic_shared::<$t>(),
-            );
+                start,
+                states,
+                forced_fallback
+            )
         }
     };
 }
@@ -152,15 +192,15 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes16(
     out: *mut Bytes16,
     capacity: u64,
     counter: *mut u64,
-    status: *mut u32,
-    aggregate: *mut u64,
-    inclusive: *mut u64,
-    tile_counter: *mut u32,
+    start: *const u64,
+    states: *mut u32,
+    forced_fallback: u32,
 ) {
-    let scratch = static_shared!(select_ordered_bytes16: [u64; crate::device::select::ORDERED_SCRATCH_U64]);
-    let state = LookbackState { status, aggregate, inclusive, tile_counter };
     let zero = Bytes16::default();
-    select_ordered_tile::<Bytes16, { ordered_items(16) }>(
+    ordered_body!(
+        select_ordered_bytes16,
+        [u32; 4], // Bytes16, by a path the shared declaration's module resolves
+
         items,
         flags,
         n,
@@ -170,10 +210,10 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes16(
         out,
         capacity,
         counter,
-        state,
-        scratch,
-        dynamic_shared::<Bytes16>(),
-    );
+        start,
+        states,
+        forced_fallback
+    )
 }
 
 macro_rules! select_bytes_kernel {
@@ -208,12 +248,72 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes(
     out: *mut u8,
     capacity: u64,
     counter: *mut u64,
-    status: *mut u32,
-    aggregate: *mut u64,
-    inclusive: *mut u64,
-    tile_counter: *mut u32,
+    start: *const u64,
+    states: *mut u32,
+    forced_fallback: u32,
 ) {
-    let scratch = static_shared!(select_ordered_bytes: [u64; crate::device::select::ORDERED_SCRATCH_U64]);
-    let state = LookbackState { status, aggregate, inclusive, tile_counter };
-    select_bytes_ordered_tile::<BYTES_ITEMS>(items, flags, n, item_bytes, out, capacity, counter, state, scratch);
+    let scratch = static_shared!(select_ordered_bytes: [u64; crate::device::select::BYTES_ORDERED_SCRATCH_U64]);
+    select_bytes_ordered_tile::<BYTES_ITEMS>(
+        items,
+        flags,
+        n,
+        item_bytes,
+        out,
+        capacity,
+        counter,
+        start,
+        TileStates::new(states),
+        forced_fallback != 0,
+        scratch,
+    );
+}
+
+/// Tile shapes of the ordered `u32` kernel tried side by side (`--features lab`: never in the
+/// shipped PTX): `lab_ordered_{warps}x{chunks}[_plain]`, parameters as `select_ordered_u32`.
+#[cfg(feature = "lab")]
+macro_rules! lab_ordered {
+    ($($name:ident: $warps:literal x $chunks:literal, $load:expr;)*) => {$(
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            items: *const u32,
+            flags: *const u8,
+            n: u64,
+            op: u32,
+            a: u32,
+            b: u32,
+            out: *mut u32,
+            capacity: u64,
+            counter: *mut u64,
+            start: *const u64,
+            states: *mut u32,
+            forced_fallback: u32,
+        ) {
+            let smem = static_shared!($name: [crate::device::select::OrderedShared<{ $warps * 32 * $chunks }>; 1]);
+            select_ordered_tile::<u32, $warps, $chunks, { $warps * 32 * $chunks }, { $load }>(
+                smem,
+                items,
+                flags,
+                n,
+                op,
+                a,
+                b,
+                out,
+                capacity,
+                counter,
+                start,
+                TileStates::new(states),
+                forced_fallback != 0,
+            )
+        }
+    )*};
+}
+
+#[cfg(feature = "lab")]
+lab_ordered! {
+    lab_ordered_8x4: 8 x 4, tile_load::ASYNC;
+    lab_ordered_4x8: 4 x 8, tile_load::ASYNC;
+    lab_ordered_4x16: 4 x 16, tile_load::ASYNC;
+    lab_ordered_16x4: 16 x 4, tile_load::ASYNC;
+    lab_ordered_8x8_plain: 8 x 8, tile_load::PLAIN;
+    lab_ordered_16x2: 16 x 2, tile_load::ASYNC;
 }

@@ -11,10 +11,16 @@
 //! `items` to `out` in words of `u8`, `u16`, `u32` or `u64`: the widest that divides the size
 //! and both addresses ([`copy_word_bytes`]).
 
-use super::ordered::OrderedSlots;
+use super::ordered::publish_and_look_back;
 use super::{warp_first_slot, Reserve};
-use crate::arch::{atomic_add_u64, ballot, block_dim_x, block_idx_x, lanemask_lt, popc, sync_threads, thread_idx_x};
-use crate::device::scan::LookbackState;
+use crate::arch::{
+    atomic_add_u64, ballot, block_dim_x, block_idx_x, grid_dim_x, lane_id, lanemask_lt, opaque, popc, sync_threads,
+    sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+};
+use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
+use crate::device::lookback::TileStates;
+use crate::warp::warp_sum;
+use core::ptr::{read_volatile, write_volatile};
 
 /// The copy word for items of `item_bytes` at `items` and `out`: the widest of 8, 4, 2 and 1
 /// bytes that divides the size and both addresses. The same on every thread.
@@ -105,15 +111,21 @@ pub unsafe fn select_bytes_tile<const ITEMS: usize>(
     }
 }
 
-/// Order-preserving select of one tile of `ITEMS × blockDim.x` items of `item_bytes` each, kept
-/// where `flags[i] != 0`, in a single pass as [`super::select_ordered_tile`] (tile claimed from
-/// the counter, block scan, 64-bit decoupled look-back); each thread then copies its own kept
-/// items (consecutive items `(tile·blockDim.x + t)·ITEMS ..`) straight to their slots, with no
-/// staging. The block of the last tile stores the new count.
+/// Shared `u64`s [`select_bytes_ordered_tile`] needs: the block scan's `u32` scratch, then the
+/// tile's first output slot.
+pub const BYTES_ORDERED_SCRATCH_U64: usize = BLOCK_SCAN_SCRATCH.div_ceil(2) + 1;
+
+/// Order-preserving select of tile `blockIdx.x` of `ITEMS × blockDim.x` items of `item_bytes`
+/// each, kept where `flags[i] != 0`, in a single pass on the same look-back as
+/// [`super::select_ordered_tile`]: thread `t` counts its consecutive items `(tile·blockDim.x +
+/// t)·ITEMS ..`, a block scan ranks the threads, warp 0 looks back for the count of every earlier
+/// tile, and each thread then copies its kept items straight to their slots (from `*start` on),
+/// with no staging. The block of the last tile stores `*start` + the kept count in `*counter`.
 ///
 /// # Safety
-/// As [`select_bytes_tile`] and, for `state` and `scratch`, [`super::select_ordered_tile`]
-/// (no staging buffer).
+/// As [`select_bytes_tile`]; `start`, `states` and `forced_fallback` as for
+/// [`super::select_ordered_tile`]; the launch has `ceil(n / (ITEMS · blockDim.x))` blocks;
+/// `scratch` is [`BYTES_ORDERED_SCRATCH_U64`] shared words.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn select_bytes_ordered_tile<const ITEMS: usize>(
@@ -124,25 +136,34 @@ pub unsafe fn select_bytes_ordered_tile<const ITEMS: usize>(
     out: *mut u8,
     capacity: u64,
     counter: *mut u64,
-    state: LookbackState<u64>,
+    start: *const u64,
+    states: TileStates<u64>,
+    forced_fallback: bool,
     scratch: *mut u64,
 ) {
     let tid = thread_idx_x() as usize;
     let threads = block_dim_x() as usize;
-    let slots = OrderedSlots::new(scratch);
-    let tile = slots.claim(counter, state);
+    let tile = block_idx_x() as usize;
+    let tile_len = ITEMS * threads;
     let n = n as usize;
-    let first = (tile * threads + tid) * ITEMS;
+    let first = tile * tile_len + tid * ITEMS;
     let last = n.min(first + ITEMS).max(first);
     let mut count = 0;
     for i in first..last {
         count += (*flags.add(i) != 0) as u32;
     }
-    let (rank, kept) = slots.scan(count);
-    slots.look_back(state, tile, kept);
+    let (rank, kept) = block_exclusive_sum(scratch as *mut u32, count);
+    let first_slot = scratch.add(BLOCK_SCAN_SCRATCH.div_ceil(2));
+    if warp_id() == 0 {
+        let reduce = |j: usize| count_flags(flags.add(j * tile_len), tile_len);
+        let earlier = publish_and_look_back(states, tile, kept as u64, forced_fallback, reduce);
+        if lane_id() == 0 {
+            write_volatile(first_slot, read_volatile(start).wrapping_add(earlier));
+        }
+    }
     sync_threads();
-    let base = slots.base();
-    let mut slot = base.wrapping_add(rank as u64);
+    let tile_first = read_volatile(first_slot);
+    let mut slot = tile_first.wrapping_add(rank as u64);
     let (size, word) = (item_bytes as usize, copy_word_bytes(items, out, item_bytes));
     for i in first..last {
         if *flags.add(i) != 0 {
@@ -152,5 +173,21 @@ pub unsafe fn select_bytes_ordered_tile<const ITEMS: usize>(
             slot += 1;
         }
     }
-    slots.finish(counter, (tile + 1) * threads * ITEMS, n, base, kept);
+    if tid == 0 && tile == grid_dim_x() as usize - 1 {
+        *counter = tile_first.wrapping_add(kept as u64);
+    }
+}
+
+/// The non-zero flags among `len` at `tile_flags`, counted by the calling warp for the
+/// look-back's fallback (cold; the loop is kept from unrolling).
+#[inline(always)]
+unsafe fn count_flags(tile_flags: *const u8, len: usize) -> u64 {
+    let mut count = 0u32;
+    let mut i = lane_id() as usize;
+    while i < opaque(len) {
+        count += (*tile_flags.add(i) != 0) as u32;
+        sync_warp();
+        i += WARP_SIZE as usize;
+    }
+    warp_sum(count) as u64
 }

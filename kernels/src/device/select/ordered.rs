@@ -1,105 +1,84 @@
-//! Order-preserving select in a single pass: per-tile counts, a block scan, and the decoupled
-//! look-back of [`crate::device::scan::lookback`] over tiles (64-bit prefixes).
+//! Order-preserving select in a single pass, on the device-wide scans' decoupled look-back
+//! ([`crate::device::lookback`]): block `b` selects from tile `b` and learns how many items all
+//! earlier tiles keep from their published counts.
+//!
+//! A tile is `WARPS` warps × 32 lanes × `CHUNKS` 16-byte chunks. Each warp owns a contiguous
+//! share of it, read **warp-striped**: lane `l`'s `k`-th chunk is chunk `32·k + l` of the share,
+//! so every warp load covers 512 consecutive bytes (copied straight into shared memory with
+//! `cp.async` on sm_90), and the share keeps input order as (chunk, item in chunk). The tile
+//! waits in shared memory, not in registers, so a block waiting for its look-back holds few
+//! registers and six 32 KiB tiles stay resident per SM.
+//!
+//! 1. **Count**: each lane reads its chunks back from shared memory, tests their items and keeps
+//!    one bit per item (`[u32; 4]`, at most 128 items per thread); one warp sum per warp, one
+//!    barrier, and every warp knows the kept count of the warps before it and of the tile.
+//! 2. **Look back** (warp 0): publish the tile's count, look back, publish the inclusive count.
+//! 3. **Compact** (every warp, overlapping warp 0's look-back): each warp moves its kept items to
+//!    the front of its own share of shared memory, in order: per chunk row, a warp scan of the
+//!    lanes' counts (several rows packed in one 32-bit scan) ranks each kept item. A kept item
+//!    only ever moves down, into rows the warp has already read, so the compaction is in place.
+//! 4. **Write**: after one barrier, each warp stores its compacted run at `start + kept before
+//!    the tile + kept before the warp` with coalesced stores (32 consecutive items per store
+//!    instruction). Slots at or past the output's capacity are not written.
+//!
+//! The block of the last tile stores the count. The first slot, `start`, is read from its own
+//! word, which nothing in the launch writes: a block may start after the last tile has stored
+//! the new count (the look-back's fallback does not wait for it), so the count word cannot
+//! double as the start.
 
-use super::{keep_mask, load_checked, op, SelectValue};
-use crate::arch::{atomic_add_u32, lane_id, load_nc_v4_u32, load_relaxed_u64, sync_threads, thread_idx_x, warp_id};
-use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
-use crate::device::scan::{lookback, LookbackState, NARROW_LOOKBACK};
-use core::ptr::{read_volatile, write_volatile};
+use super::{load_flag_run, op, test, vectors_aligned, SelectValue};
+use crate::arch::{
+    block_idx_x, grid_dim_x, lane_id, load_nc_v4_u32, load_shared, load_shared_v4, opaque, popc, shfl_idx,
+    store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+};
+use crate::block::Sum;
+use crate::device::lookback::{fallback_after, forced_stall, look_back, TileStates};
+use crate::device::scan::{STATUS_AGGREGATE, STATUS_PREFIX};
+use crate::warp::{warp_inclusive_sum, warp_sum};
+use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 
-/// Shared `u64`s an ordered tile ([`select_ordered_tile`], [`super::select_bytes_ordered_tile`])
-/// needs besides its staging buffer: the block scan's `u32` scratch, then the tile id, the
-/// tile's prefix and the counter's starting value.
-pub const ORDERED_SCRATCH_U64: usize = BLOCK_SCAN_SCRATCH.div_ceil(2) + 3;
+use warpwork_abi::scan::tile_load;
 
-/// The shared slots of an ordered tile, inside its [`ORDERED_SCRATCH_U64`] scratch.
-#[derive(Clone, Copy)]
-pub(super) struct OrderedSlots {
-    scan: *mut u32,
-    tile: *mut u64,
-    prefix: *mut u64,
-    base: *mut u64,
+/// The most warps an ordered tile's block may have (the size of [`OrderedShared::totals`]).
+const MAX_WARPS: usize = 32;
+
+/// The shared memory of [`select_ordered_tile`] for tiles of `SLOTS` 16-byte chunks (threads ×
+/// chunks per thread): one allocation of this per block.
+#[repr(C, align(16))]
+pub struct OrderedShared<const SLOTS: usize> {
+    /// The tile, each warp's share in load order; then each share's kept items, compacted.
+    chunks: [[u32; 4]; SLOTS],
+    /// Kept items per warp.
+    totals: [u32; MAX_WARPS],
+    /// The tile's first output slot: the start plus every earlier tile's kept count.
+    first: u64,
 }
 
-impl OrderedSlots {
-    #[inline(always)]
-    pub(super) unsafe fn new(scratch: *mut u64) -> Self {
-        let tile = scratch.add(BLOCK_SCAN_SCRATCH.div_ceil(2));
-        OrderedSlots { scan: scratch as *mut u32, tile, prefix: tile.add(1), base: tile.add(2) }
-    }
-
-    /// Claims the block's tile from `state.tile_counter` (launch order: a block only ever waits
-    /// on tiles of blocks already running, so it cannot hang) and remembers the counter's
-    /// starting value. Every thread gets the tile.
-    #[inline(always)]
-    pub(super) unsafe fn claim(self, counter: *const u64, state: LookbackState<u64>) -> usize {
-        if thread_idx_x() == 0 {
-            // Read before this tile publishes anything, hence (through the look-back's
-            // release/acquire chain) before the last tile overwrites it.
-            write_volatile(self.base, load_relaxed_u64(counter));
-            write_volatile(self.tile, atomic_add_u32(state.tile_counter, 1) as u64);
-        }
-        sync_threads();
-        read_volatile(self.tile) as usize
-    }
-
-    /// Scans the threads' kept counts across the block. Returns `(rank of the thread's first
-    /// kept item in the tile, tile's kept count)` on every thread.
-    #[inline(always)]
-    pub(super) unsafe fn scan(self, count: u32) -> (u32, u32) {
-        block_exclusive_sum(self.scan, count)
-    }
-
-    /// Warp 0 publishes the tile's kept count and looks back for the count of all earlier
-    /// tiles; the tile's first slot is [`OrderedSlots::base`] after the next barrier. Called
-    /// after the items are staged, so that their registers are free during the look-back.
-    #[inline(always)]
-    pub(super) unsafe fn look_back(self, state: LookbackState<u64>, tile: usize, kept: u32) {
-        if warp_id() == 0 {
-            let prefix = lookback::<u64, NARROW_LOOKBACK>(state, tile as u32, kept as u64);
-            if lane_id() == 0 {
-                write_volatile(self.prefix, prefix);
-            }
-        }
-    }
-
-    /// The tile's first output slot: the counter's starting value plus every earlier tile's
-    /// kept count. Valid after a barrier that follows [`OrderedSlots::look_back`].
-    #[inline(always)]
-    pub(super) unsafe fn base(self) -> u64 {
-        read_volatile(self.base).wrapping_add(read_volatile(self.prefix))
-    }
-
-    /// The block of the last tile stores the new count.
-    #[inline(always)]
-    pub(super) unsafe fn finish(self, counter: *mut u64, tile_end: usize, n: usize, base: u64, kept: u32) {
-        if thread_idx_x() == 0 && tile_end >= n {
-            *counter = base.wrapping_add(kept as u64);
-        }
-    }
-}
-
-/// Order-preserving select over one tile, in a single pass over the input.
-///
-/// The block claims a tile from `state.tile_counter` (so it only ever waits on tiles of blocks
-/// already running: it cannot hang), counts its kept items, scans the counts across the block
-/// ([`crate::block::block_exclusive_sum`]), and learns how many items all earlier tiles keep from
-/// the decoupled look-back ([`crate::device::scan::lookback`], 64-bit). Kept items are staged in
-/// shared memory in input order and written out with coalesced stores at
-/// `counter₀ + prefix + rank`, where `counter₀` is `*counter` before the launch. The block of the
-/// last tile stores the new count in `*counter`. Slots at or past `capacity` are not written.
-///
-/// Thread `t` of tile `k` owns items `(k·blockDim.x + t)·ITEMS ..` (consecutive, so its rank is
-/// a running count); `ITEMS` is a multiple of 4 and `ITEMS · size_of::<T>()` of 16.
+/// Order-preserving select of tile `blockIdx.x` (`WARPS` warps × `CHUNKS` 16-byte chunks per
+/// thread) of `items[..n]`: keeps item `i` where `flags[i] != 0` ([`op::FLAGGED`]) or where
+/// [`test`]`(op, items[i], a, b)` holds, and writes the kept items in input order to `out` from
+/// slot `*start` on (see the module docs). The last tile's block stores `*start` + the kept
+/// count in `*counter`. Slots at or past `capacity` are not written (the count still says how
+/// many there were). `LOAD` is a [`tile_load`] mode; `forced_fallback` makes the look-back fall
+/// back at once and odd tiles publish late (tests).
 ///
 /// # Safety
-/// As for [`super::select_tile`]; in addition `state` has one slot per tile with `status` and
-/// `tile_counter` zeroed before the launch, the launch has exactly `ceil(n / tile)` blocks,
-/// `scratch` is [`ORDERED_SCRATCH_U64`] shared words and `stage` `ITEMS · blockDim.x` shared `T`s
-/// (16-byte aligned).
+/// `SLOTS == 32 · WARPS · CHUNKS`, `CHUNKS · 16 / size_of::<T>() ≤ 128`; the launch has
+/// `ceil(n / tile)` blocks of `32 · WARPS` threads; `items` (and `flags` for [`op::FLAGGED`]) hold
+/// `n` elements, `T`-aligned; `out` holds `capacity` and does not overlap `items`; `counter` and
+/// `start` are global `u64`s (`start` not written during the launch); `states` holds the
+/// launch's tile states, zeroed; `smem` points to an [`OrderedShared`] used by nothing else;
+/// every thread calls this with the same arguments.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn select_ordered_tile<T: SelectValue, const ITEMS: usize>(
+pub unsafe fn select_ordered_tile<
+    T: SelectValue,
+    const WARPS: usize,
+    const CHUNKS: usize,
+    const SLOTS: usize,
+    const LOAD: u8,
+>(
+    smem: *mut OrderedShared<SLOTS>,
     items: *const T,
     flags: *const u8,
     n: u64,
@@ -109,62 +88,246 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const ITEMS: usize>(
     out: *mut T,
     capacity: u64,
     counter: *mut u64,
-    state: LookbackState<u64>,
-    scratch: *mut u64,
-    stage: *mut T,
+    start: *const u64,
+    states: TileStates<u64>,
+    forced_fallback: bool,
 ) {
-    const { assert!(ITEMS.is_multiple_of(4) && (ITEMS * core::mem::size_of::<T>()).is_multiple_of(16)) };
-    let tid = thread_idx_x() as usize;
-    let threads = crate::arch::block_dim_x() as usize;
-    let slots = OrderedSlots::new(scratch);
-    let tile = slots.claim(counter, state);
+    let v = 16 / core::mem::size_of::<T>();
+    const { assert!(WARPS <= MAX_WARPS && SLOTS == WARPS * 32 * CHUNKS) };
+    const { assert!(CHUNKS * 16 / core::mem::size_of::<T>() <= 128) };
+    let per_warp = WARP_SIZE as usize * CHUNKS * v;
+    let tile_len = WARPS * per_warp;
+    let tile = block_idx_x() as usize;
     let n = n as usize;
-    let first = (tile * threads + tid) * ITEMS;
-    let valid = n.saturating_sub(first).min(ITEMS);
+    let valid = (n - tile * tile_len).min(tile_len);
+    let (warp, lane) = (warp_id() as usize, lane_id() as usize);
+    let share = tile * tile_len + warp * per_warp;
+    // Items of this warp's share inside the input (the last tile's shares may hold fewer).
+    let limit = valid.saturating_sub(warp * per_warp);
+    let region = (addr_of_mut!((*smem).chunks) as *mut [u32; 4]).add(warp * WARP_SIZE as usize * CHUNKS);
+    let mine = |k: usize| region.add(WARP_SIZE as usize * k + lane);
+    // Index inside the share of item `j` of this lane's chunk `k`.
+    let at = |k: usize, j: usize| (WARP_SIZE as usize * k + lane) * v + j;
+    let flagged = op == op::FLAGGED;
 
-    let mut vals = [T::default(); ITEMS];
-    let mut flag = [true; ITEMS];
-    let mut in_range = [true; ITEMS];
-    // ITEMS flag bytes at a multiple of ITEMS (≥ 4): whole words where `flags` is 4-aligned.
-    if valid == ITEMS && super::vectors_aligned(items, flags, op, 4) {
-        let mut words = [[0u32; 4]; ITEMS];
-        let bytes = ITEMS * core::mem::size_of::<T>();
-        for v in 0..bytes / 16 {
-            words[v] = load_nc_v4_u32((items.add(first) as *const [u32; 4]).add(v));
+    // Load: the share into shared memory; the flags (one byte per item), as keep bits (bit
+    // `k·v + j` for item `j` of chunk `k`; a `u128`, so that a loop the compiler does not unroll
+    // still keeps them in registers).
+    let mut keep = 0u128;
+    let set = |keep: &mut u128, k: usize, bits: u32| *keep |= (bits as u128) << (k * v);
+    if valid == tile_len && vectors_aligned(items, flags, op, v) {
+        let src = items.add(share) as *const [u32; 4];
+        let chunk_src = |k: usize| src.add(WARP_SIZE as usize * k + lane);
+        if LOAD == tile_load::ASYNC && cfg!(feature = "sm90") {
+            #[cfg(feature = "sm90")]
+            for k in 0..CHUNKS {
+                crate::arch::copy_async_16(mine(k), chunk_src(k));
+            }
+        } else {
+            let mut chunks = [[0u32; 4]; CHUNKS];
+            for (k, c) in chunks.iter_mut().enumerate() {
+                *c = load_nc_v4_u32(chunk_src(k));
+            }
+            for (k, &c) in chunks.iter().enumerate() {
+                store_shared_v4(mine(k), c);
+            }
         }
-        let per_vec = 16 / core::mem::size_of::<T>();
-        for j in 0..ITEMS {
-            vals[j] = (words[j / per_vec].as_ptr() as *const T).add(j % per_vec).read();
+        if flagged {
+            for k in 0..CHUNKS {
+                set(&mut keep, k, nonzero_bytes(load_flag_run(flags.add(share + at(k, 0)), v), v));
+            }
         }
-        if op == op::FLAGGED {
-            for w in 0..ITEMS / 4 {
-                let bits = (flags.add(first) as *const u32).add(w).read();
-                for q in 0..4 {
-                    flag[4 * w + q] = (bits >> (8 * q)) & 0xff != 0;
-                }
+        #[cfg(feature = "sm90")]
+        if LOAD == tile_load::ASYNC {
+            // A lane reads back only the chunks it copied itself: no barrier needed.
+            crate::arch::copy_async_wait_all();
+        }
+        if !flagged {
+            for k in 0..CHUNKS {
+                set(&mut keep, k, passing(load_shared_v4(mine(k)), op, a, b));
             }
         }
     } else {
-        in_range = load_checked(items, flags, op, n, |j| first + j, &mut vals, &mut flag);
-    }
-    let keep = keep_mask(op, a, b, &vals, &flag, &in_range);
-    let count = keep.iter().map(|&k| k as u32).sum::<u32>();
-    let (mut rank, kept) = slots.scan(count);
-    for j in 0..ITEMS {
-        if keep[j] {
-            T::store_staged(stage.add(rank as usize), vals[j]);
-            rank += 1;
+        // Item by item (straight to shared memory: a chunk assembled in registers would go
+        // through the stack where the compiler does not unroll the loop).
+        for k in 0..CHUNKS {
+            let mut bits = 0u32;
+            for j in 0..v {
+                let (i, slot) = (at(k, j), (mine(k) as *mut T).add(j));
+                if i < limit {
+                    let x = *items.add(share + i);
+                    T::store_staged(slot, x);
+                    let kept = if flagged { *flags.add(share + i) != 0 } else { test(op, x, a, b) };
+                    bits |= (kept as u32) << j;
+                }
+            }
+            set(&mut keep, k, bits);
         }
     }
-    slots.look_back(state, tile, kept);
-    sync_threads();
-    let base = slots.base();
-    // `dst` is only dereferenced below the capacity (`room` is 0 when `base` is past it).
-    let (dst, room) = (out.wrapping_add(base as usize), super::room_after(base, capacity));
-    let mut i = tid as u32;
-    while i < kept.min(room) {
-        *dst.add(i as usize) = T::load_staged(stage.add(i as usize));
-        i += threads as u32;
+    let warp_kept = warp_sum(keep.count_ones());
+    let totals = addr_of_mut!((*smem).totals) as *mut u32;
+    if lane == 0 {
+        write_volatile(totals.add(warp), warp_kept);
     }
-    slots.finish(counter, (tile + 1) * threads * ITEMS, n, base, kept);
+    sync_threads();
+    let (mut before, mut aggregate) = (0u32, 0u32);
+    for w in 0..WARPS {
+        let t = load_shared(totals.add(w));
+        if w < warp {
+            before += t;
+        }
+        aggregate += t;
+    }
+
+    // Warp 0 publishes and looks back, the others compact meanwhile. (Nothing after the
+    // barrier branches on the tile, so that LLVM keeps one copy of it.)
+    let first_slot = addr_of_mut!((*smem).first);
+    if warp == 0 {
+        let reduce = |j: usize| count_tile::<T>(items.add(j * tile_len), flags.wrapping_add(j * tile_len), tile_len, op, a, b);
+        let earlier = publish_and_look_back(states, tile, aggregate as u64, forced_fallback, reduce);
+        if lane == 0 {
+            write_volatile(first_slot, read_volatile(start).wrapping_add(earlier));
+        }
+    }
+    compact_share::<T, CHUNKS>(region, keep);
+    sync_threads();
+
+    // Write: the warp's kept items, 32 consecutive ones per store.
+    let tile_first = read_volatile(first_slot);
+    let first = tile_first.wrapping_add(before as u64);
+    let end = warp_kept.min(super::room_after(first, capacity));
+    // `dst` is only dereferenced below the capacity (`end` is 0 when `first` is past it).
+    let dst = out.wrapping_add(first as usize);
+    let stage = region as *const T;
+    let mut e = lane as u32;
+    while e + 3 * WARP_SIZE < end {
+        let x = [0, 1, 2, 3].map(|u| T::load_staged(stage.add((e + u * WARP_SIZE) as usize)));
+        for (u, x) in x.into_iter().enumerate() {
+            *dst.add((e + u as u32 * WARP_SIZE) as usize) = x;
+        }
+        e += 4 * WARP_SIZE;
+    }
+    while e < end {
+        *dst.add(e as usize) = T::load_staged(stage.add(e as usize));
+        e += WARP_SIZE;
+    }
+    if thread_idx_x() == 0 && tile == grid_dim_x() as usize - 1 {
+        *counter = tile_first.wrapping_add(aggregate as u64);
+    }
+}
+
+/// Bit `j` set where byte `j` of `bytes` (the first `v`) is not zero.
+#[inline(always)]
+fn nonzero_bytes(bytes: [u32; 4], v: usize) -> u32 {
+    let mut bits = 0;
+    for j in 0..v {
+        bits |= (((bytes[j / 4] >> (8 * (j % 4))) & 0xff != 0) as u32) << j;
+    }
+    bits
+}
+
+/// Bit `j` set where item `j` of `chunk` (`16 / size_of::<T>()` items) passes [`test`].
+#[inline(always)]
+fn passing<T: SelectValue>(chunk: [u32; 4], op: u32, a: T, b: T) -> u32 {
+    let mut bits = 0;
+    for j in 0..16 / core::mem::size_of::<T>() {
+        // SAFETY: `j` is inside the 16-byte chunk.
+        let x = unsafe { (chunk.as_ptr() as *const T).add(j).read() };
+        bits |= (test(op, x, a, b) as u32) << j;
+    }
+    bits
+}
+
+/// Moves the warp's kept items (bit `k·v + j` of `keep` on each lane: item `j` of its chunk `k`)
+/// to the front of its share `region`, in order. Chunk row `k` (chunk `k` of every lane) holds
+/// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
+/// the warp has read already: each row is read, the warp synchronised, then written.
+#[inline(always)]
+unsafe fn compact_share<T: SelectValue, const CHUNKS: usize>(region: *mut [u32; 4], keep: u128) {
+    let v = 16 / core::mem::size_of::<T>();
+    let lane = lane_id() as usize;
+    // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
+    let field = 32 - (WARP_SIZE * v as u32).leading_zeros();
+    let fields = (32 / field) as usize;
+    let bits = |w: u32, q: usize| (w >> (field as usize * q)) & ((1 << field) - 1);
+    let row_bits = |k: usize| (keep >> (k * v)) as u32 & (u32::MAX >> (32 - v));
+    let stage = region as *mut T;
+    let mut run = 0u32;
+    let mut row = 0;
+    while row < CHUNKS {
+        let mut packed = 0u32;
+        for q in 0..fields.min(CHUNKS - row) {
+            packed |= popc(row_bits(row + q)) << (field as usize * q);
+        }
+        let inclusive = warp_inclusive_sum(packed);
+        let (exclusive, rows) = (inclusive - packed, shfl_idx(inclusive, WARP_SIZE - 1));
+        for q in 0..fields.min(CHUNKS - row) {
+            let k = row + q;
+            let chunk = load_shared_v4(region.add(WARP_SIZE as usize * k + lane));
+            sync_warp();
+            let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
+            for j in 0..v {
+                if (mine >> j) & 1 != 0 {
+                    T::store_staged(stage.add(r as usize), (chunk.as_ptr() as *const T).add(j).read());
+                    r += 1;
+                }
+            }
+            run += bits(rows, q);
+        }
+        row += fields;
+    }
+    sync_warp();
+}
+
+/// Warp 0's part: publishes the tile's kept count (its inclusive count for tile 0), looks back,
+/// publishes the inclusive count and returns the count of every earlier tile (on every lane).
+#[inline(always)]
+pub(super) unsafe fn publish_and_look_back(
+    states: TileStates<u64>,
+    tile: usize,
+    kept: u64,
+    forced_fallback: bool,
+    reduce_silent: impl Fn(usize) -> u64,
+) -> u64 {
+    let lane = lane_id();
+    if tile == 0 {
+        if lane == 0 {
+            states.publish(0, STATUS_PREFIX, kept);
+        }
+        return 0;
+    }
+    forced_stall(forced_fallback, tile);
+    if lane == 0 {
+        states.publish(tile, STATUS_AGGREGATE, kept);
+    }
+    let earlier = look_back::<Sum<u64>, 1>(states, tile, fallback_after(forced_fallback), reduce_silent);
+    if lane == 0 {
+        states.publish(tile, STATUS_PREFIX, earlier + kept);
+    }
+    earlier
+}
+
+/// The kept count of the (full) tile of `len` items at `tile_items` / `tile_flags`, by the
+/// calling warp, for the look-back's fallback. Cold, and written to stay small: the loop is
+/// kept from unrolling.
+#[inline(always)]
+unsafe fn count_tile<T: SelectValue>(
+    tile_items: *const T,
+    tile_flags: *const u8,
+    len: usize,
+    op: u32,
+    a: T,
+    b: T,
+) -> u64 {
+    let mut count = 0u32;
+    let mut i = lane_id() as usize;
+    while i < opaque(len) {
+        let kept =
+            if op == op::FLAGGED { *tile_flags.add(i) != 0 } else { test(op, *tile_items.add(i), a, b) };
+        count += kept as u32;
+        // Convergent: keeps the optimizer from unrolling the loop.
+        sync_warp();
+        i += WARP_SIZE as usize;
+    }
+    warp_sum(count) as u64
 }
