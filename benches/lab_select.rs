@@ -2,24 +2,27 @@
 //! shipped `select_ordered_u32`, timed on the same u32 inputs and checked against the CPU.
 //! `cargo bench --bench lab_select` on a GPU machine whose PTX was built by lab/select-ordered.sh.
 
-use warpwork::cudarc::driver::{CudaSlice, LaunchConfig};
+use warpwork::cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig};
+use warpwork::cudarc::nvrtc::Ptx;
 use warpwork::timing::gbps;
 use warpwork::Gpu;
 use warpwork_cpu_reference::{inputs, select};
 
-/// (kernel, warps, 16-byte chunks per thread).
-const KERNELS: [(&str, u32, u64); 10] = [
-    ("select_ordered_u32", 8, 8),
-    ("lab_ordered_8x8_r40", 8, 8),
-    ("lab_ordered_8x8_plain", 8, 8),
-    ("lab_ordered_8x4", 8, 4),
-    ("lab_ordered_4x8", 4, 8),
-    ("lab_ordered_4x16", 4, 16),
-    ("lab_ordered_4x16_r40", 4, 16),
-    ("lab_ordered_16x4", 16, 4),
-    ("lab_ordered_16x4_r40", 16, 4),
-    ("lab_ordered_16x2", 16, 2),
-];
+/// The kernels to time: warpwork's shipped `select_ordered_u32`, and every `lab_*_{W}x{C}…`
+/// entry of the module at `$LAB_PTX` (W warps, C 16-byte chunks per thread), with their shapes.
+fn kernels(gpu: &Gpu) -> warpwork::Result<Vec<(String, CudaFunction, u32, u64)>> {
+    let shipped = warpwork::abi::select::ordered_chunks(4) as u64;
+    let mut v = vec![("select_ordered_u32".to_string(), gpu.function("select_ordered_u32")?.clone(), 8, shipped)];
+    let Ok(path) = std::env::var("LAB_PTX") else { return Ok(v) };
+    let text = std::fs::read_to_string(&path).expect("LAB_PTX");
+    let module = gpu.context().load_module(Ptx::from_src(text.clone()))?;
+    for name in text.lines().filter_map(|l| l.strip_prefix(".visible .entry ")?.strip_suffix('(')) {
+        let Some(shape) = name.strip_prefix("lab_").and_then(|r| r.split('_').nth(1)) else { continue };
+        let (w, c) = shape.split_once('x').expect("lab_{tag}_{W}x{C}");
+        v.push((name.to_string(), module.load_function(name)?, w.parse().unwrap(), c.parse().unwrap()));
+    }
+    Ok(v)
+}
 
 fn main() -> warpwork::Result<()> {
     let gpu = match Gpu::new(0) {
@@ -36,6 +39,7 @@ fn main() -> warpwork::Result<()> {
     let items = inputs::uniform_u32(largest, 0xC0FFEE);
     let mut out = gpu.zeros::<u32>(largest)?;
     let mut rows = Vec::new();
+    let kernels = kernels(&gpu)?;
     for (log2, rate, flagged) in [(28, 0.01, false), (28, 0.5, false), (28, 0.99, false), (28, 0.5, true), (24, 0.5, false), (20, 0.5, false), (16, 0.5, false)] {
         let n = 1usize << log2;
         let d_items = gpu.upload(&items[..n])?;
@@ -44,9 +48,8 @@ fn main() -> warpwork::Result<()> {
         let d_flags = gpu.upload(&flags)?;
         let kept = select::select_if(&items[..n], |v| v < t);
         let bytes = (4 * (n + kept.len()) + if flagged { n } else { 0 }) as u64;
-        for (name, warps, chunks) in KERNELS {
-            let Ok(f) = gpu.function(name) else { continue };
-            let f = f.clone();
+        for (name, f, warps, chunks) in &kernels {
+            let (warps, chunks) = (*warps, *chunks);
             let tile = warps as u64 * 32 * chunks * 4;
             let tiles = (n as u64).div_ceil(tile);
             let mut state = gpu.zeros::<u64>(3 + 2 * tiles as usize)?;
@@ -62,14 +65,14 @@ fn main() -> warpwork::Result<()> {
                 l.read(&d_items).read(&d_flags).value(&nn).value(&op).value(&t).value(&zero).write(out).value(&cap);
                 l.value(&addrs[0]).value(&addrs[1]).value(&addrs[2]).value(&forced);
                 let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (warps * 32, 1, 1), shared_mem_bytes: 0 };
-                unsafe { l.launch(&f, cfg) }
+                unsafe { l.launch(f, cfg) }
             };
             gpu.fill_bytes(&mut out, 0xAB)?;
             run(&mut state, &mut out)?;
             let count = gpu.download_prefix(&state, 1)?[0] as usize;
             let ok = count == kept.len() && gpu.download_prefix(&out, count)? == kept;
             let ms = gpu.median_ms(2, reps, || run(&mut state, &mut out))?;
-            let occ = gpu.occupancy(name, warps * 32, 0).unwrap_or(0);
+            let occ = f.occupancy_max_active_blocks_per_multiprocessor(warps * 32, 0, None)?;
             rows.push(format!(
                 "{name:<24} 2^{log2} {:>4.0}%{} {ms:>8.4} ms {:>6.1}% roof  {occ} blocks/SM  {}",
                 rate * 100.0,

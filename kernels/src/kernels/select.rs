@@ -313,7 +313,8 @@ lab_ordered! {
     lab_ordered_8x4: 8 x 4, tile_load::ASYNC;
     lab_ordered_4x8: 4 x 8, tile_load::ASYNC;
     lab_ordered_4x16: 4 x 16, tile_load::ASYNC;
+    lab_ordered_4x10: 4 x 10, tile_load::ASYNC;
+    lab_ordered_4x12: 4 x 12, tile_load::ASYNC;
     lab_ordered_16x4: 16 x 4, tile_load::ASYNC;
-    lab_ordered_8x8_plain: 8 x 8, tile_load::PLAIN;
-    lab_ordered_16x2: 16 x 2, tile_load::ASYNC;
+    lab_plain_8x8: 8 x 8, tile_load::PLAIN;
 }

@@ -35,7 +35,7 @@ use crate::block::Sum;
 use crate::device::lookback::{fallback_after, forced_stall, look_back, TileStates};
 use crate::device::scan::{STATUS_AGGREGATE, STATUS_PREFIX};
 use crate::warp::{warp_inclusive_sum, warp_sum};
-use core::ptr::{addr_of_mut, read_volatile, write_volatile};
+use core::ptr::{addr_of, addr_of_mut, read_volatile, write_volatile};
 
 use warpwork_abi::scan::tile_load;
 
@@ -52,6 +52,20 @@ pub struct OrderedShared<const SLOTS: usize> {
     totals: [u32; MAX_WARPS],
     /// The tile's first output slot: the start plus every earlier tile's kept count.
     first: u64,
+    /// What the look-back's fallback reads to count a tile ([`Recount`], by warp 0): kept here
+    /// rather than in registers across the look-back, which it would cost seven of.
+    recount: [u64; 7],
+}
+
+/// The inputs of the look-back's fallback ([`count_tile`]).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Recount<T> {
+    items: *const T,
+    flags: *const u8,
+    op: u32,
+    a: T,
+    b: T,
 }
 
 /// Order-preserving select of tile `blockIdx.x` (`WARPS` warps × `CHUNKS` 16-byte chunks per
@@ -109,6 +123,17 @@ pub unsafe fn select_ordered_tile<
     // Index inside the share of item `j` of this lane's chunk `k`.
     let at = |k: usize, j: usize| (WARP_SIZE as usize * k + lane) * v + j;
     let flagged = op == op::FLAGGED;
+    let recount = addr_of_mut!((*smem).recount) as *mut Recount<T>;
+    const { assert!(core::mem::size_of::<Recount<T>>() <= 56) };
+    if thread_idx_x() == 0 {
+        write_volatile(addr_of_mut!((*recount).items), items);
+        write_volatile(addr_of_mut!((*recount).flags), flags);
+        write_volatile(addr_of_mut!((*recount).op), op);
+        if !flagged {
+            write_volatile(addr_of_mut!((*recount).a), a);
+            write_volatile(addr_of_mut!((*recount).b), b);
+        }
+    }
 
     // Load: the share into shared memory; the flags (one byte per item), as keep bits (bit
     // `k·v + j` for item `j` of chunk `k`; a `u128`, so that a loop the compiler does not unroll
@@ -170,29 +195,26 @@ pub unsafe fn select_ordered_tile<
         write_volatile(totals.add(warp), warp_kept);
     }
     sync_threads();
-    let (mut before, mut aggregate) = (0u32, 0u32);
-    for w in 0..WARPS {
-        let t = load_shared(totals.add(w));
-        if w < warp {
-            before += t;
-        }
-        aggregate += t;
-    }
 
-    // Warp 0 publishes and looks back, the others compact meanwhile. (Nothing after the
-    // barrier branches on the tile, so that LLVM keeps one copy of it.)
+    // Every warp compacts its share, warp 0 then publishes and looks back (its successors
+    // find the tile's count published before it compacts; the others' compaction overlaps its
+    // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
+    // of it.
     let first_slot = addr_of_mut!((*smem).first);
+    compact_share::<T, CHUNKS>(region, keep);
     if warp == 0 {
-        let reduce = |j: usize| count_tile::<T>(items.add(j * tile_len), flags.wrapping_add(j * tile_len), tile_len, op, a, b);
+        let reduce = |j: usize| count_tile(recount, j * tile_len, tile_len);
+        let aggregate = counts::<WARPS>(totals, 0).2;
         let earlier = publish_and_look_back(states, tile, aggregate as u64, forced_fallback, reduce);
         if lane == 0 {
             write_volatile(first_slot, read_volatile(start).wrapping_add(earlier));
         }
     }
-    compact_share::<T, CHUNKS>(region, keep);
     sync_threads();
 
-    // Write: the warp's kept items, 32 consecutive ones per store.
+    // Write: the warp's kept items, 32 consecutive ones per store. (The counts are read again
+    // from shared memory: kept in registers, they would be live across the look-back.)
+    let (before, warp_kept, aggregate) = counts::<WARPS>(totals, warp);
     let tile_first = read_volatile(first_slot);
     let first = tile_first.wrapping_add(before as u64);
     let end = warp_kept.min(super::room_after(first, capacity));
@@ -214,6 +236,24 @@ pub unsafe fn select_ordered_tile<
     if thread_idx_x() == 0 && tile == grid_dim_x() as usize - 1 {
         *counter = tile_first.wrapping_add(aggregate as u64);
     }
+}
+
+/// From the warps' kept counts in `totals`: (kept by the warps before `warp`, by `warp`, by the
+/// tile).
+#[inline(always)]
+unsafe fn counts<const WARPS: usize>(totals: *const u32, warp: usize) -> (u32, u32, u32) {
+    let (mut before, mut mine, mut all) = (0, 0, 0);
+    for w in 0..WARPS {
+        let t = load_shared(totals.add(w));
+        if w < warp {
+            before += t;
+        }
+        if w == warp {
+            mine = t;
+        }
+        all += t;
+    }
+    (before, mine, all)
 }
 
 /// Bit `j` set where byte `j` of `bytes` (the first `v`) is not zero.
@@ -307,27 +347,30 @@ pub(super) unsafe fn publish_and_look_back(
     earlier
 }
 
-/// The kept count of the (full) tile of `len` items at `tile_items` / `tile_flags`, by the
-/// calling warp, for the look-back's fallback. Cold, and written to stay small: the loop is
-/// kept from unrolling.
+/// The kept count of the (full) tile of `len` items from item `first` on, by the calling warp,
+/// for the look-back's fallback. Cold, and written to stay small: the loop is kept from
+/// unrolling.
 #[inline(always)]
-unsafe fn count_tile<T: SelectValue>(
-    tile_items: *const T,
-    tile_flags: *const u8,
-    len: usize,
-    op: u32,
-    a: T,
-    b: T,
-) -> u64 {
+unsafe fn count_tile<T: SelectValue>(r: *const Recount<T>, first: usize, len: usize) -> u64 {
+    let op = read_volatile(addr_of!((*r).op));
     let mut count = 0u32;
-    let mut i = lane_id() as usize;
-    while i < opaque(len) {
-        let kept =
-            if op == op::FLAGGED { *tile_flags.add(i) != 0 } else { test(op, *tile_items.add(i), a, b) };
-        count += kept as u32;
-        // Convergent: keeps the optimizer from unrolling the loop.
-        sync_warp();
-        i += WARP_SIZE as usize;
+    let mut i = lane_id();
+    if op == op::FLAGGED {
+        let flags = read_volatile(addr_of!((*r).flags)).add(first);
+        while i < opaque(len) as u32 {
+            count += (*flags.add(i as usize) != 0) as u32;
+            // Convergent: keeps the optimizer from unrolling the loop.
+            sync_warp();
+            i += WARP_SIZE;
+        }
+    } else {
+        let items = read_volatile(addr_of!((*r).items)).add(first);
+        let (a, b) = (read_volatile(addr_of!((*r).a)), read_volatile(addr_of!((*r).b)));
+        while i < opaque(len) as u32 {
+            count += test(op, *items.add(i as usize), a, b) as u32;
+            sync_warp();
+            i += WARP_SIZE;
+        }
     }
     warp_sum(count) as u64
 }
