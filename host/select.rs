@@ -274,26 +274,31 @@ impl Gpu {
             return Ok(());
         }
         let body = Body::choose(size, predicate.map(|(suffix, _)| suffix), items_addr, out_addr)?;
-        let blocks = grid_blocks(n, body.tile(variant))?;
+        let shape = body.shape(variant, n);
+        let blocks = grid_blocks(n, shape.tile)?;
         let ordered = OrderedState { tiles: blocks as u64 };
         let states_at = OrderedState::states_offset(counter);
-        // Prepared on the stream before the launch. Unordered: the count the atomics add to.
-        // Ordered: the first slot (element 1: zero, or the count so far when appending), the
-        // count, and the look-back's tile states (zeroed).
-        // SAFETY: every range lies inside `state` (its length was checked against `state_len`).
-        unsafe {
-            match (variant, append) {
-                (Variant::Ordered, false) => {
-                    sys::cuMemsetD32Async(counter, 0, ordered.words_to_end(counter), stream).result()?
-                }
-                (Variant::Ordered, true) => {
-                    let words = ordered.words_to_end(counter) - states_at as usize / 4;
-                    sys::cuMemsetD32Async(counter + states_at, 0, words, stream).result()?;
-                    sys::cuMemcpyDtoDAsync_v2(counter + 8, counter, 8, stream).result()?
-                }
-                (_, false) => sys::cuMemsetD32Async(counter, 0, 2, stream).result()?,
-                (_, true) => {}
+        // Unordered: the count the atomics add to is cleared (unless appending). Ordered: a
+        // kernel sets the first slot (element 1: zero, or the count so far when appending) and
+        // zeroes the look-back's tile states; the select is its programmatic dependent, whose
+        // blocks start loading their tiles while it runs.
+        match (variant, append) {
+            (Variant::Ordered, _) => {
+                let words = (ordered.words_to_end(counter) - states_at as usize / 4) as u64;
+                let (append, states) = (append as u32, counter + states_at);
+                let mut p = self.kernel_args();
+                p.value(&counter).value(&states).value(&words).value(&append);
+                let blocks = (words / 4).div_ceil(256).clamp(1, 1024) as u32;
+                let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+                // SAFETY: `select_ordered_prepare(state, states, words, append)` writes element 1
+                // of `state` and the `words` words (a multiple of 4) of tile states at a 16-byte
+                // boundary inside it (`state` holds `state_len` elements, checked above, and is
+                // bound by this call's argument list until the select below is launched).
+                unsafe { p.launch(self.function(warpwork_abi::kernels::SELECT_ORDERED_PREPARE)?, cfg)? };
             }
+            // SAFETY: the count, inside `state`.
+            (_, false) => unsafe { sys::cuMemsetD32Async(counter, 0, 2, stream).result()? },
+            (_, true) => {}
         }
         let f = self.function(body.kernel(variant))?;
 
@@ -318,15 +323,31 @@ impl Gpu {
         l.addr(out_addr).value(&capacity).addr(counter);
         let forced_fallback = forced_fallback as u32;
         if variant == Variant::Ordered {
-            l.addr(counter + 8).addr(counter + states_at).value(&forced_fallback);
+            l.addr(counter + 8).addr(counter + states_at);
+            if body != (Body::Bytes { size }) {
+                l.value(&shape.chunks);
+            }
+            l.value(&forced_fallback);
         }
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (shape.threads, 1, 1),
+            shared_mem_bytes: shape.shared_bytes,
+        };
         // SAFETY: the arguments match `select_{variant}_{type}` in `kernels/src/kernels/select.rs`
         // for the chosen body (`plan::Body`, whose alignment rules the addresses meet); `items`
         // and `flags` hold `n` elements, `out` holds `capacity` (a distinct buffer: `out` is
         // borrowed mutably); the grid has one block per tile; for the ordered variant the start
-        // and the tile states of `blocks` tiles lie inside `state`, prepared above on the stream.
-        unsafe { l.launch(f, cfg) }
+        // and the tile states of `blocks` tiles lie inside `state`, prepared above on the stream
+        // by the kernel the ordered select is the programmatic dependent of (it waits for that
+        // kernel before touching the state).
+        unsafe {
+            if variant == Variant::Ordered {
+                l.launch_dependent(f, cfg)
+            } else {
+                l.launch(f, cfg)
+            }
+        }
     }
 
     /// Reads a select count (`state[0]`) back and checks it against the output's capacity:

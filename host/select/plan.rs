@@ -14,10 +14,7 @@ pub(super) const fn select_items(size: usize) -> u64 {
 }
 /// Items per thread of the generic path (`warpwork_abi::select::BYTES_ITEMS`).
 pub(super) const BYTES_ITEMS: u64 = abi::BYTES_ITEMS as u64;
-/// Items per tile of the ordered typed kernels (`warpwork_abi::select::ordered_tile_items`).
-pub(super) const fn ordered_tile_items(size: usize) -> u64 {
-    abi::ordered_tile_items(size) as u64
-}
+
 
 /// The kernel body that serves a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,16 +65,44 @@ impl Body {
         SELECT_KERNELS[SELECT_VARIANTS.len() * ty + variant as usize]
     }
 
-    /// Items one block handles.
-    pub(super) fn tile(self, variant: Variant) -> u64 {
-        match (self, variant) {
-            (Body::Bytes { .. }, _) => THREADS as u64 * BYTES_ITEMS,
-            (Body::Typed { size, .. }, Variant::Ordered) => ordered_tile_items(size),
-            (Body::Bytes16, Variant::Ordered) => ordered_tile_items(16),
-            (Body::Typed { size, .. }, _) => THREADS as u64 * select_items(size),
-            (Body::Bytes16, _) => THREADS as u64 * select_items(16),
+    /// How a launch of `variant` over `n` items is shaped.
+    pub(super) fn shape(self, variant: Variant, n: u64) -> Shape {
+        let typed = match self {
+            Body::Typed { size, .. } => Some(size),
+            Body::Bytes16 => Some(16),
+            Body::Bytes { .. } => None,
+        };
+        match (typed, variant) {
+            (Some(size), Variant::Ordered) => {
+                let shape = abi::ordered_shape(size, n);
+                Shape {
+                    threads: 32 * shape.0,
+                    tile: abi::ordered_tile_items(size, n),
+                    shared_bytes: abi::ordered_tile_bytes(shape),
+                    chunks: shape.1 as u32,
+                }
+            }
+            (Some(size), _) => Shape { threads: THREADS, tile: THREADS as u64 * select_items(size), ..Shape::PLAIN },
+            (None, _) => Shape { threads: THREADS, tile: THREADS as u64 * BYTES_ITEMS, ..Shape::PLAIN },
         }
     }
+}
+
+/// The shape of one select launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Shape {
+    /// Threads per block.
+    pub threads: u32,
+    /// Items per block.
+    pub tile: u64,
+    /// Bytes of dynamic shared memory per block.
+    pub shared_bytes: u32,
+    /// 16-byte chunks per thread (the ordered typed kernels' parameter; 0 for the others).
+    pub chunks: u32,
+}
+
+impl Shape {
+    const PLAIN: Shape = Shape { threads: THREADS, tile: 0, shared_bytes: 0, chunks: 0 };
 }
 
 /// Blocks of a launch over `n` items with tiles of `tile`: [`Error::CapacityExceeded`] past
@@ -122,7 +147,7 @@ impl OrderedState {
 /// body of a by-flag call depends on its addresses' alignment): what the state is sized for.
 pub(super) fn ordered_tiles_bound(size: usize, n: u64) -> u64 {
     let typed = match size {
-        1 | 2 | 4 | 8 | 16 => n.div_ceil(ordered_tile_items(size)),
+        1 | 2 | 4 | 8 | 16 => n.div_ceil(abi::ordered_tile_items(size, n)),
         _ => 0,
     };
     typed.max(n.div_ceil(THREADS as u64 * BYTES_ITEMS))
@@ -202,15 +227,23 @@ mod tests {
     }
 
     #[test]
-    fn tiles_match_the_kernels() {
-        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Block), 4096);
-        assert_eq!(Body::Typed { suffix: "u32", size: 4 }.tile(Variant::Ordered), 8192);
-        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Ordered), 16384);
-        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.tile(Variant::Lane), 4096);
-        assert_eq!(Body::Bytes16.tile(Variant::Warp), 2048);
-        assert_eq!(Body::Typed { suffix: "f64", size: 8 }.tile(Variant::Ordered), 4096);
-        assert_eq!(Body::Bytes16.tile(Variant::Ordered), 2048);
-        assert_eq!(Body::Bytes { size: 3 }.tile(Variant::Ordered), 4096);
+    fn shapes_match_the_kernels() {
+        let (u32s, big) = (Body::Typed { suffix: "u32", size: 4 }, 1 << 30);
+        assert_eq!(u32s.shape(Variant::Block, big), Shape { threads: 256, tile: 4096, shared_bytes: 0, chunks: 0 });
+        // Ordered: small tiles for small inputs, larger ones for large inputs, the tile in
+        // dynamic shared memory.
+        assert_eq!(u32s.shape(Variant::Ordered, 1000), Shape { threads: 256, tile: 2048, shared_bytes: 8192, chunks: 2 });
+        let large = Shape { threads: 128, tile: 6144, shared_bytes: 24576, chunks: 12 };
+        assert_eq!(u32s.shape(Variant::Ordered, big), large);
+        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.shape(Variant::Lane, big).tile, 4096);
+        assert_eq!(Body::Bytes16.shape(Variant::Warp, big).tile, 2048);
+        assert_eq!(Body::Bytes { size: 3 }.shape(Variant::Ordered, big).tile, 4096);
+        for body in [u32s, Body::Typed { suffix: "u8", size: 1 }, Body::Typed { suffix: "f64", size: 8 }, Body::Bytes16] {
+            for n in [1u64, 1 << 16, 1 << 20, 1 << 24, 1 << 28, 1 << 36] {
+                let s = body.shape(Variant::Ordered, n);
+                assert_eq!(s.shared_bytes as u64, 16 * s.threads as u64 * s.chunks as u64, "{body:?} n {n}");
+            }
+        }
     }
 
     #[test]
@@ -232,7 +265,7 @@ mod tests {
                 for (items, out) in [(256, 512), (1, 3), (2, 6), (4, 12)] {
                     let predicate = None;
                     let body = Body::choose(size, predicate, items, out).unwrap();
-                    assert!(n.div_ceil(body.tile(Variant::Ordered)) <= bound, "size {size} n {n} {body:?}");
+                    assert!(n.div_ceil(body.shape(Variant::Ordered, n).tile) <= bound, "size {size} n {n} {body:?}");
                 }
             }
         }

@@ -60,6 +60,12 @@ kernel_names! {
     /// source, for the tests.
     EXPAND_FOR_EACH_HISTOGRAM = "expand_for_each_histogram";
 
+    // Select (`kernels/src/kernels/select.rs`; the select kernels themselves are
+    // [`SELECT_KERNELS`]).
+    /// `select_ordered_prepare(state, states_words, append)`: prepares an ordered select's state
+    /// (count, start, tile states) before the select launch, which may start early.
+    SELECT_ORDERED_PREPARE = "select_ordered_prepare";
+
     // Timing (`kernels/src/kernels/timing.rs`).
     /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
     HOLD_STREAM = "hold_stream";
@@ -131,7 +137,7 @@ macro_rules! select_names {
 
 /// The select kernels `select_{variant}_{type}` (`kernels/src/kernels/select.rs`), variants of
 /// one type together: `(items, flags, n, op, a, b, out, capacity, counter)`, and for the ordered
-/// ones the look-back state after it. The order is [`SELECT_ITEM_TYPES`] × [`SELECT_VARIANTS`].
+/// ones the start, the tile states, the chunks per thread and the forced-fallback switch after it. The order is [`SELECT_ITEM_TYPES`] × [`SELECT_VARIANTS`].
 pub const SELECT_KERNELS: [&str; 48] =
     select_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16", "bytes");
 

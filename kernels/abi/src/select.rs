@@ -17,26 +17,48 @@ pub const fn select_items(size: usize) -> usize {
 /// Items per thread of the generic path's kernels (`select_*_bytes`), unordered and ordered.
 pub const BYTES_ITEMS: usize = 16;
 
-/// Warps per block of the ordered typed kernels (`select_ordered_{type}`, `select_ordered_bytes16`):
-/// `32 · ORDERED_WARPS` = [`THREADS`].
-pub const ORDERED_WARPS: usize = 8;
-
-/// 16-byte chunks per thread of an ordered typed tile for items of `size` bytes (1, 2, 4, 8 or
-/// 16). A tile waits in shared memory, not in registers (`ORDERED_WARPS · 32 · chunks · 16`
-/// bytes: 32 KiB, six blocks per SM on sm_90), so that a block waiting for its look-back holds
-/// few registers; 1-byte items take half (their flags, one byte per item, wait in registers).
-pub const fn ordered_chunks(size: usize) -> usize {
+/// The most 16-byte chunks per thread an ordered typed tile may have for items of `size` bytes
+/// (1, 2, 4, 8 or 16): a thread keeps one bit per item in 128 bits, and the kernels unroll their
+/// loops to this bound.
+pub const fn ordered_max_chunks(size: usize) -> usize {
     if size == 1 {
-        4
-    } else {
         8
+    } else {
+        12
     }
 }
 
-/// Items per tile of the ordered typed kernels for items of `size` bytes: the host launches
-/// `ceil(n / ordered_tile_items(size))` blocks.
-pub const fn ordered_tile_items(size: usize) -> usize {
-    ORDERED_WARPS * 32 * ordered_chunks(size) * 16 / size
+/// The tile shape of an ordered typed select of `n` items of `size` bytes: (warps per block,
+/// 16-byte chunks per thread). A tile waits in shared memory, not in registers, so a block
+/// waiting for its look-back holds few registers. Chosen on an H100 (2026-11-25) from the
+/// shapes measured side by side for 4-byte items (docs/select.md): small inputs want few chunks
+/// per thread (latency: each thread's chunks are handled one after the other), large ones large
+/// tiles that many blocks keep resident (four warps × 12 chunks, 24 KiB: nine blocks per SM).
+pub const fn ordered_shape(size: usize, n: u64) -> (u32, usize) {
+    let bytes = n.saturating_mul(size as u64);
+    let (warps, chunks) = if bytes <= 2 << 20 {
+        (8, 2)
+    } else if bytes <= 8 << 20 {
+        (8, 4)
+    } else if bytes <= 128 << 20 {
+        (8, 8)
+    } else {
+        (4, 12)
+    };
+    let max = ordered_max_chunks(size);
+    (warps, if chunks > max { max } else { chunks })
+}
+
+/// Items per tile of an ordered typed select of `n` items of `size` bytes ([`ordered_shape`]):
+/// the host launches `ceil(n / ordered_tile_items(size, n))` blocks.
+pub const fn ordered_tile_items(size: usize, n: u64) -> u64 {
+    let (warps, chunks) = ordered_shape(size, n);
+    (warps as usize * 32 * chunks * 16 / size) as u64
+}
+
+/// Bytes of dynamic shared memory an ordered typed tile of `shape` takes: the tile itself.
+pub const fn ordered_tile_bytes(shape: (u32, usize)) -> u32 {
+    shape.0 * 32 * shape.1 as u32 * 16
 }
 
 /// Which test decides whether an item is kept: the `op` parameter of the select kernels, with
@@ -98,14 +120,19 @@ mod tests {
     }
 
     #[test]
-    fn ordered_tiles_fill_the_block() {
-        assert_eq!(ORDERED_WARPS as u32 * 32, THREADS);
-        assert_eq!(ordered_tile_items(4), 8192);
-        assert_eq!(ordered_tile_items(1), 16384);
-        assert_eq!(ordered_tile_items(16), 2048);
-        // A thread's keep bits (chunks × items per chunk) fit the kernels' 128-bit mask.
+    fn ordered_shapes_fit_the_kernels() {
+        assert_eq!(ordered_tile_items(4, 1 << 16), 2048);
+        assert_eq!(ordered_tile_items(4, 1 << 28), 6144);
         for size in [1, 2, 4, 8, 16] {
-            assert!(ordered_chunks(size) * 16 / size <= 128);
+            // A thread's keep bits fit the kernels' 128-bit mask.
+            assert!(ordered_max_chunks(size) * 16 / size <= 128);
+            for log2 in 0..44 {
+                let (warps, chunks) = ordered_shape(size, 1 << log2);
+                assert!((1..=ordered_max_chunks(size)).contains(&chunks) && warps <= 32);
+                // The tile, plus the kernels' few static bytes, within the 48 KiB a block gets
+                // without asking.
+                assert!(ordered_tile_bytes((warps, chunks)) <= 40 << 10);
+            }
         }
     }
 }

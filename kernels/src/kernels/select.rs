@@ -9,22 +9,26 @@
 //! * `bytes`: items of any size, by flag (the generic path, `device::select::select_bytes_tile`):
 //!   `(items, flags, n, item_bytes, out, capacity, counter)`.
 //!
-//! `n`, `capacity` and `*counter` are `u64`. The ordered kernels take three more parameters after
-//! the counter: `start` (a `u64` holding the first output slot, not written by the launch), the
+//! `n`, `capacity` and `*counter` are `u64`. The ordered kernels take more parameters after the
+//! counter: `start` (a `u64` holding the first output slot, not written by the launch), the
 //! look-back's tile states (`warpwork_abi::scan::tile_state_words(8, tiles)` 32-bit words,
-//! 16-byte aligned, zeroed before every launch) and `forced_fallback` (`u32`, non-zero in tests
-//! only). Unordered kernels: `ceil(n / (select_items(size) · 256))` blocks of 256 (generic path:
-//! `BYTES_ITEMS`); ordered: `ceil(n / ordered_tile_items(size))` blocks of 256 (generic path:
-//! `ceil(n / (BYTES_ITEMS · 256))`). No kernel takes dynamic shared memory.
+//! 16-byte aligned, zeroed before every launch: `select_ordered_prepare` does both, and the
+//! select may be its programmatic dependent), for the typed ones `chunks` (`u32`, 16-byte chunks
+//! per thread), and `forced_fallback` (`u32`, non-zero in tests only). Unordered kernels:
+//! `ceil(n / (select_items(size) · 256))` blocks of 256 (generic path: `BYTES_ITEMS`); ordered
+//! typed: the shape `warpwork_abi::select::ordered_shape(size, n)` gives (warps per block,
+//! chunks), `ceil(n / ordered_tile_items(size, n))` blocks, `ordered_tile_bytes(shape)` bytes of
+//! dynamic shared memory; ordered generic: `ceil(n / (BYTES_ITEMS · 256))` blocks of 256.
 
+use crate::arch::dynamic_shared;
 use crate::device::lookback::TileStates;
 use crate::device::select::{
-    op, select_bytes_ordered_tile, select_bytes_tile, select_ordered_tile, select_tile, Reserve,
+    op, prepare_ordered_state, select_bytes_ordered_tile, select_bytes_tile, select_ordered_tile, select_tile, Reserve,
 };
 use crate::static_shared;
 
 use warpwork_abi::scan::tile_load;
-use warpwork_abi::select::{ordered_chunks, select_items, BYTES_ITEMS, ORDERED_WARPS};
+use warpwork_abi::select::{ordered_max_chunks, select_items, BYTES_ITEMS};
 
 macro_rules! select_kernel {
     ($name:ident, $t:ty, $reserve:expr) => {
@@ -47,30 +51,17 @@ macro_rules! select_kernel {
     };
 }
 
-/// The tile shape of the ordered typed kernels for `T`: (warps, 16-byte chunks per thread).
-const fn ordered_shape<T>() -> (usize, usize) {
-    (ORDERED_WARPS, ordered_chunks(core::mem::size_of::<T>()))
-}
-
-/// 16-byte chunks in an ordered tile of `T` (the size of its `OrderedShared`).
-pub(crate) const fn ordered_slots<T>() -> usize {
-    ordered_shape::<T>().0 * 32 * ordered_shape::<T>().1
-}
-
-/// An ordered typed kernel of items `$t` with the tile shape of `ordered_shape`, kept by the
-/// test `($op, $a, $b)`.
+/// An ordered typed kernel's body for items `$t`, kept by the test `($op, $a, $b)`: the tile in
+/// dynamic shared memory (`blockDim.x · chunks` 16-byte chunks), the rest static.
 macro_rules! ordered_body {
     ($name:ident, $t:ty, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr, $capacity:expr,
-     $counter:expr, $start:expr, $states:expr, $forced:expr) => {{
-        const WARPS: usize = ordered_shape::<$t>().0;
-        const CHUNKS: usize = ordered_shape::<$t>().1;
-        const SLOTS: usize = ordered_slots::<$t>();
-        // (Paths in full: the declaration sits in a module of its own.)
-        let smem = static_shared!(
-            $name: [crate::device::select::OrderedShared<{ crate::kernels::select::ordered_slots::<$t>() }>; 1]
-        );
-        select_ordered_tile::<$t, WARPS, CHUNKS, SLOTS, { tile_load::ASYNC }>(
+     $counter:expr, $start:expr, $states:expr, $chunks:expr, $forced:expr) => {{
+        const MAX_CHUNKS: usize = ordered_max_chunks(core::mem::size_of::<$t>());
+        let smem = static_shared!($name: [crate::device::select::OrderedShared; 1]);
+        select_ordered_tile::<$t, MAX_CHUNKS, { tile_load::ASYNC }>(
             smem,
+            dynamic_shared(),
+            $chunks as usize,
             $items,
             $flags,
             $n,
@@ -102,6 +93,7 @@ macro_rules! select_ordered_kernel {
             counter: *mut u64,
             start: *const u64,
             states: *mut u32,
+            chunks: u32,
             forced_fallback: u32,
         ) {
             ordered_body!(
@@ -118,6 +110,7 @@ macro_rules! select_ordered_kernel {
                 counter,
                 start,
                 states,
+                chunks,
                 forced_fallback
             )
         }
@@ -194,13 +187,13 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes16(
     counter: *mut u64,
     start: *const u64,
     states: *mut u32,
+    chunks: u32,
     forced_fallback: u32,
 ) {
     let zero = Bytes16::default();
     ordered_body!(
         select_ordered_bytes16,
-        [u32; 4], // Bytes16, by a path the shared declaration's module resolves
-
+        Bytes16,
         items,
         flags,
         n,
@@ -212,8 +205,17 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes16(
         counter,
         start,
         states,
+        chunks,
         forced_fallback
     )
+}
+
+/// Prepares an ordered select's state (`state[0]` the count, `state[1]` the start; `states` the
+/// tile states, `words` 32-bit words, 16-byte aligned) before the select, which is launched as
+/// its programmatic dependent: [`prepare_ordered_state`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn select_ordered_prepare(state: *mut u64, states: *mut u32, words: u64, append: u32) {
+    prepare_ordered_state(state, state.add(1), states, words as usize, append != 0);
 }
 
 macro_rules! select_bytes_kernel {
@@ -266,55 +268,4 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes(
         forced_fallback != 0,
         scratch,
     );
-}
-
-/// Tile shapes of the ordered `u32` kernel tried side by side (`--features lab`: never in the
-/// shipped PTX): `lab_ordered_{warps}x{chunks}[_plain]`, parameters as `select_ordered_u32`.
-#[cfg(feature = "lab")]
-macro_rules! lab_ordered {
-    ($($name:ident: $warps:literal x $chunks:literal, $load:expr;)*) => {$(
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
-            items: *const u32,
-            flags: *const u8,
-            n: u64,
-            op: u32,
-            a: u32,
-            b: u32,
-            out: *mut u32,
-            capacity: u64,
-            counter: *mut u64,
-            start: *const u64,
-            states: *mut u32,
-            forced_fallback: u32,
-        ) {
-            let smem = static_shared!($name: [crate::device::select::OrderedShared<{ $warps * 32 * $chunks }>; 1]);
-            select_ordered_tile::<u32, $warps, $chunks, { $warps * 32 * $chunks }, { $load }>(
-                smem,
-                items,
-                flags,
-                n,
-                op,
-                a,
-                b,
-                out,
-                capacity,
-                counter,
-                start,
-                TileStates::new(states),
-                forced_fallback != 0,
-            )
-        }
-    )*};
-}
-
-#[cfg(feature = "lab")]
-lab_ordered! {
-    lab_ordered_8x4: 8 x 4, tile_load::ASYNC;
-    lab_ordered_4x8: 4 x 8, tile_load::ASYNC;
-    lab_ordered_4x16: 4 x 16, tile_load::ASYNC;
-    lab_ordered_4x10: 4 x 10, tile_load::ASYNC;
-    lab_ordered_4x12: 4 x 12, tile_load::ASYNC;
-    lab_ordered_16x4: 16 x 4, tile_load::ASYNC;
-    lab_plain_8x8: 8 x 8, tile_load::PLAIN;
 }

@@ -14,8 +14,8 @@
 use super::ordered::publish_and_look_back;
 use super::{warp_first_slot, Reserve};
 use crate::arch::{
-    atomic_add_u64, ballot, block_dim_x, block_idx_x, grid_dim_x, lane_id, lanemask_lt, opaque, popc, sync_threads,
-    sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+    atomic_add_u64, ballot, block_dim_x, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, lanemask_lt, opaque,
+    popc, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
 use crate::device::lookback::TileStates;
@@ -156,6 +156,8 @@ pub unsafe fn select_bytes_ordered_tile<const ITEMS: usize>(
     let first_slot = scratch.add(BLOCK_SCAN_SCRATCH.div_ceil(2));
     if warp_id() == 0 {
         let reduce = |j: usize| count_flags(flags.add(j * tile_len), tile_len);
+        // The state is the preparing kernel's (a programmatic dependent launch may start early).
+        grid_dependency_wait();
         let earlier = publish_and_look_back(states, tile, kept as u64, forced_fallback, reduce);
         if lane_id() == 0 {
             write_volatile(first_slot, read_volatile(start).wrapping_add(earlier));
