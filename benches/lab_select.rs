@@ -1,7 +1,8 @@
 //! Tuning lab (see lab/README.md): the ordered select of u32 items, timed on the same inputs
-//! through the public call (`select_into`, the shape `warpwork_abi::select::ordered_shape`
-//! picks) and, launched by hand, at every tile shape in [`SHAPES`]; each result checked against
-//! the CPU. `cargo bench --bench lab_select` on a GPU machine; `$LAB_SIZES` (e.g. "16 20 28")
+//! through the public call (`select_into`: the tile class `warpwork_abi::select::ordered_tile_class`
+//! picks, launched after the state's preparing kernel as its programmatic dependent) and, by
+//! hand (a memset, then a plain launch), with the kernel of every tile class; each result
+//! checked against the CPU. `cargo bench --bench lab_select` on a GPU machine; `$LAB_SIZES` (e.g. "16 20 28")
 //! limits the sizes.
 
 use warpwork::cudarc::driver::{CudaSlice, LaunchConfig};
@@ -9,10 +10,6 @@ use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::timing::gbps;
 use warpwork::Gpu;
 use warpwork_cpu_reference::{inputs, select};
-
-/// (warps per block, 16-byte chunks per thread).
-const SHAPES: [(u32, u32); 13] =
-    [(8, 1), (8, 2), (8, 3), (8, 4), (8, 6), (8, 8), (16, 2), (16, 4), (4, 4), (4, 8), (4, 10), (4, 12), (2, 12)];
 
 /// (log2 of the size, share kept, by flag).
 const CASES: [(u32, f64, bool); 12] = [
@@ -47,7 +44,6 @@ fn main() -> warpwork::Result<()> {
     let largest = 1usize << cases.iter().map(|c| c.0).max().unwrap_or(16);
     let items = inputs::uniform_u32(largest, 0xC0FFEE);
     let mut out = gpu.zeros::<u32>(largest)?;
-    let f = gpu.function("select_ordered_u32")?.clone();
     let mut table = vec![];
     for (log2, rate, flagged) in cases {
         let n = 1usize << log2;
@@ -68,12 +64,16 @@ fn main() -> warpwork::Result<()> {
         gpu.select_into(&d_items, keep, Variant::Ordered, &mut out, &mut state)?;
         let ok = check(&out, gpu.download_prefix(&state, 1)?[0] as usize)?;
         let ms = gpu.median_ms(2, reps, || gpu.select_into(&d_items, keep, Variant::Ordered, &mut out, &mut state))?;
-        let (w, c) = warpwork::abi::select::ordered_shape(4, n as u64);
-        table.push((case.clone(), format!("api {w}x{c}"), ms, ok));
-        println!("{case:<12} api {w}x{c:<3} {ms:>8.4} ms {:>5.1}% roof{ok}", 100.0 * gbps(bytes, ms) / roof);
-        // Every shape, by hand: memset + plain launch.
-        for (warps, chunks) in SHAPES {
+        let class = warpwork::abi::select::ordered_tile_class(4, n as u64);
+        let name = warpwork::abi::kernels::ORDERED_TILE_NAMES[class];
+        table.push((case.clone(), format!("api {name}"), ms, ok));
+        println!("{case:<12} api {name:<7} {ms:>8.4} ms {:>5.1}% roof{ok}", 100.0 * gbps(bytes, ms) / roof);
+        // Every tile class, by hand: memset + plain launch.
+        for (class, tile_name) in warpwork::abi::kernels::ORDERED_TILE_NAMES.iter().enumerate() {
+            let (warps, chunks) = warpwork::abi::select::ordered_tile(4, class);
+            let f = gpu.function(&format!("select_ordered_{tile_name}_u32"))?.clone();
             let tile = warps as u64 * 32 * chunks as u64 * 4;
+            let chunks = chunks as u32;
             let tiles = (n as u64).div_ceil(tile);
             let mut state = gpu.zeros::<u64>(3 + 2 * tiles as usize)?;
             let op: u32 = if flagged { 0 } else { 1 };
@@ -86,12 +86,8 @@ fn main() -> warpwork::Result<()> {
                 let s = gpu.device_address(state)?;
                 let addrs = [s, s + 8, s + states_at];
                 l.read(&d_items).read(&d_flags).value(&nn).value(&op).value(&t).value(&zero).write(out).value(&cap);
-                l.value(&addrs[0]).value(&addrs[1]).value(&addrs[2]).value(&chunks).value(&forced);
-                let cfg = LaunchConfig {
-                    grid_dim: (tiles as u32, 1, 1),
-                    block_dim: (warps * 32, 1, 1),
-                    shared_mem_bytes: warps * 32 * chunks * 16,
-                };
+                l.value(&addrs[0]).value(&addrs[1]).value(&addrs[2]).value(&forced);
+                let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (warps * 32, 1, 1), shared_mem_bytes: 0 };
                 // SAFETY: the arguments of `select_ordered_u32`, the state sized for `tiles`.
                 unsafe { l.launch(&f, cfg) }
             };
@@ -99,7 +95,7 @@ fn main() -> warpwork::Result<()> {
             run(&mut state, &mut out)?;
             let ok = check(&out, gpu.download_prefix(&state, 1)?[0] as usize)?;
             let ms = gpu.median_ms(2, reps, || run(&mut state, &mut out))?;
-            let occ = f.occupancy_max_active_blocks_per_multiprocessor(warps * 32, (warps * 32 * chunks * 16) as usize, None)?;
+            let occ = f.occupancy_max_active_blocks_per_multiprocessor(warps * 32, 0, None)?;
             table.push((case.clone(), format!("{warps}x{chunks}"), ms, ok));
             println!("{case:<12} {warps:>2}x{chunks:<4} {ms:>8.4} ms {:>5.1}% roof {occ:>2} blocks/SM{ok}", 100.0 * gbps(bytes, ms) / roof);
         }

@@ -300,7 +300,7 @@ impl Gpu {
             (_, false) => unsafe { sys::cuMemsetD32Async(counter, 0, 2, stream).result()? },
             (_, true) => {}
         }
-        let f = self.function(body.kernel(variant))?;
+        let f = self.function(shape.kernel)?;
 
         // The flags parameter is a pointer either way; the items stand in when it is not read.
         let flags_addr = match flags {
@@ -323,17 +323,9 @@ impl Gpu {
         l.addr(out_addr).value(&capacity).addr(counter);
         let forced_fallback = forced_fallback as u32;
         if variant == Variant::Ordered {
-            l.addr(counter + 8).addr(counter + states_at);
-            if body != (Body::Bytes { size }) {
-                l.value(&shape.chunks);
-            }
-            l.value(&forced_fallback);
+            l.addr(counter + 8).addr(counter + states_at).value(&forced_fallback);
         }
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (shape.threads, 1, 1),
-            shared_mem_bytes: shape.shared_bytes,
-        };
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: the arguments match `select_{variant}_{type}` in `kernels/src/kernels/select.rs`
         // for the chosen body (`plan::Body`, whose alignment rules the addresses meet); `items`
         // and `flags` hold `n` elements, `out` holds `capacity` (a distinct buffer: `out` is

@@ -4,7 +4,9 @@
 use super::{Variant, THREADS};
 use crate::launch::MAX_GRID_X;
 use crate::{error::ensure_input, Error, Result};
-use warpwork_abi::kernels::{SELECT_ITEM_TYPES, SELECT_KERNELS, SELECT_VARIANTS};
+use warpwork_abi::kernels::{
+    ORDERED_TILE_NAMES, SELECT_ITEM_TYPES, SELECT_KERNELS, SELECT_ORDERED_BYTES, SELECT_ORDERED_KERNELS,
+};
 use warpwork_abi::scan::tile_state_words;
 use warpwork_abi::select as abi;
 
@@ -54,55 +56,46 @@ impl Body {
         Ok(if aligned(size as u64) { Body::Typed { suffix: unsigned, size } } else { Body::Bytes { size } })
     }
 
-    /// The kernel's name for `variant`, from the abi's list (no allocation per call).
-    pub(super) fn kernel(self, variant: Variant) -> &'static str {
-        let suffix = match self {
-            Body::Typed { suffix, .. } => suffix,
-            Body::Bytes16 => "bytes16",
-            Body::Bytes { .. } => "bytes",
+    /// The kernel, block and tile of a launch of `variant` over `n` items. Kernel names come
+    /// from the abi's lists (no allocation per call); the ordered typed kernels come in three
+    /// tile classes, chosen by the input's size.
+    pub(super) fn shape(self, variant: Variant, n: u64) -> Shape {
+        let (suffix, typed) = match self {
+            Body::Typed { suffix, size } => (suffix, Some(size)),
+            Body::Bytes16 => ("bytes16", Some(16)),
+            Body::Bytes { .. } => ("bytes", None),
         };
         let ty = SELECT_ITEM_TYPES.iter().position(|&t| t == suffix).expect("every body's suffix has select kernels");
-        SELECT_KERNELS[SELECT_VARIANTS.len() * ty + variant as usize]
-    }
-
-    /// How a launch of `variant` over `n` items is shaped.
-    pub(super) fn shape(self, variant: Variant, n: u64) -> Shape {
-        let typed = match self {
-            Body::Typed { size, .. } => Some(size),
-            Body::Bytes16 => Some(16),
-            Body::Bytes { .. } => None,
-        };
         match (typed, variant) {
             (Some(size), Variant::Ordered) => {
-                let shape = abi::ordered_shape(size, n);
+                let class = abi::ordered_tile_class(size, n);
                 Shape {
-                    threads: 32 * shape.0,
+                    kernel: SELECT_ORDERED_KERNELS[ORDERED_TILE_NAMES.len() * ty + class],
+                    threads: 32 * abi::ordered_tile(size, class).0,
                     tile: abi::ordered_tile_items(size, n),
-                    shared_bytes: abi::ordered_tile_bytes(shape),
-                    chunks: shape.1 as u32,
                 }
             }
-            (Some(size), _) => Shape { threads: THREADS, tile: THREADS as u64 * select_items(size), ..Shape::PLAIN },
-            (None, _) => Shape { threads: THREADS, tile: THREADS as u64 * BYTES_ITEMS, ..Shape::PLAIN },
+            (None, Variant::Ordered) => {
+                Shape { kernel: SELECT_ORDERED_BYTES, threads: THREADS, tile: THREADS as u64 * BYTES_ITEMS }
+            }
+            (_, _) => Shape {
+                kernel: SELECT_KERNELS[3 * ty + variant as usize],
+                threads: THREADS,
+                tile: THREADS as u64 * typed.map_or(BYTES_ITEMS, select_items),
+            },
         }
     }
 }
 
-/// The shape of one select launch.
+/// How one select launch is shaped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Shape {
+    /// The kernel.
+    pub kernel: &'static str,
     /// Threads per block.
     pub threads: u32,
     /// Items per block.
     pub tile: u64,
-    /// Bytes of dynamic shared memory per block.
-    pub shared_bytes: u32,
-    /// 16-byte chunks per thread (the ordered typed kernels' parameter; 0 for the others).
-    pub chunks: u32,
-}
-
-impl Shape {
-    const PLAIN: Shape = Shape { threads: THREADS, tile: 0, shared_bytes: 0, chunks: 0 };
 }
 
 /// Blocks of a launch over `n` items with tiles of `tile`: [`Error::CapacityExceeded`] past
@@ -214,36 +207,37 @@ mod tests {
             assert_eq!(Body::choose(size, None, 256, 512).unwrap(), Body::Bytes { size });
         }
         assert!(matches!(Body::choose(0, None, 256, 512), Err(Error::InvalidInput(_))));
-        assert_eq!(typed("u32", 4).kernel(Variant::Block), "select_block_u32");
         // Every name the host asks for is the abi's (which the PTX exports) for its variant and type.
-        for v in Variant::ALL {
+        let big = 1 << 30;
+        for v in [Variant::Lane, Variant::Warp, Variant::Block] {
             for (body, ty) in [(typed("f64", 8), "f64"), (Body::Bytes16, "bytes16"), (Body::Bytes { size: 3 }, "bytes")]
             {
-                assert_eq!(body.kernel(v), format!("select_{}_{ty}", v.name()));
+                assert_eq!(body.shape(v, big).kernel, format!("select_{}_{ty}", v.name()));
             }
         }
-        assert_eq!(Body::Bytes16.kernel(Variant::Ordered), "select_ordered_bytes16");
-        assert_eq!(Body::Bytes { size: 3 }.kernel(Variant::Lane), "select_lane_bytes");
+        assert_eq!(typed("u32", 4).shape(Variant::Ordered, 1000).kernel, "select_ordered_small_u32");
+        assert_eq!(typed("u32", 4).shape(Variant::Ordered, 1 << 24).kernel, "select_ordered_medium_u32");
+        assert_eq!(typed("f64", 8).shape(Variant::Ordered, big).kernel, "select_ordered_large_f64");
+        assert_eq!(Body::Bytes16.shape(Variant::Ordered, big).kernel, "select_ordered_large_bytes16");
+        assert_eq!(Body::Bytes { size: 3 }.shape(Variant::Ordered, big).kernel, "select_ordered_bytes");
     }
 
     #[test]
     fn shapes_match_the_kernels() {
         let (u32s, big) = (Body::Typed { suffix: "u32", size: 4 }, 1 << 30);
-        assert_eq!(u32s.shape(Variant::Block, big), Shape { threads: 256, tile: 4096, shared_bytes: 0, chunks: 0 });
-        // Ordered: small tiles for small inputs, larger ones for large inputs, the tile in
-        // dynamic shared memory.
-        assert_eq!(u32s.shape(Variant::Ordered, 1000), Shape { threads: 256, tile: 2048, shared_bytes: 8192, chunks: 2 });
-        let large = Shape { threads: 128, tile: 6144, shared_bytes: 24576, chunks: 12 };
-        assert_eq!(u32s.shape(Variant::Ordered, big), large);
-        assert_eq!(Body::Typed { suffix: "u8", size: 1 }.shape(Variant::Lane, big).tile, 4096);
-        assert_eq!(Body::Bytes16.shape(Variant::Warp, big).tile, 2048);
-        assert_eq!(Body::Bytes { size: 3 }.shape(Variant::Ordered, big).tile, 4096);
-        for body in [u32s, Body::Typed { suffix: "u8", size: 1 }, Body::Typed { suffix: "f64", size: 8 }, Body::Bytes16] {
-            for n in [1u64, 1 << 16, 1 << 20, 1 << 24, 1 << 28, 1 << 36] {
-                let s = body.shape(Variant::Ordered, n);
-                assert_eq!(s.shared_bytes as u64, 16 * s.threads as u64 * s.chunks as u64, "{body:?} n {n}");
-            }
-        }
+        let shape = |body: Body, v, n| {
+            let s = body.shape(v, n);
+            (s.threads, s.tile)
+        };
+        assert_eq!(shape(u32s, Variant::Block, big), (256, 4096));
+        // Ordered: small tiles for small inputs, larger ones for large inputs.
+        assert_eq!(shape(u32s, Variant::Ordered, 1000), (256, 2048));
+        assert_eq!(shape(u32s, Variant::Ordered, 1 << 24), (256, 8192));
+        assert_eq!(shape(u32s, Variant::Ordered, big), (128, 6144));
+        assert_eq!(shape(Body::Typed { suffix: "u8", size: 1 }, Variant::Lane, big), (256, 4096));
+        assert_eq!(shape(Body::Typed { suffix: "u8", size: 1 }, Variant::Ordered, big), (128, 16384));
+        assert_eq!(shape(Body::Bytes16, Variant::Warp, big), (256, 2048));
+        assert_eq!(shape(Body::Bytes { size: 3 }, Variant::Ordered, big), (256, 4096));
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn lighting_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
                 let want = (count <= 16).then(|| lighting::shade_with(w, h, &lights, &tiles, shading));
                 let mut naive_ms = 0.0;
                 for kernel in LightingKernel::ALL {
-                    let ms = gpu.median_ms(2, args.reps, || {
+                    let ms = args.median_ms(gpu, 2, || {
                         gpu.shade_tiles_into(w, h, &d_lights, &d_tiles, shading, kernel, &mut out)
                     })?;
                     if let Some(want) = &want {
@@ -123,7 +123,7 @@ fn particles_gpu(gpu: &Gpu, args: &BenchArgs, roof: f64) -> Result<()> {
         };
         for partition in Partition::ALL {
             for ipt in ITEMS_PER_THREAD {
-                let ms = gpu.median_ms(2, args.reps, || gpu.update_particles(p, v, STEP, partition, ipt))?;
+                let ms = args.median_ms(gpu, 2, || gpu.update_particles(p, v, STEP, partition, ipt))?;
                 let rate = gbps(n as u64 * PARTICLE_BYTES, ms);
                 if n == largest && partition != Partition::ThreadWise {
                     best_group = best_group.max(rate);
@@ -174,7 +174,7 @@ fn lighting_cpu(args: &BenchArgs) {
     let (name, w, h) = RESOLUTIONS[0];
     for count in [1, 4, 16, 64] {
         let (lights, tiles) = scene(w, h, count);
-        let ms = cpu_median_ms(args.reps.min(3), || drop(lighting::shade(w, h, &lights, &tiles)));
+        let ms = cpu_median_ms(args.reps().min(3), || drop(lighting::shade(w, h, &lights, &tiles)));
         let (tx, ty) = tile_grid(w, h);
         let evals = (tx * ty) as f64 * 64.0 * count as f64;
         table.row(vec![
@@ -194,7 +194,7 @@ fn particles_cpu(args: &BenchArgs) {
     let mut table = Table::new(&["partition", "n", "time ms", "G items/s", "GB/s"]);
     for n in sizes(args.max_log2().min(24), 4) {
         let (mut p, mut v) = particles::random(n, 1);
-        let ms = cpu_median_ms(args.reps.min(5), || particles::update(&mut p, &mut v, STEP));
+        let ms = cpu_median_ms(args.reps().min(5), || particles::update(&mut p, &mut v, STEP));
         table.row(vec![
             "cpu-rayon".into(),
             size(n),

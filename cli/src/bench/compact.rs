@@ -8,7 +8,7 @@
 //! and CUB's, is checked item by item against the CPU; the others by their count.
 
 use super::cub::CubPeer;
-use super::{cpu_median_ms, cub_cells, device_line, peer_line, sizes, BenchArgs};
+use super::{cpu_median_ms, cub_cells, device_line, peer_line, BenchArgs};
 use crate::table::{giga, size, Table};
 use warpwork::cudarc::driver::CudaSlice;
 use warpwork::select::{state_len, Keep, Predicate, Variant};
@@ -23,7 +23,7 @@ fn threshold(rate: f64) -> u32 {
 }
 
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2(), 4);
+    let sizes = args.sizes(4);
     let largest = *sizes.last().unwrap();
     let items = inputs::uniform_u32(largest, 0xC0FFEE);
     println!("## compact: select_if(u32 < threshold), uniform u32 input\n");
@@ -61,13 +61,16 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, sizes: &[usize],
                 ]);
             };
             let keep = Keep::If(Predicate::Less(t));
-            for variant in Variant::ALL {
+            for variant in Variant::ALL.into_iter().filter(|v| args.wants(v.name())) {
                 let ms = time_warpwork(gpu, args, &input, keep, variant, &mut out, &kept)?;
                 let cub = match variant {
                     Variant::Ordered => Some(cub_cells(ms, time_cub(gpu, peer, args, &input, keep, &kept)?)),
                     _ => None,
                 };
                 row(variant.name(), ms, 0, cub);
+            }
+            if !args.wants("ordered, flagged") {
+                continue;
             }
             let flags: Vec<u8> = items[..n].iter().map(|&v| (v < t) as u8).collect();
             let flags = gpu.upload(&flags)?;
@@ -95,7 +98,7 @@ fn time_warpwork(
     let mut state = gpu.zeros::<u64>(state_len::<u32>(variant, input.len()))?;
     // Cleared, so that the check cannot read an earlier run's items.
     gpu.fill_bytes(out, 0)?;
-    let ms = gpu.median_ms(3, args.reps, || gpu.select_into(input, keep, variant, out, &mut state))?;
+    let ms = args.median_ms(gpu, 3, || gpu.select_into(input, keep, variant, out, &mut state))?;
     let got = gpu.select_count(out, &state)?;
     let in_order = variant != Variant::Ordered || gpu.download_prefix(out, got)? == kept;
     if got != kept.len() || !in_order {
@@ -125,7 +128,7 @@ fn time_cub(
     let mut temp = peer.select_temp(gpu, keep, n)?;
     let mut out = gpu.filled::<u32>(n.max(1), 0xAB)?;
     let mut count = gpu.zeros::<u32>(1)?;
-    let ms = gpu.median_ms(3, args.reps, || peer.select(gpu, &mut temp, input, keep, &mut out, &mut count))?;
+    let ms = args.median_ms(gpu, 3, || peer.select(gpu, &mut temp, input, keep, &mut out, &mut count))?;
     let got = gpu.download(&count)?[0] as usize;
     if got != kept.len() || gpu.download_prefix(&out, got.min(n))? != kept {
         return Err(Error::InvalidInput(format!(
@@ -142,7 +145,7 @@ fn run_cpu(args: &BenchArgs, sizes: &[usize], items: &[u32]) -> Result<()> {
         for rate in RATES {
             let t = threshold(rate);
             let mut kept = 0;
-            let ms = cpu_median_ms(args.reps.min(5), || kept = select::select_if(&items[..n], |v| v < t).len());
+            let ms = cpu_median_ms(args.reps().min(5), || kept = select::select_if(&items[..n], |v| v < t).len());
             let bytes = (n + kept) as u64 * 4;
             table.row(vec![
                 "cpu-rayon".into(),

@@ -134,7 +134,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             for s in group {
                 let mut e = gpu.expander(s, p1, p2)?;
                 let name = row_name(s, e.strategy());
-                let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
+                let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
                 let got = {
                     let mut planned = e.pass1(gpu, &d)?;
                     planned.pass2(gpu, &mut out, Dispatch::Persistent)?;
@@ -143,7 +143,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                 if got != p2 {
                     return Err(Error::InvalidInput(format!("bench self-check: {name} gave {got} of {p2}")));
                 }
-                let (_, rb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps.min(7), true)?;
+                let (_, rb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps().min(7), true)?;
                 let bytes = 4 * p1 as u64 + 8 * p2 as u64;
                 let bw = gbps(bytes, t);
                 let items = p2 as f64 / (t * 1e-3);
@@ -203,9 +203,9 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
     let mut out = gpu.zeros::<[u32; 2]>(32)?;
     for s in strategies(32, 1) {
         let mut e = gpu.expander(s, 32, 32)?;
-        let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, false)?;
-        let (_, pp) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps, true)?;
-        let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps, true)?;
+        let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
+        let (_, pp) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), true)?;
+        let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps(), true)?;
         let launches = match s {
             Strategy::MaxN { .. } => "memset + 1",
             // Its pass 1 leaves the control block clean for the next.
@@ -219,8 +219,8 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
         let mut temp = peer.expand_temp(gpu, 32)?;
         let mut total = gpu.zeros::<u32>(1)?;
         let mut run = || peer.expand(gpu, &mut temp, &d, &mut out, &mut total);
-        let p = gpu.median_ms(3, args.reps, &mut run)?;
-        let pp = gpu.median_paced_ms(3, args.reps, &mut run)?;
+        let p = args.median_ms(gpu, 3, &mut run)?;
+        let pp = gpu.median_paced_ms(3, args.reps(), &mut run)?;
         if gpu.download(&total)?[0] != 32 || !pairs_are_canonical(&c, &gpu.download(&out)?) {
             return Err(Error::InvalidInput("bench self-check: the CUB expansion of 32 ones differs".into()));
         }
@@ -307,7 +307,7 @@ fn run_cpu(args: &BenchArgs, p1s: &[usize]) -> Result<()> {
         for dist in CountDistribution::ALL {
             let c = dist.counts(p1);
             let mut n = 0;
-            let ms = cpu_median_ms(args.reps.min(5), || n = cpu::expand(&c).len());
+            let ms = cpu_median_ms(args.reps().min(5), || n = cpu::expand(&c).len());
             table.row(vec![
                 "cpu-rayon".into(),
                 dist.name().into(),
@@ -337,7 +337,7 @@ fn time_cub(
     let mut temp = peer.expand_temp(gpu, counts.len())?;
     let mut pairs = gpu.filled::<[u32; 2]>(p2.max(1), 0xAB)?;
     let mut total = gpu.zeros::<u32>(1)?;
-    let ms = gpu.median_ms(3, args.reps, || peer.expand(gpu, &mut temp, d, &mut pairs, &mut total))?;
+    let ms = args.median_ms(gpu, 3, || peer.expand(gpu, &mut temp, d, &mut pairs, &mut total))?;
     let got = gpu.download(&total)?[0] as usize;
     if got != p2 || !pairs_are_canonical(counts, &gpu.download_prefix(&pairs, p2)?) {
         return Err(Error::InvalidInput(format!(

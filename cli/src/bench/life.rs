@@ -34,7 +34,7 @@ pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
 
 fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
     let roof = device_line(gpu, 1 << 30)?;
-    let reps = args.reps.clamp(1, 7);
+    let reps = args.reps().clamp(1, 7);
     let mut table = Table::new(&["kernel", "board", "B/cell/gen", "ms/gen", "cell updates/s", "GB/s", "% own roof"]);
     let mut tune = Table::new(&["kernel", "board", "strip rows", "ms/gen", "cell updates/s"]);
     for side in sides(args) {
@@ -43,7 +43,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
         let mut check: Option<(BitGrid, u64)> = None;
         for kernel in Kernel::ALL {
             let mut life = Life::new(gpu, kernel, &start)?;
-            let ms = gpu.median_ms(1, reps, || life.step(GENS))?;
+            let ms = args.median_of(gpu, 1, reps, || life.step(GENS))?;
             // Self-check: every kernel must agree after the same number of generations.
             let g = life.generation();
             let grid = life.grid()?;
@@ -72,7 +72,7 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
                 let mut life = Life::new(gpu, kernel, &start)?;
                 for rows in [None, Some(48), Some(64), Some(96), Some(128), Some(192), Some(256), Some(512)] {
                     life.set_strip_rows(rows)?;
-                    let ms = gpu.median_ms(1, reps, || life.step(GENS))?;
+                    let ms = args.median_of(gpu, 1, reps, || life.step(GENS))?;
                     tune.row(vec![
                         kernel.name().into(),
                         format!("{side}²"),
@@ -97,7 +97,7 @@ fn run_cpu(args: &BenchArgs) -> Result<()> {
     for side in sides(args).into_iter().take(2) {
         let start = cpu::BitGrid::random(side, side, 0.5, side as u64);
         let gens = 4;
-        let ms = cpu_median_ms(args.reps.min(3), || {
+        let ms = cpu_median_ms(args.reps().min(3), || {
             std::hint::black_box(cpu::step(&start, gens));
         });
         table.row(vec![

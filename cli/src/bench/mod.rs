@@ -41,8 +41,36 @@ pub struct BenchArgs {
     #[arg(long = "max-log2", value_name = "MAX_LOG2", value_parser = clap::value_parser!(u32).range(16..=30))]
     max_log2_arg: Option<u32>,
     /// Timed repetitions per measurement (the median is reported).
-    #[arg(long, default_value_t = 15)]
-    reps: usize,
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// Time every run on its own, the host waiting for each (no held stream): what a profiler
+    /// such as Nsight Compute needs, which serializes and replays launches. Includes launch
+    /// gaps, so the numbers are not the default mode's.
+    #[arg(long)]
+    paced: bool,
+    /// Only the rows whose name contains ROW (compact: `lane`, `warp`, `block`, `ordered`,
+    /// `flagged`; scan: `u32`, `u64`), and CUB only beside those.
+    #[arg(long, value_name = "ROW")]
+    only: Option<String>,
+    /// One input size instead of the bench's range: `2^28` or `268435456` (compact, scan).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    size: Option<usize>,
+}
+
+/// `2^k` (k ≤ 40) or a plain count, at least 1.
+fn parse_size(s: &str) -> Result<usize, String> {
+    let n = match s.split_once('^') {
+        Some(("2", k)) => match k.parse::<u32>() {
+            Ok(k) if k <= 40 => 1usize << k,
+            _ => return Err(format!("{s}: expected 2^k with k at most 40")),
+        },
+        Some(_) => return Err(format!("{s}: powers are written 2^k")),
+        None => s.parse::<usize>().map_err(|e| format!("{s}: {e}"))?,
+    };
+    if n == 0 {
+        return Err("the size must be at least 1".into());
+    }
+    Ok(n)
 }
 
 impl BenchArgs {
@@ -51,9 +79,74 @@ impl BenchArgs {
         let default = if matches!(self.what, What::Scan) { 30 } else { 28 };
         self.max_log2_arg.unwrap_or(default)
     }
+
+    /// Timed repetitions per measurement.
+    pub fn reps(&self) -> usize {
+        self.reps as usize
+    }
+
+    /// The sizes a bench of `step` runs: `--size`, or 2^16 … 2^max-log2.
+    pub fn sizes(&self, step: usize) -> Vec<usize> {
+        self.size.map_or_else(|| sizes(self.max_log2(), step), |n| vec![n])
+    }
+
+    /// Whether row `name` is wanted (`--only`).
+    pub fn wants(&self, name: &str) -> bool {
+        self.only.as_deref().is_none_or(|o| name.contains(o))
+    }
+
+    /// The median device time of `f` over [`BenchArgs::reps`] runs after `warmup`: with the
+    /// stream held ([`Gpu::median_ms`]), or each run on its own with `--paced`
+    /// ([`Gpu::median_paced_ms`]).
+    pub fn median_ms(&self, gpu: &Gpu, warmup: usize, f: impl FnMut() -> warpwork::Result<()>) -> warpwork::Result<f64> {
+        self.median_of(gpu, warmup, self.reps(), f)
+    }
+
+    /// [`BenchArgs::median_ms`] over `reps` runs.
+    pub fn median_of(
+        &self,
+        gpu: &Gpu,
+        warmup: usize,
+        reps: usize,
+        f: impl FnMut() -> warpwork::Result<()>,
+    ) -> warpwork::Result<f64> {
+        if self.paced {
+            gpu.median_paced_ms(warmup, reps, f)
+        } else {
+            gpu.median_ms(warmup, reps, f)
+        }
+    }
+
+    /// Whether `--paced` was given.
+    pub fn paced(&self) -> bool {
+        self.paced
+    }
+
+    /// Checks what the options ask of the bench: an error before anything runs.
+    fn check(&self) -> warpwork::Result<()> {
+        let refuse = |m: String| Err(Error::InvalidInput(m));
+        if self.size.is_some() && !matches!(self.what, What::Compact | What::Scan) {
+            return refuse("--size is for compact and scan".into());
+        }
+        if self.only.is_some() && !matches!(self.what, What::Compact | What::Scan) {
+            return refuse("--only is for compact and scan".into());
+        }
+        let rows: &[&str] = match self.what {
+            What::Compact => &["lane", "warp", "block", "ordered", "ordered, flagged"],
+            What::Scan => &["u32", "u64"],
+            _ => &[],
+        };
+        if let Some(o) = &self.only {
+            if !rows.iter().any(|r| r.contains(o.as_str())) {
+                return refuse(format!("--only {o}: no row of this bench is named so (rows: {})", rows.join(", ")));
+            }
+        }
+        Ok(())
+    }
 }
 
 pub fn run(args: BenchArgs) -> warpwork::Result<()> {
+    args.check()?;
     let gpu = match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
         Err(e @ (Error::NoDriver | Error::NoDevice { .. } | Error::UnsupportedDevice { .. })) => {
@@ -136,4 +229,40 @@ pub fn cpu_median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
         .collect();
     t.sort_by(f64::total_cmp);
     t[t.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: BenchArgs,
+    }
+
+    fn parse(line: &str) -> Result<BenchArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("bench").chain(line.split_whitespace())).map(|c| c.args)
+    }
+
+    #[test]
+    fn sizes_are_powers_or_counts() {
+        assert_eq!(parse_size("2^28"), Ok(1 << 28));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("0").is_err() && parse_size("2^41").is_err() && parse_size("3^4").is_err());
+        assert!(parse_size("2^").is_err() && parse_size("lots").is_err());
+    }
+
+    #[test]
+    fn options_are_checked_before_anything_runs() {
+        let args = parse("compact --only ordered --size 2^20 --paced").unwrap();
+        assert!(args.check().is_ok() && args.paced());
+        assert_eq!(args.sizes(4), [1 << 20]);
+        assert!(args.wants("ordered, flagged") && !args.wants("block"));
+        assert!(parse("compact --reps 0").is_err(), "no repetitions");
+        assert!(parse("compact --only nothing").unwrap().check().is_err(), "a row no bench has");
+        assert!(parse("life --size 2^20").unwrap().check().is_err(), "--size is not life's");
+        assert_eq!(parse("scan").unwrap().sizes(2).len(), 8);
+    }
 }

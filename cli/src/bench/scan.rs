@@ -24,21 +24,25 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Resul
 }
 
 fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
-    let sizes = sizes(args.max_log2(), 2);
-    let largest = *sizes.last().unwrap();
+    let sizes = args.sizes(2);
+    let largest = *sizes.iter().max().unwrap();
     let roof_bytes = (largest * 4).min(1 << 30);
     let roof = device_line(gpu, roof_bytes)?;
     peer_line(peer);
     let mut table =
         Table::new(&["type", "n", "time ms", "G items/s", "GB/s", "% roof", "CUB ms", "CUB % roof", "vs CUB"]);
     let v32 = inputs::uniform_range(largest, 3, 0, 64);
-    let scanned = cpu::exclusive_scan_u32(&v32);
-    rows(gpu, peer, args, roof, &mut table, "u32", &sizes, &v32, &scanned)?;
-    // The u64 rows' input is the same values, widened; the host copies of u32 go first.
-    let v64: Vec<u64> = v32.iter().map(|&x| x as u64).collect();
-    drop((v32, scanned));
-    let scanned = cpu::exclusive_scan_u64(&v64);
-    rows(gpu, peer, args, roof, &mut table, "u64", &sizes, &v64, &scanned)?;
+    if args.wants("u32") {
+        let scanned = cpu::exclusive_scan_u32(&v32);
+        rows(gpu, peer, args, roof, &mut table, "u32", &sizes, &v32, &scanned)?;
+    }
+    if args.wants("u64") {
+        // The u64 rows' input is the same values, widened; the host copy of u32 goes first.
+        let v64: Vec<u64> = v32.iter().map(|&x| x as u64).collect();
+        drop(v32);
+        let scanned = cpu::exclusive_scan_u64(&v64);
+        rows(gpu, peer, args, roof, &mut table, "u64", &sizes, &v64, &scanned)?;
+    }
     table.print();
     Ok(())
 }
@@ -70,14 +74,14 @@ fn rows<T: PeerScanItem + PartialEq>(
         let mut o = gpu.zeros::<T>(n)?;
         // The allocation-free form, its scratch allocated once, as CUB's temporary storage is.
         let mut scratch = gpu.zeros::<u32>(scan::scratch_words::<T>(n))?;
-        let ms = gpu.median_ms(3, args.reps, || gpu.exclusive_scan_into(&d, &mut o, &mut scratch))?;
+        let ms = args.median_ms(gpu, 3, || gpu.exclusive_scan_into(&d, &mut o, &mut scratch))?;
         check("warpwork", gpu.download(&o)?, n)?;
         drop(o);
         let cub = match peer {
             Some(peer) => {
                 let mut temp = peer.scan_temp::<T>(gpu, n)?;
                 let mut o = gpu.filled::<T>(n, 0xAB)?;
-                let ms = gpu.median_ms(3, args.reps, || peer.exclusive_sum(gpu, &mut temp, &d, &mut o))?;
+                let ms = args.median_ms(gpu, 3, || peer.exclusive_sum(gpu, &mut temp, &d, &mut o))?;
                 check("CUB", gpu.download(&o)?, n)?;
                 Some(ms)
             }
@@ -108,7 +112,7 @@ fn run_cpu(args: &BenchArgs) -> Result<()> {
     let v = inputs::uniform_range(*sizes.last().unwrap(), 3, 0, 64);
     let mut table = Table::new(&["variant", "type", "n", "time ms", "G items/s"]);
     for &n in &sizes {
-        let ms = cpu_median_ms(args.reps.min(5), || drop(cpu::exclusive_scan_u32(&v[..n])));
+        let ms = cpu_median_ms(args.reps().min(5), || drop(cpu::exclusive_scan_u32(&v[..n])));
         table.row(vec!["cpu-rayon".into(), "u32".into(), size(n), format!("{ms:.3}"), giga(n as f64 / (ms * 1e-3))]);
     }
     table.print();

@@ -62,9 +62,13 @@ kernel_names! {
 
     // Select (`kernels/src/kernels/select.rs`; the select kernels themselves are
     // [`SELECT_KERNELS`]).
-    /// `select_ordered_prepare(state, states_words, append)`: prepares an ordered select's state
-    /// (count, start, tile states) before the select launch, which may start early.
+    /// `select_ordered_prepare(state, states, words, append)`: prepares an ordered select's state
+    /// (start, tile states) before the select launch, which may start early.
     SELECT_ORDERED_PREPARE = "select_ordered_prepare";
+    /// The ordered select's generic path (items of any size, by flag): the parameters of
+    /// [`SELECT_KERNELS`]' `bytes` kernels, then the start, the tile states and the
+    /// forced-fallback switch.
+    SELECT_ORDERED_BYTES = "select_ordered_bytes";
 
     // Timing (`kernels/src/kernels/timing.rs`).
     /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
@@ -127,19 +131,35 @@ pub const SELECT_ITEM_TYPES: [&str; 12] =
     ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16", "bytes"];
 /// The select variants, as kernel-name infixes (`warpwork::select::Variant` in this order).
 pub const SELECT_VARIANTS: [&str; 4] = ["lane", "warp", "block", "ordered"];
+/// The tile classes of the ordered select's typed kernels, smallest first, as kernel-name
+/// infixes (`warpwork_abi::select::ORDERED_TILES` gives their shapes).
+pub const ORDERED_TILE_NAMES: [&str; 3] = ["small", "medium", "large"];
 
 macro_rules! select_names {
     ($($t:literal),*) => {
-        [$(concat!("select_lane_", $t), concat!("select_warp_", $t), concat!("select_block_", $t),
-           concat!("select_ordered_", $t)),*]
+        [$(concat!("select_lane_", $t), concat!("select_warp_", $t), concat!("select_block_", $t)),*]
     };
 }
 
-/// The select kernels `select_{variant}_{type}` (`kernels/src/kernels/select.rs`), variants of
-/// one type together: `(items, flags, n, op, a, b, out, capacity, counter)`, and for the ordered
-/// ones the start, the tile states, the chunks per thread and the forced-fallback switch after it. The order is [`SELECT_ITEM_TYPES`] × [`SELECT_VARIANTS`].
-pub const SELECT_KERNELS: [&str; 48] =
+/// The unordered select kernels `select_{variant}_{type}` (`kernels/src/kernels/select.rs`),
+/// variants of one type together: `(items, flags, n, op, a, b, out, capacity, counter)`. The
+/// order is [`SELECT_ITEM_TYPES`] × the first three [`SELECT_VARIANTS`].
+pub const SELECT_KERNELS: [&str; 36] =
     select_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16", "bytes");
+
+macro_rules! ordered_names {
+    ($($t:literal),*) => {
+        [$(concat!("select_ordered_small_", $t), concat!("select_ordered_medium_", $t),
+           concat!("select_ordered_large_", $t)),*]
+    };
+}
+
+/// The ordered select's typed kernels `select_ordered_{tile}_{type}`, tiles of one type
+/// together: the parameters of [`SELECT_KERNELS`], then the start, the tile states and the
+/// forced-fallback switch. The order is the first eleven [`SELECT_ITEM_TYPES`] ×
+/// [`ORDERED_TILE_NAMES`]; the generic path's is [`SELECT_ORDERED_BYTES`].
+pub const SELECT_ORDERED_KERNELS: [&str; 33] =
+    ordered_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16");
 
 macro_rules! scan_names {
     ($($t:literal),*) => {
@@ -159,7 +179,7 @@ pub const SCAN_KERNELS: [&str; 36] = scan_names!("u32", "i32", "u64", "i64", "f3
 /// Every exported kernel: what the host loads once per module, and what both shipped PTX
 /// modules export (checked by a host test).
 pub fn all_kernels() -> impl Iterator<Item = &'static str> {
-    NAMED_KERNELS.iter().chain(SELECT_KERNELS.iter()).chain(SCAN_KERNELS.iter()).copied()
+    NAMED_KERNELS.iter().chain(&SELECT_KERNELS).chain(&SELECT_ORDERED_KERNELS).chain(&SCAN_KERNELS).copied()
 }
 
 #[cfg(test)]
@@ -171,14 +191,14 @@ mod tests {
     #[test]
     fn select_names_follow_types_and_variants() {
         for (t, ty) in SELECT_ITEM_TYPES.iter().enumerate() {
-            for (v, var) in SELECT_VARIANTS.iter().enumerate() {
-                let name = SELECT_KERNELS[4 * t + v];
-                assert_eq!(
-                    name.strip_prefix("select_").and_then(|r| r.strip_suffix(ty)),
-                    Some(&*std::format!("{var}_"))
-                );
+            for (v, var) in SELECT_VARIANTS[..3].iter().enumerate() {
+                assert_eq!(SELECT_KERNELS[3 * t + v], std::format!("select_{var}_{ty}"));
+            }
+            for (k, tile) in ORDERED_TILE_NAMES.iter().enumerate().filter(|_| *ty != "bytes") {
+                assert_eq!(SELECT_ORDERED_KERNELS[3 * t + k], std::format!("select_ordered_{tile}_{ty}"));
             }
         }
+        assert_eq!(SELECT_ORDERED_BYTES, "select_ordered_bytes");
     }
 
     #[test]

@@ -17,48 +17,41 @@ pub const fn select_items(size: usize) -> usize {
 /// Items per thread of the generic path's kernels (`select_*_bytes`), unordered and ordered.
 pub const BYTES_ITEMS: usize = 16;
 
-/// The most 16-byte chunks per thread an ordered typed tile may have for items of `size` bytes
-/// (1, 2, 4, 8 or 16): a thread keeps one bit per item in 128 bits, and the kernels unroll their
-/// loops to this bound.
-pub const fn ordered_max_chunks(size: usize) -> usize {
-    if size == 1 {
-        8
+/// The tile shapes of the ordered select's typed kernels (`select_ordered_{tile}_{type}`,
+/// tiles named by `kernels::ORDERED_TILE_NAMES`): (warps per block, 16-byte chunks per thread)
+/// for 2- to 16-byte items ([`ordered_tile`] gives 1-byte items theirs). A tile waits in shared
+/// memory, not in registers, so that a block waiting for its look-back holds few. Chosen on an
+/// H100 (2026-11-25) among 13 shapes measured side by side for 4-byte items (docs/select.md):
+/// small inputs want few chunks per thread (latency: a thread's chunks are handled one after
+/// the other), large ones tiles that many blocks keep resident (4 warps × 12 chunks, 24 KiB:
+/// nine blocks per SM), and the medium ones between.
+pub const ORDERED_TILES: [(u32, usize); 3] = [(8, 2), (8, 8), (4, 12)];
+
+/// Which of [`ORDERED_TILES`] serves an ordered select of `n` items of `size` bytes (by the
+/// input's bytes: up to 2 MiB, up to 128 MiB, more).
+pub const fn ordered_tile_class(size: usize, n: u64) -> usize {
+    let bytes = n.saturating_mul(size as u64);
+    if bytes <= 2 << 20 {
+        0
+    } else if bytes <= 128 << 20 {
+        1
     } else {
-        12
+        2
     }
 }
 
-/// The tile shape of an ordered typed select of `n` items of `size` bytes: (warps per block,
-/// 16-byte chunks per thread). A tile waits in shared memory, not in registers, so a block
-/// waiting for its look-back holds few registers. Chosen on an H100 (2026-11-25) from the
-/// shapes measured side by side for 4-byte items (docs/select.md): small inputs want few chunks
-/// per thread (latency: each thread's chunks are handled one after the other), large ones large
-/// tiles that many blocks keep resident (four warps × 12 chunks, 24 KiB: nine blocks per SM).
-pub const fn ordered_shape(size: usize, n: u64) -> (u32, usize) {
-    let bytes = n.saturating_mul(size as u64);
-    let (warps, chunks) = if bytes <= 2 << 20 {
-        (8, 2)
-    } else if bytes <= 8 << 20 {
-        (8, 4)
-    } else if bytes <= 128 << 20 {
-        (8, 8)
-    } else {
-        (4, 12)
-    };
-    let max = ordered_max_chunks(size);
-    (warps, if chunks > max { max } else { chunks })
+/// The shape of tile class `class` for items of `size` bytes: [`ORDERED_TILES`], with at most 8
+/// chunks per thread for 1-byte items (a thread keeps one bit per item, 128 at most).
+pub const fn ordered_tile(size: usize, class: usize) -> (u32, usize) {
+    let (warps, chunks) = ORDERED_TILES[class];
+    (warps, if size == 1 && chunks > 8 { 8 } else { chunks })
 }
 
-/// Items per tile of an ordered typed select of `n` items of `size` bytes ([`ordered_shape`]):
-/// the host launches `ceil(n / ordered_tile_items(size, n))` blocks.
+/// Items per tile of an ordered select of `n` items of `size` bytes: the host launches
+/// `ceil(n / ordered_tile_items(size, n))` blocks of `32 · warps`.
 pub const fn ordered_tile_items(size: usize, n: u64) -> u64 {
-    let (warps, chunks) = ordered_shape(size, n);
+    let (warps, chunks) = ordered_tile(size, ordered_tile_class(size, n));
     (warps as usize * 32 * chunks * 16 / size) as u64
-}
-
-/// Bytes of dynamic shared memory an ordered typed tile of `shape` takes: the tile itself.
-pub const fn ordered_tile_bytes(shape: (u32, usize)) -> u32 {
-    shape.0 * 32 * shape.1 as u32 * 16
 }
 
 /// Which test decides whether an item is kept: the `op` parameter of the select kernels, with
@@ -120,18 +113,18 @@ mod tests {
     }
 
     #[test]
-    fn ordered_shapes_fit_the_kernels() {
+    fn ordered_tiles_fit_the_kernels() {
         assert_eq!(ordered_tile_items(4, 1 << 16), 2048);
+        assert_eq!(ordered_tile_items(4, 1 << 24), 8192);
         assert_eq!(ordered_tile_items(4, 1 << 28), 6144);
+        assert_eq!(ordered_tile(1, 2), (4, 8));
         for size in [1, 2, 4, 8, 16] {
-            // A thread's keep bits fit the kernels' 128-bit mask.
-            assert!(ordered_max_chunks(size) * 16 / size <= 128);
-            for log2 in 0..44 {
-                let (warps, chunks) = ordered_shape(size, 1 << log2);
-                assert!((1..=ordered_max_chunks(size)).contains(&chunks) && warps <= 32);
-                // The tile, plus the kernels' few static bytes, within the 48 KiB a block gets
-                // without asking.
-                assert!(ordered_tile_bytes((warps, chunks)) <= 40 << 10);
+            for class in 0..ORDERED_TILES.len() {
+                let (warps, chunks) = ordered_tile(size, class);
+                // A thread's keep bits fit 128; the tile fits the 48 KiB of static shared
+                // memory a block gets without asking.
+                assert!(chunks * 16 / size <= 128 && warps <= 32);
+                assert!(warps as usize * 32 * chunks * 16 <= 40 << 10);
             }
         }
     }

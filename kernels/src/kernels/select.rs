@@ -1,5 +1,6 @@
-//! Select kernels, named `select_{variant}_{type}` with variant `lane`, `warp`, `block` or
-//! `ordered`:
+//! Select kernels, named `select_{variant}_{type}` with variant `lane`, `warp` or `block`, and
+//! `select_ordered_{tile}_{type}` with tile `small`, `medium` or `large` (and
+//! `select_ordered_bytes` for the generic path):
 //!
 //! * `{type}` a primitive number (`u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `u64`, `i64`, `f32`,
 //!   `f64`): by flag or by value test. Parameters `(items, flags, n, op, a, b, out, capacity,
@@ -13,14 +14,13 @@
 //! counter: `start` (a `u64` holding the first output slot, not written by the launch), the
 //! look-back's tile states (`warpwork_abi::scan::tile_state_words(8, tiles)` 32-bit words,
 //! 16-byte aligned, zeroed before every launch: `select_ordered_prepare` does both, and the
-//! select may be its programmatic dependent), for the typed ones `chunks` (`u32`, 16-byte chunks
-//! per thread), and `forced_fallback` (`u32`, non-zero in tests only). Unordered kernels:
-//! `ceil(n / (select_items(size) · 256))` blocks of 256 (generic path: `BYTES_ITEMS`); ordered
-//! typed: the shape `warpwork_abi::select::ordered_shape(size, n)` gives (warps per block,
-//! chunks), `ceil(n / ordered_tile_items(size, n))` blocks, `ordered_tile_bytes(shape)` bytes of
-//! dynamic shared memory; ordered generic: `ceil(n / (BYTES_ITEMS · 256))` blocks of 256.
+//! select may be its programmatic dependent) and `forced_fallback` (`u32`, non-zero in tests
+//! only). Unordered kernels: `ceil(n / (select_items(size) · 256))` blocks of 256 (generic path:
+//! `BYTES_ITEMS`); ordered typed: the tile class `warpwork_abi::select::ordered_tile_class(size,
+//! n)` names the kernel, `ordered_tile(size, class)` its shape (warps per block, chunks per
+//! thread), `ceil(n / ordered_tile_items(size, n))` blocks; ordered generic: `ceil(n /
+//! (BYTES_ITEMS · 256))` blocks of 256. No select kernel takes dynamic shared memory.
 
-use crate::arch::dynamic_shared;
 use crate::device::lookback::TileStates;
 use crate::device::select::{
     op, prepare_ordered_state, select_bytes_ordered_tile, select_bytes_tile, select_ordered_tile, select_tile, Reserve,
@@ -28,7 +28,7 @@ use crate::device::select::{
 use crate::static_shared;
 
 use warpwork_abi::scan::tile_load;
-use warpwork_abi::select::{ordered_max_chunks, select_items, BYTES_ITEMS};
+use warpwork_abi::select::{ordered_tile, select_items, BYTES_ITEMS};
 
 macro_rules! select_kernel {
     ($name:ident, $t:ty, $reserve:expr) => {
@@ -51,17 +51,30 @@ macro_rules! select_kernel {
     };
 }
 
-/// An ordered typed kernel's body for items `$t`, kept by the test `($op, $a, $b)`: the tile in
-/// dynamic shared memory (`blockDim.x · chunks` 16-byte chunks), the rest static.
+/// The tile shape of `T`'s ordered kernel of tile class `CLASS`: (warps, chunks per thread).
+const fn ordered_shape<T>(class: usize) -> (u32, usize) {
+    ordered_tile(core::mem::size_of::<T>(), class)
+}
+
+/// 16-byte chunks in a tile of `T` of tile class `class` (the size of its `OrderedShared`).
+pub(crate) const fn ordered_slots<T>(class: usize) -> usize {
+    ordered_shape::<T>(class).0 as usize * 32 * ordered_shape::<T>(class).1
+}
+
+/// An ordered typed kernel's body for items `$t` and tile class `$class`, kept by the test
+/// `($op, $a, $b)`.
 macro_rules! ordered_body {
-    ($name:ident, $t:ty, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr, $capacity:expr,
-     $counter:expr, $start:expr, $states:expr, $chunks:expr, $forced:expr) => {{
-        const MAX_CHUNKS: usize = ordered_max_chunks(core::mem::size_of::<$t>());
-        let smem = static_shared!($name: [crate::device::select::OrderedShared; 1]);
-        select_ordered_tile::<$t, MAX_CHUNKS, { tile_load::ASYNC }>(
+    ($name:ident, $t:ty, $class:literal, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr,
+     $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr) => {{
+        const WARPS: usize = ordered_shape::<$t>($class).0 as usize;
+        const CHUNKS: usize = ordered_shape::<$t>($class).1;
+        const SLOTS: usize = ordered_slots::<$t>($class);
+        // (Paths in full: the declaration sits in a module of its own.)
+        let smem = static_shared!(
+            $name: [crate::device::select::OrderedShared<{ crate::kernels::select::ordered_slots::<$t>($class) }>; 1]
+        );
+        select_ordered_tile::<$t, WARPS, CHUNKS, SLOTS, { tile_load::ASYNC }>(
             smem,
-            dynamic_shared(),
-            $chunks as usize,
             $items,
             $flags,
             $n,
@@ -78,8 +91,8 @@ macro_rules! ordered_body {
     }};
 }
 
-macro_rules! select_ordered_kernel {
-    ($name:ident, $t:ty) => {
+macro_rules! select_ordered_kernels {
+    ($t:ty: $($name:ident = $class:literal),*) => {$(
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             items: *const $t,
@@ -93,12 +106,12 @@ macro_rules! select_ordered_kernel {
             counter: *mut u64,
             start: *const u64,
             states: *mut u32,
-            chunks: u32,
             forced_fallback: u32,
         ) {
             ordered_body!(
                 $name,
                 $t,
+                $class,
                 items,
                 flags,
                 n,
@@ -110,33 +123,42 @@ macro_rules! select_ordered_kernel {
                 counter,
                 start,
                 states,
-                chunks,
                 forced_fallback
             )
         }
-    };
+    )*};
 }
 
 macro_rules! select_kernels {
-    ($($t:ty: $lane:ident, $warp:ident, $block:ident, $ordered:ident;)*) => {$(
+    ($($t:ty: $lane:ident, $warp:ident, $block:ident, $small:ident, $medium:ident, $large:ident;)*) => {$(
         select_kernel!($lane, $t, Reserve::Lane);
         select_kernel!($warp, $t, Reserve::Warp);
         select_kernel!($block, $t, Reserve::Block);
-        select_ordered_kernel!($ordered, $t);
+        select_ordered_kernels!($t: $small = 0, $medium = 1, $large = 2);
     )*};
 }
 
 select_kernels! {
-    u8: select_lane_u8, select_warp_u8, select_block_u8, select_ordered_u8;
-    i8: select_lane_i8, select_warp_i8, select_block_i8, select_ordered_i8;
-    u16: select_lane_u16, select_warp_u16, select_block_u16, select_ordered_u16;
-    i16: select_lane_i16, select_warp_i16, select_block_i16, select_ordered_i16;
-    u32: select_lane_u32, select_warp_u32, select_block_u32, select_ordered_u32;
-    i32: select_lane_i32, select_warp_i32, select_block_i32, select_ordered_i32;
-    u64: select_lane_u64, select_warp_u64, select_block_u64, select_ordered_u64;
-    i64: select_lane_i64, select_warp_i64, select_block_i64, select_ordered_i64;
-    f32: select_lane_f32, select_warp_f32, select_block_f32, select_ordered_f32;
-    f64: select_lane_f64, select_warp_f64, select_block_f64, select_ordered_f64;
+    u8: select_lane_u8, select_warp_u8, select_block_u8,
+        select_ordered_small_u8, select_ordered_medium_u8, select_ordered_large_u8;
+    i8: select_lane_i8, select_warp_i8, select_block_i8,
+        select_ordered_small_i8, select_ordered_medium_i8, select_ordered_large_i8;
+    u16: select_lane_u16, select_warp_u16, select_block_u16,
+        select_ordered_small_u16, select_ordered_medium_u16, select_ordered_large_u16;
+    i16: select_lane_i16, select_warp_i16, select_block_i16,
+        select_ordered_small_i16, select_ordered_medium_i16, select_ordered_large_i16;
+    u32: select_lane_u32, select_warp_u32, select_block_u32,
+        select_ordered_small_u32, select_ordered_medium_u32, select_ordered_large_u32;
+    i32: select_lane_i32, select_warp_i32, select_block_i32,
+        select_ordered_small_i32, select_ordered_medium_i32, select_ordered_large_i32;
+    u64: select_lane_u64, select_warp_u64, select_block_u64,
+        select_ordered_small_u64, select_ordered_medium_u64, select_ordered_large_u64;
+    i64: select_lane_i64, select_warp_i64, select_block_i64,
+        select_ordered_small_i64, select_ordered_medium_i64, select_ordered_large_i64;
+    f32: select_lane_f32, select_warp_f32, select_block_f32,
+        select_ordered_small_f32, select_ordered_medium_f32, select_ordered_large_f32;
+    f64: select_lane_f64, select_warp_f64, select_block_f64,
+        select_ordered_small_f64, select_ordered_medium_f64, select_ordered_large_f64;
 }
 
 /// A 16-byte item as the `bytes16` kernels move it.
@@ -176,39 +198,48 @@ select_bytes16_kernel!(select_lane_bytes16, Reserve::Lane);
 select_bytes16_kernel!(select_warp_bytes16, Reserve::Warp);
 select_bytes16_kernel!(select_block_bytes16, Reserve::Block);
 
-/// Order-preserving select of 16-byte items by flag.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn select_ordered_bytes16(
-    items: *const Bytes16,
-    flags: *const u8,
-    n: u64,
-    out: *mut Bytes16,
-    capacity: u64,
-    counter: *mut u64,
-    start: *const u64,
-    states: *mut u32,
-    chunks: u32,
-    forced_fallback: u32,
-) {
-    let zero = Bytes16::default();
-    ordered_body!(
-        select_ordered_bytes16,
-        Bytes16,
-        items,
-        flags,
-        n,
-        op::FLAGGED,
-        zero,
-        zero,
-        out,
-        capacity,
-        counter,
-        start,
-        states,
-        chunks,
-        forced_fallback
-    )
+/// Order-preserving select of 16-byte items by flag, one kernel per tile class.
+macro_rules! select_ordered_bytes16_kernels {
+    ($($name:ident = $class:literal),*) => {$(
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            items: *const Bytes16,
+            flags: *const u8,
+            n: u64,
+            out: *mut Bytes16,
+            capacity: u64,
+            counter: *mut u64,
+            start: *const u64,
+            states: *mut u32,
+            forced_fallback: u32,
+        ) {
+            let zero = Bytes16::default();
+            ordered_body!(
+                $name,
+                [u32; 4], // Bytes16, by a path the shared declaration's module resolves
+                $class,
+                items,
+                flags,
+                n,
+                op::FLAGGED,
+                zero,
+                zero,
+                out,
+                capacity,
+                counter,
+                start,
+                states,
+                forced_fallback
+            )
+        }
+    )*};
 }
+
+select_ordered_bytes16_kernels!(
+    select_ordered_small_bytes16 = 0,
+    select_ordered_medium_bytes16 = 1,
+    select_ordered_large_bytes16 = 2
+);
 
 /// Prepares an ordered select's state (`state[0]` the count, `state[1]` the start; `states` the
 /// tile states, `words` 32-bit words, 16-byte aligned) before the select, which is launched as

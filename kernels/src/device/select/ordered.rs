@@ -2,14 +2,15 @@
 //! ([`crate::device::lookback`]): block `b` selects from tile `b` and learns how many items all
 //! earlier tiles keep from their published counts.
 //!
-//! A tile is `W` warps (the block) × 32 lanes × `C` 16-byte chunks. Each warp owns a contiguous
+//! A tile is `WARPS` warps × 32 lanes × `CHUNKS` 16-byte chunks. Each warp owns a contiguous
 //! share of it, read **warp-striped**: lane `l`'s `k`-th chunk is chunk `32·k + l` of the share,
 //! so every warp load covers 512 consecutive bytes (copied straight into shared memory with
 //! `cp.async` on sm_90), and the share keeps input order as (chunk, item in chunk). The tile
 //! waits in shared memory, not in registers, so a block waiting for its look-back holds few
-//! registers and many tiles stay resident per SM. The shape is chosen per launch
-//! (`warpwork_abi::select::ordered_shape`): small tiles of few chunks per thread for small
-//! inputs (latency), larger ones for large inputs (fewer tiles, more bytes resident per SM).
+//! registers and many tiles stay resident per SM. Three shapes are shipped
+//! (`warpwork_abi::select::ORDERED_TILES`), chosen per launch by the input's size: small tiles
+//! of few chunks per thread for small inputs (latency), larger ones for large inputs (fewer
+//! tiles, more bytes resident per SM).
 //!
 //! 1. **Count**: each lane reads its chunks back from shared memory, tests their items and keeps
 //!    one bit per item (`[u32; 4]`, at most 128 items per thread); one warp sum per warp, one
@@ -45,10 +46,12 @@ use warpwork_abi::scan::tile_load;
 /// The most warps an ordered tile's block may have (the size of [`OrderedShared::totals`]).
 const MAX_WARPS: usize = 32;
 
-/// The static shared memory of [`select_ordered_tile`], one per block (the tile itself is in
-/// dynamic shared memory).
+/// The shared memory of [`select_ordered_tile`] for tiles of `SLOTS` 16-byte chunks (threads ×
+/// chunks per thread): one allocation of this per block.
 #[repr(C, align(16))]
-pub struct OrderedShared {
+pub struct OrderedShared<const SLOTS: usize> {
+    /// The tile, each warp's share in load order; then each share's kept items, compacted.
+    chunks: [[u32; 4]; SLOTS],
     /// Kept items per warp.
     totals: [u32; MAX_WARPS],
     /// The tile's first output slot: the start plus every earlier tile's kept count.
@@ -69,32 +72,35 @@ struct Recount<T> {
     b: T,
 }
 
-/// Order-preserving select of tile `blockIdx.x` (the block's warps × `chunks` 16-byte chunks
-/// per thread) of `items[..n]`: keeps item `i` where `flags[i] != 0` ([`op::FLAGGED`]) or where
+/// Order-preserving select of tile `blockIdx.x` (`WARPS` warps × `CHUNKS` 16-byte chunks per
+/// thread) of `items[..n]`: keeps item `i` where `flags[i] != 0` ([`op::FLAGGED`]) or where
 /// [`test`]`(op, items[i], a, b)` holds, and writes the kept items in input order to `out` from
 /// slot `*start` on (see the module docs). The last tile's block stores `*start` + the kept
 /// count in `*counter`. Slots at or past `capacity` are not written (the count still says how
 /// many there were). `LOAD` is a [`tile_load`] mode; `forced_fallback` makes the look-back fall
 /// back at once and odd tiles publish late (tests).
 ///
-/// `start`, `counter` and `states` are read or written only after `griddepcontrol.wait`, so the
-/// kernel may be launched as a programmatic dependent of the one that prepares them
-/// ([`prepare_ordered_state`]).
+/// `start`, `counter` and `states` are touched only after `griddepcontrol.wait`, so the kernel
+/// may be launched as a programmatic dependent of the one that prepares them
+/// ([`prepare_ordered_state`]): its blocks load and count their tiles meanwhile.
 ///
 /// # Safety
-/// `1 ≤ chunks ≤ MAX_CHUNKS`, `MAX_CHUNKS · 16 / size_of::<T>() ≤ 128`; the block has at most 32
-/// warps; the launch has `ceil(n / tile)` blocks; `items` (and `flags` for [`op::FLAGGED`]) hold
+/// `SLOTS == 32 · WARPS · CHUNKS`, `CHUNKS · 16 / size_of::<T>() ≤ 128`; the launch has
+/// `ceil(n / tile)` blocks of `32 · WARPS` threads; `items` (and `flags` for [`op::FLAGGED`]) hold
 /// `n` elements, `T`-aligned; `out` holds `capacity` and does not overlap `items`; `counter` and
 /// `start` are global `u64`s (`start` not written during the launch); `states` holds the
-/// launch's tile states, zeroed; `smem` points to an [`OrderedShared`] and `tile` to
-/// `blockDim.x · chunks` 16-byte aligned chunks of shared memory, used by nothing else; every
-/// thread calls this with the same arguments.
+/// launch's tile states, zeroed; `smem` points to an [`OrderedShared`] used by nothing else;
+/// every thread calls this with the same arguments.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const LOAD: u8>(
-    smem: *mut OrderedShared,
-    tile_chunks: *mut [u32; 4],
-    chunks: usize,
+pub unsafe fn select_ordered_tile<
+    T: SelectValue,
+    const WARPS: usize,
+    const CHUNKS: usize,
+    const SLOTS: usize,
+    const LOAD: u8,
+>(
+    smem: *mut OrderedShared<SLOTS>,
     items: *const T,
     flags: *const u8,
     n: u64,
@@ -109,10 +115,10 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const
     forced_fallback: bool,
 ) {
     let v = 16 / core::mem::size_of::<T>();
-    const { assert!(MAX_CHUNKS * 16 / core::mem::size_of::<T>() <= 128) };
-    let warps = (block_dim_x() / WARP_SIZE) as usize;
-    let per_warp = WARP_SIZE as usize * chunks * v;
-    let tile_len = warps * per_warp;
+    const { assert!(WARPS <= MAX_WARPS && SLOTS == WARPS * 32 * CHUNKS) };
+    const { assert!(CHUNKS * 16 / core::mem::size_of::<T>() <= 128) };
+    let per_warp = WARP_SIZE as usize * CHUNKS * v;
+    let tile_len = WARPS * per_warp;
     let tile = block_idx_x() as usize;
     let n = n as usize;
     let valid = (n - tile * tile_len).min(tile_len);
@@ -120,7 +126,7 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const
     let share = tile * tile_len + warp * per_warp;
     // Items of this warp's share inside the input (the last tile's shares may hold fewer).
     let limit = valid.saturating_sub(warp * per_warp);
-    let region = tile_chunks.add(warp * WARP_SIZE as usize * chunks);
+    let region = (addr_of_mut!((*smem).chunks) as *mut [u32; 4]).add(warp * WARP_SIZE as usize * CHUNKS);
     let mine = |k: usize| region.add(WARP_SIZE as usize * k + lane);
     // Index inside the share of item `j` of this lane's chunk `k`.
     let at = |k: usize, j: usize| (WARP_SIZE as usize * k + lane) * v + j;
@@ -147,32 +153,22 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const
         let chunk_src = |k: usize| src.add(WARP_SIZE as usize * k + lane);
         if LOAD == tile_load::ASYNC && cfg!(feature = "sm90") {
             #[cfg(feature = "sm90")]
-            for k in 0..MAX_CHUNKS {
-                if k < chunks {
-                    crate::arch::copy_async_16(mine(k), chunk_src(k));
-                }
+            for k in 0..CHUNKS {
+                crate::arch::copy_async_16(mine(k), chunk_src(k));
             }
         } else {
             // Four chunks at a time through registers.
-            for k0 in (0..MAX_CHUNKS).step_by(4) {
-                let mut four = [[0u32; 4]; 4];
-                for (q, c) in four.iter_mut().enumerate() {
-                    if k0 + q < chunks {
-                        *c = load_nc_v4_u32(chunk_src(k0 + q));
-                    }
-                }
-                for (q, &c) in four.iter().enumerate() {
-                    if k0 + q < chunks {
-                        store_shared_v4(mine(k0 + q), c);
-                    }
+            for k0 in (0..CHUNKS).step_by(4) {
+                let four =
+                    [0, 1, 2, 3].map(|q| if k0 + q < CHUNKS { load_nc_v4_u32(chunk_src(k0 + q)) } else { [0; 4] });
+                for (q, &c) in four.iter().enumerate().filter(|(q, _)| k0 + q < CHUNKS) {
+                    store_shared_v4(mine(k0 + q), c);
                 }
             }
         }
         if flagged {
-            for k in 0..MAX_CHUNKS {
-                if k < chunks {
-                    set(&mut keep, k, nonzero_bytes(load_flag_run(flags.add(share + at(k, 0)), v), v));
-                }
+            for k in 0..CHUNKS {
+                set(&mut keep, k, nonzero_bytes(load_flag_run(flags.add(share + at(k, 0)), v), v));
             }
         }
         #[cfg(feature = "sm90")]
@@ -181,18 +177,16 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const
             crate::arch::copy_async_wait_all();
         }
         if !flagged {
-            for k in 0..MAX_CHUNKS {
-                if k < chunks {
-                    set(&mut keep, k, passing(load_shared_v4(mine(k)), op, a, b));
-                }
+            for k in 0..CHUNKS {
+                set(&mut keep, k, passing(load_shared_v4(mine(k)), op, a, b));
             }
         }
     } else {
-        // Item by item (straight to shared memory: a chunk assembled in registers would go
-        // through the stack where the compiler does not unroll the loop).
-        for k in 0..chunks {
+        // Item by item, straight to shared memory, in loops kept from unrolling (the last tile
+        // only: unrolled, this path was a third of each kernel's code).
+        for k in 0..opaque(CHUNKS) {
             let mut bits = 0u32;
-            for j in 0..v {
+            for j in 0..opaque(v) {
                 let (i, slot) = (at(k, j), (mine(k) as *mut T).add(j));
                 if i < limit {
                     let x = *items.add(share + i);
@@ -216,10 +210,10 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    compact_share::<T, MAX_CHUNKS>(region, chunks, keep);
+    compact_share::<T, CHUNKS>(region, keep);
     if warp == 0 {
         let reduce = |j: usize| count_tile(recount, j * tile_len, tile_len);
-        let aggregate = counts(totals, warps, 0).2;
+        let aggregate = counts::<WARPS>(totals, 0).2;
         // The state is the preparing kernel's (a programmatic dependent launch may start early).
         grid_dependency_wait();
         let earlier = publish_and_look_back(states, tile, aggregate as u64, forced_fallback, reduce);
@@ -231,7 +225,7 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const
 
     // Write: the warp's kept items, 32 consecutive ones per store. (The counts are read again
     // from shared memory: kept in registers, they would be live across the look-back.)
-    let (before, warp_kept, aggregate) = counts(totals, warps, warp);
+    let (before, warp_kept, aggregate) = counts::<WARPS>(totals, warp);
     let tile_first = read_volatile(first_slot);
     let first = tile_first.wrapping_add(before as u64);
     let end = warp_kept.min(super::room_after(first, capacity));
@@ -258,9 +252,9 @@ pub unsafe fn select_ordered_tile<T: SelectValue, const MAX_CHUNKS: usize, const
 /// From the warps' kept counts in `totals`: (kept by the warps before `warp`, by `warp`, by the
 /// tile).
 #[inline(always)]
-unsafe fn counts(totals: *const u32, warps: usize, warp: usize) -> (u32, u32, u32) {
+unsafe fn counts<const WARPS: usize>(totals: *const u32, warp: usize) -> (u32, u32, u32) {
     let (mut before, mut mine, mut all) = (0, 0, 0);
-    for w in 0..warps {
+    for w in 0..WARPS {
         let t = load_shared(totals.add(w));
         if w < warp {
             before += t;
@@ -295,12 +289,12 @@ fn passing<T: SelectValue>(chunk: [u32; 4], op: u32, a: T, b: T) -> u32 {
     bits
 }
 
-/// Moves the warp's kept items (bit `k·v + j` of `keep` on each lane: item `j` of its chunk `k`,
-/// `k < chunks ≤ MAX_CHUNKS`) to the front of its share `region`, in order. Chunk row `k` (chunk `k` of every lane) holds
+/// Moves the warp's kept items (bit `k·v + j` of `keep` on each lane: item `j` of its chunk `k`)
+/// to the front of its share `region`, in order. Chunk row `k` (chunk `k` of every lane) holds
 /// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
 /// the warp has read already: each row is read, the warp synchronised, then written.
 #[inline(always)]
-unsafe fn compact_share<T: SelectValue, const MAX_CHUNKS: usize>(region: *mut [u32; 4], chunks: usize, keep: u128) {
+unsafe fn compact_share<T: SelectValue, const CHUNKS: usize>(region: *mut [u32; 4], keep: u128) {
     let v = 16 / core::mem::size_of::<T>();
     let lane = lane_id() as usize;
     // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
@@ -311,18 +305,15 @@ unsafe fn compact_share<T: SelectValue, const MAX_CHUNKS: usize>(region: *mut [u
     let stage = region as *mut T;
     let mut run = 0u32;
     let mut row = 0;
-    while row < MAX_CHUNKS && row < chunks {
+    while row < CHUNKS {
         let mut packed = 0u32;
-        for q in 0..fields.min(MAX_CHUNKS - row) {
+        for q in 0..fields.min(CHUNKS - row) {
             packed |= popc(row_bits(row + q)) << (field as usize * q);
         }
         let inclusive = warp_inclusive_sum(packed);
         let (exclusive, rows) = (inclusive - packed, shfl_idx(inclusive, WARP_SIZE - 1));
-        for q in 0..fields.min(MAX_CHUNKS - row) {
+        for q in 0..fields.min(CHUNKS - row) {
             let k = row + q;
-            if k >= chunks {
-                break;
-            }
             let chunk = load_shared_v4(region.add(WARP_SIZE as usize * k + lane));
             sync_warp();
             let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
