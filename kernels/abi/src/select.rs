@@ -86,6 +86,65 @@ pub fn test<T: PartialOrd + Default + Copy>(op: u32, v: T, a: T, b: T) -> bool {
     }
 }
 
+/// A value test on an integer type as one unsigned range check, prepared once per launch: item
+/// `x` passes when `any` and `key(x) − lo ≤ last` (wrapping), `key(x)` being `x`'s bits with the
+/// sign bit flipped for signed types (so that keys order as values do). It decides exactly as
+/// [`test`] does (checked for every code and edge operand by the tests below), in two or three
+/// instructions and without a branch on the code per item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRange<K> {
+    /// The first key that passes.
+    pub lo: K,
+    /// How many keys after `lo` pass too.
+    pub last: K,
+    /// Whether any key passes.
+    pub any: bool,
+}
+
+/// The integer item types of the value tests, with their [`KeyRange`] form.
+pub trait RangeTest: Copy {
+    /// The unsigned type of the same width.
+    type Key: Copy;
+    /// `x`'s key: its bits, the sign bit flipped for signed types.
+    fn key(self) -> Self::Key;
+    /// Test `op` with operands `a`, `b` as a range of keys.
+    fn range(op: u32, a: Self, b: Self) -> KeyRange<Self::Key>;
+    /// Whether `self` passes the test `r` stands for.
+    fn passes(self, r: KeyRange<Self::Key>) -> bool;
+}
+
+macro_rules! range_test {
+    ($($t:ty => $k:ty, $flip:expr;)*) => {$(
+        impl RangeTest for $t {
+            type Key = $k;
+            #[inline(always)]
+            fn key(self) -> $k {
+                (self as $k) ^ $flip
+            }
+            #[inline(always)]
+            fn range(op: u32, a: Self, b: Self) -> KeyRange<$k> {
+                let (ka, kb, zero) = (a.key(), b.key(), (0 as $t).key());
+                match op {
+                    op::LESS => KeyRange { lo: 0, last: ka.wrapping_sub(1), any: ka > 0 },
+                    op::GREATER_EQUAL => KeyRange { lo: ka, last: <$k>::MAX - ka, any: true },
+                    op::IN_RANGE => KeyRange { lo: ka, last: kb.wrapping_sub(ka).wrapping_sub(1), any: kb > ka },
+                    op::EQUAL => KeyRange { lo: ka, last: 0, any: true },
+                    _ => KeyRange { lo: zero.wrapping_add(1), last: <$k>::MAX - 1, any: true },
+                }
+            }
+            #[inline(always)]
+            fn passes(self, r: KeyRange<$k>) -> bool {
+                r.any & (self.key().wrapping_sub(r.lo) <= r.last)
+            }
+        }
+    )*};
+}
+
+range_test! {
+    u8 => u8, 0; i8 => u8, 0x80; u16 => u16, 0; i16 => u16, 0x8000;
+    u32 => u32, 0; i32 => u32, 0x8000_0000; u64 => u64, 0; i64 => u64, 0x8000_0000_0000_0000;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +157,34 @@ mod tests {
         assert!(!test(op::IN_RANGE, 1u64, 2, 4), "below the range");
         assert!(test(op::EQUAL, 7u32, 7, 9) && !test(op::EQUAL, 9u32, 7, 9));
         assert!(test(op::NON_ZERO, 1u32, 0, 0) && !test(op::NON_ZERO, 0u32, 0, 0));
+    }
+
+    /// Every code (an unknown one too) and every pair of operands of `i8` and `u8`, against
+    /// every item: the range form decides as `test` does.
+    #[test]
+    fn range_tests_decide_as_test_does() {
+        fn all<T: RangeTest + PartialOrd + Default + Copy + core::fmt::Debug>(values: &[T]) {
+            for code in [op::LESS, op::GREATER_EQUAL, op::IN_RANGE, op::EQUAL, op::NON_ZERO, 77] {
+                for &a in values {
+                    for &b in values {
+                        let r = T::range(code, a, b);
+                        for &x in values {
+                            assert_eq!(x.passes(r), test(code, x, a, b), "op {code} a {a:?} b {b:?} x {x:?}");
+                        }
+                    }
+                }
+            }
+        }
+        extern crate std;
+        all(&(0..=255u8).collect::<std::vec::Vec<_>>());
+        all(&(-128..=127i8).collect::<std::vec::Vec<_>>());
+        // Wider types at their edges.
+        all(&[i64::MIN, i64::MIN + 1, -2, -1, 0, 1, 2, i64::MAX - 1, i64::MAX]);
+        all(&[0u64, 1, 2, u64::MAX / 2, u64::MAX - 1, u64::MAX]);
+        all(&[i32::MIN, -1, 0, 1, i32::MAX]);
+        all(&[0u32, 1, u32::MAX - 1, u32::MAX]);
+        all(&[i16::MIN, -1, 0, 1, i16::MAX]);
+        all(&[0u16, 1, u16::MAX]);
     }
 
     #[test]

@@ -38,6 +38,14 @@ pub use warpwork_abi::select::op;
 /// (tested with Rust's `PartialOrd`), and `[u32; 4]`, which stands for any 16-byte item and is
 /// only ever kept by flag.
 pub trait SelectValue: PartialOrd + Default + Copy {
+    /// A value test prepared once per launch (from its code and operands) and evaluated per
+    /// item: a [`KeyRange`] for the integers (one range check, no branch on the code per item),
+    /// the code and operands themselves for floats.
+    type Test: Copy;
+    /// Prepares test `op` with operands `a`, `b` (not [`op::FLAGGED`]).
+    fn prepare(op: u32, a: Self, b: Self) -> Self::Test;
+    /// Whether `self` passes `t`: what [`test`] decides.
+    fn passes(self, t: Self::Test) -> bool;
     /// Stores an item into the ordered variant's staging buffer (`st.shared`: a plain store
     /// through the generic pointer would be a generic `ST`, and a 16-byte array would go
     /// through the stack).
@@ -52,11 +60,42 @@ pub trait SelectValue: PartialOrd + Default + Copy {
     unsafe fn load_staged(p: *const Self) -> Self;
 }
 
+/// An integer's value test: its [`KeyRange`].
+macro_rules! key_range {
+    ($t:ty) => {
+        type Test = KeyRange<<$t as RangeTest>::Key>;
+        #[inline(always)]
+        fn prepare(op: u32, a: Self, b: Self) -> Self::Test {
+            <$t as RangeTest>::range(op, a, b)
+        }
+        #[inline(always)]
+        fn passes(self, t: Self::Test) -> bool {
+            RangeTest::passes(self, t)
+        }
+    };
+}
+
+/// A float's value test: Rust's comparisons ([`test`]; NaN has no range).
+macro_rules! compare {
+    ($t:ty) => {
+        type Test = (u32, $t, $t);
+        #[inline(always)]
+        fn prepare(op: u32, a: Self, b: Self) -> Self::Test {
+            (op, a, b)
+        }
+        #[inline(always)]
+        fn passes(self, (op, a, b): Self::Test) -> bool {
+            test(op, self, a, b)
+        }
+    };
+}
+
 /// `$t` staged as `$bits` (`$width` bits, a `$reg` register; 8- and 16-bit items move through
 /// a 32-bit register, which `ld`/`st` of a narrower width accept), converted by `$to`/`$from`.
 macro_rules! staged {
-    ($($t:ty => $bits:ty, $reg:ident, $width:literal, $to:expr, $from:expr;)*) => {$(
+    ($($t:ty => $bits:ty, $reg:ident, $width:literal, $to:expr, $from:expr, $test:ident;)*) => {$(
         impl SelectValue for $t {
+            $test!($t);
             #[inline(always)]
             unsafe fn store_staged(p: *mut Self, v: Self) {
                 let bits: $bits = ($to)(v);
@@ -76,19 +115,25 @@ macro_rules! staged {
     )*};
 }
 staged! {
-    u8 => u32, reg32, "b8", |v: u8| v as u32, |b: u32| b as u8;
-    i8 => u32, reg32, "b8", |v: i8| v as u8 as u32, |b: u32| b as u8 as i8;
-    u16 => u32, reg32, "b16", |v: u16| v as u32, |b: u32| b as u16;
-    i16 => u32, reg32, "b16", |v: i16| v as u16 as u32, |b: u32| b as u16 as i16;
-    u32 => u32, reg32, "b32", |v: u32| v, |b: u32| b;
-    i32 => u32, reg32, "b32", |v: i32| v as u32, |b: u32| b as i32;
-    f32 => u32, reg32, "b32", f32::to_bits, f32::from_bits;
-    u64 => u64, reg64, "b64", |v: u64| v, |b: u64| b;
-    i64 => u64, reg64, "b64", |v: i64| v as u64, |b: u64| b as i64;
-    f64 => u64, reg64, "b64", f64::to_bits, f64::from_bits;
+    u8 => u32, reg32, "b8", |v: u8| v as u32, |b: u32| b as u8, key_range;
+    i8 => u32, reg32, "b8", |v: i8| v as u8 as u32, |b: u32| b as u8 as i8, key_range;
+    u16 => u32, reg32, "b16", |v: u16| v as u32, |b: u32| b as u16, key_range;
+    i16 => u32, reg32, "b16", |v: i16| v as u16 as u32, |b: u32| b as u16 as i16, key_range;
+    u32 => u32, reg32, "b32", |v: u32| v, |b: u32| b, key_range;
+    i32 => u32, reg32, "b32", |v: i32| v as u32, |b: u32| b as i32, key_range;
+    f32 => u32, reg32, "b32", f32::to_bits, f32::from_bits, compare;
+    u64 => u64, reg64, "b64", |v: u64| v, |b: u64| b, key_range;
+    i64 => u64, reg64, "b64", |v: i64| v as u64, |b: u64| b as i64, key_range;
+    f64 => u64, reg64, "b64", f64::to_bits, f64::from_bits, compare;
 }
 
 impl SelectValue for [u32; 4] {
+    // 16-byte items are only ever kept by flag.
+    type Test = ();
+    fn prepare(_: u32, _: Self, _: Self) {}
+    fn passes(self, _: ()) -> bool {
+        false
+    }
     #[inline(always)]
     unsafe fn store_staged(p: *mut Self, v: Self) {
         // Staging slots of 16-byte items are 16-byte aligned (the staging buffer is).
@@ -111,7 +156,7 @@ pub enum Reserve {
     Block,
 }
 
-pub use warpwork_abi::select::test;
+pub use warpwork_abi::select::{test, KeyRange, RangeTest};
 
 /// Global index of item `k` of thread `t`: the tile is read as 16-byte vectors of `vec` items,
 /// vector `k / vec` of every thread before vector `k / vec + 1` of any (group-wise, coalesced).
@@ -207,9 +252,9 @@ unsafe fn load_checked<T: Copy, const ITEMS: usize>(
     in_range
 }
 
-/// Which of a thread's items are kept: in range, and flagged or passing [`test`].
+/// Which of a thread's items are kept: in range, and flagged or passing the test `op`.
 #[inline(always)]
-fn keep_mask<T: PartialOrd + Default + Copy, const ITEMS: usize>(
+fn keep_mask<T: SelectValue, const ITEMS: usize>(
     op: u32,
     a: T,
     b: T,
@@ -217,9 +262,10 @@ fn keep_mask<T: PartialOrd + Default + Copy, const ITEMS: usize>(
     flag: &[bool; ITEMS],
     in_range: &[bool; ITEMS],
 ) -> [bool; ITEMS] {
+    let t = T::prepare(op, a, b);
     let mut keep = [false; ITEMS];
     for k in 0..ITEMS {
-        keep[k] = in_range[k] && if op == op::FLAGGED { flag[k] } else { test(op, vals[k], a, b) };
+        keep[k] = in_range[k] && if op == op::FLAGGED { flag[k] } else { vals[k].passes(t) };
     }
     keep
 }

@@ -29,7 +29,7 @@
 //! the new count (the look-back's fallback does not wait for it), so the count word cannot
 //! double as the start.
 
-use super::{load_flag_run, op, test, vectors_aligned, SelectValue};
+use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
     block_dim_x, block_idx_x, grid_dependency_wait, grid_dim_x, grid_launch_dependents, lane_id, load_nc_v4_u32,
     load_shared, load_shared_v4, opaque, popc, shfl_idx, store_shared_v4, store_v4_u32, sync_threads, sync_warp,
@@ -74,7 +74,7 @@ struct Recount<T> {
 
 /// Order-preserving select of tile `blockIdx.x` (`WARPS` warps × `CHUNKS` 16-byte chunks per
 /// thread) of `items[..n]`: keeps item `i` where `flags[i] != 0` ([`op::FLAGGED`]) or where
-/// [`test`]`(op, items[i], a, b)` holds, and writes the kept items in input order to `out` from
+/// [`super::test`]`(op, items[i], a, b)` holds ([`SelectValue::passes`]), and writes the kept items in input order to `out` from
 /// slot `*start` on (see the module docs). The last tile's block stores `*start` + the kept
 /// count in `*counter`. Slots at or past `capacity` are not written (the count still says how
 /// many there were). `LOAD` is a [`tile_load`] mode; `forced_fallback` makes the look-back fall
@@ -131,6 +131,7 @@ pub unsafe fn select_ordered_tile<
     // Index inside the share of item `j` of this lane's chunk `k`.
     let at = |k: usize, j: usize| (WARP_SIZE as usize * k + lane) * v + j;
     let flagged = op == op::FLAGGED;
+    let t = T::prepare(op, a, b);
     let recount = addr_of_mut!((*smem).recount) as *mut Recount<T>;
     const { assert!(core::mem::size_of::<Recount<T>>() <= 56) };
     if thread_idx_x() == 0 {
@@ -178,7 +179,7 @@ pub unsafe fn select_ordered_tile<
         }
         if !flagged {
             for k in 0..CHUNKS {
-                set(&mut keep, k, passing(load_shared_v4(mine(k)), op, a, b));
+                set(&mut keep, k, passing::<T>(load_shared_v4(mine(k)), t));
             }
         }
     } else {
@@ -191,7 +192,7 @@ pub unsafe fn select_ordered_tile<
                 if i < limit {
                     let x = *items.add(share + i);
                     T::store_staged(slot, x);
-                    let kept = if flagged { *flags.add(share + i) != 0 } else { test(op, x, a, b) };
+                    let kept = if flagged { *flags.add(share + i) != 0 } else { x.passes(t) };
                     bits |= (kept as u32) << j;
                 }
             }
@@ -277,14 +278,14 @@ fn nonzero_bytes(bytes: [u32; 4], v: usize) -> u32 {
     bits
 }
 
-/// Bit `j` set where item `j` of `chunk` (`16 / size_of::<T>()` items) passes [`test`].
+/// Bit `j` set where item `j` of `chunk` (`16 / size_of::<T>()` items) passes `t`.
 #[inline(always)]
-fn passing<T: SelectValue>(chunk: [u32; 4], op: u32, a: T, b: T) -> u32 {
+fn passing<T: SelectValue>(chunk: [u32; 4], t: T::Test) -> u32 {
     let mut bits = 0;
     for j in 0..16 / core::mem::size_of::<T>() {
         // SAFETY: `j` is inside the 16-byte chunk.
         let x = unsafe { (chunk.as_ptr() as *const T).add(j).read() };
-        bits |= (test(op, x, a, b) as u32) << j;
+        bits |= (x.passes(t) as u32) << j;
     }
     bits
 }
@@ -400,9 +401,9 @@ unsafe fn count_tile<T: SelectValue>(r: *const Recount<T>, first: usize, len: us
         }
     } else {
         let items = read_volatile(addr_of!((*r).items)).add(first);
-        let (a, b) = (read_volatile(addr_of!((*r).a)), read_volatile(addr_of!((*r).b)));
+        let t = T::prepare(op, read_volatile(addr_of!((*r).a)), read_volatile(addr_of!((*r).b)));
         while i < opaque(len) as u32 {
-            count += test(op, *items.add(i as usize), a, b) as u32;
+            count += (*items.add(i as usize)).passes(t) as u32;
             sync_warp();
             i += WARP_SIZE;
         }
