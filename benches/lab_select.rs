@@ -36,8 +36,9 @@ fn main() -> warpwork::Result<()> {
         }
     };
     let reps: usize = std::env::var("LAB_REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(21);
-    let only: Vec<u32> =
-        std::env::var("LAB_SIZES").map(|s| s.split_whitespace().map(|x| x.parse().unwrap()).collect()).unwrap_or_default();
+    let only: Vec<u32> = std::env::var("LAB_SIZES")
+        .map(|s| s.split_whitespace().map(|x| x.parse().unwrap()).collect())
+        .unwrap_or_default();
     let cases: Vec<_> = CASES.iter().filter(|c| only.is_empty() || only.contains(&c.0)).copied().collect();
     let roof = gpu.copy_roof_gbps(1 << 30)?;
     println!("device: {}; copy roof {roof:.0} GB/s", gpu.info().name);
@@ -87,7 +88,8 @@ fn main() -> warpwork::Result<()> {
                 let addrs = [s, s + 8, s + states_at];
                 l.read(&d_items).read(&d_flags).value(&nn).value(&op).value(&t).value(&zero).write(out).value(&cap);
                 l.value(&addrs[0]).value(&addrs[1]).value(&addrs[2]).value(&forced);
-                let cfg = LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (warps * 32, 1, 1), shared_mem_bytes: 0 };
+                let cfg =
+                    LaunchConfig { grid_dim: (tiles as u32, 1, 1), block_dim: (warps * 32, 1, 1), shared_mem_bytes: 0 };
                 // SAFETY: the arguments of `select_ordered_u32`, the state sized for `tiles`.
                 unsafe { l.launch(&f, cfg) }
             };
@@ -97,7 +99,10 @@ fn main() -> warpwork::Result<()> {
             let ms = gpu.median_ms(2, reps, || run(&mut state, &mut out))?;
             let occ = f.occupancy_max_active_blocks_per_multiprocessor(warps * 32, 0, None)?;
             table.push((case.clone(), format!("{warps}x{chunks}"), ms, ok));
-            println!("{case:<12} {warps:>2}x{chunks:<4} {ms:>8.4} ms {:>5.1}% roof {occ:>2} blocks/SM{ok}", 100.0 * gbps(bytes, ms) / roof);
+            println!(
+                "{case:<12} {warps:>2}x{chunks:<4} {ms:>8.4} ms {:>5.1}% roof {occ:>2} blocks/SM{ok}",
+                100.0 * gbps(bytes, ms) / roof
+            );
         }
     }
     // One row per kernel shape, one column per case.
@@ -107,13 +112,19 @@ fn main() -> warpwork::Result<()> {
     shapes.sort();
     shapes.dedup();
     shapes.insert(0, "api".into());
-    println!("\n== lab_select summary (ms)\n{:<8}{}", "shape", cases.iter().map(|c| format!("{c:>12}")).collect::<String>());
+    println!(
+        "\n== lab_select summary (ms)\n{:<8}{}",
+        "shape",
+        cases.iter().map(|c| format!("{c:>12}")).collect::<String>()
+    );
     for s in shapes {
         let cell = |c: &String| {
-            table.iter().find(|r| &r.0 == c && (r.1 == s || (s == "api" && r.1.starts_with("api")))).map_or(
-                format!("{:>12}", "—"),
-                |r| format!("{:>12}", format!("{:.4}{}", r.2, if r.3.is_empty() { "" } else { "!" })),
-            )
+            table
+                .iter()
+                .find(|r| &r.0 == c && (r.1 == s || (s == "api" && r.1.starts_with("api"))))
+                .map_or(format!("{:>12}", "—"), |r| {
+                    format!("{:>12}", format!("{:.4}{}", r.2, if r.3.is_empty() { "" } else { "!" }))
+                })
         };
         println!("{s:<8}{}", cases.iter().map(cell).collect::<String>());
     }

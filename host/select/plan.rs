@@ -17,7 +17,6 @@ pub(super) const fn select_items(size: usize) -> u64 {
 /// Items per thread of the generic path (`warpwork_abi::select::BYTES_ITEMS`).
 pub(super) const BYTES_ITEMS: u64 = abi::BYTES_ITEMS as u64;
 
-
 /// The kernel body that serves a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Body {
@@ -246,7 +245,7 @@ mod tests {
             let state = OrderedState { tiles };
             for base in [0x1000u64, 0x1008] {
                 let at = OrderedState::states_offset(base);
-                assert!(at >= 16 && (base + at) % 16 == 0, "after the count and the start, 16-byte aligned");
+                assert!(at >= 16 && (base + at).is_multiple_of(16), "after the count and the start, 16-byte aligned");
                 let end = 4 * state.words_to_end(base) as u64;
                 assert_eq!(end, at + 16 * tiles, "16 bytes per tile");
                 assert!(end <= 8 * state.len(), "inside the state");

@@ -20,8 +20,25 @@ pub const RATES: [f64; 5] = [0.0, 0.01, 0.5, 0.99, 1.0];
 /// The sizes: 0, 1, 31, 32, 33, around the tiles (1024, 2048, 4096, 8192 and 16384 items),
 /// three tiles and a bit, 2^20 + 1, and `largest` when the suite is not small.
 pub fn sizes(largest: usize) -> Vec<usize> {
-    let mut v =
-        vec![0, 1, 31, 32, 33, 1000, 1023, 2049, 4095, 4097, 8191, 8193, 16383, 16385, 3 * 8192 + 5, (1 << 20) + 1, largest];
+    let mut v = vec![
+        0,
+        1,
+        31,
+        32,
+        33,
+        1000,
+        1023,
+        2049,
+        4095,
+        4097,
+        8191,
+        8193,
+        16383,
+        16385,
+        3 * 8192 + 5,
+        (1 << 20) + 1,
+        largest,
+    ];
     let cap = if small() { 1 << 18 } else { usize::MAX };
     v.retain(|&n| n <= cap);
     v.dedup();

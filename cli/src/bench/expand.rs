@@ -134,7 +134,8 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             for s in group {
                 let mut e = gpu.expander(s, p1, p2)?;
                 let name = row_name(s, e.strategy());
-                let (t1, t) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
+                let (t1, t) =
+                    time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
                 let got = {
                     let mut planned = e.pass1(gpu, &d)?;
                     planned.pass2(gpu, &mut out, Dispatch::Persistent)?;

@@ -98,7 +98,12 @@ impl BenchArgs {
     /// The median device time of `f` over [`BenchArgs::reps`] runs after `warmup`: with the
     /// stream held ([`Gpu::median_ms`]), or each run on its own with `--paced`
     /// ([`Gpu::median_paced_ms`]).
-    pub fn median_ms(&self, gpu: &Gpu, warmup: usize, f: impl FnMut() -> warpwork::Result<()>) -> warpwork::Result<f64> {
+    pub fn median_ms(
+        &self,
+        gpu: &Gpu,
+        warmup: usize,
+        f: impl FnMut() -> warpwork::Result<()>,
+    ) -> warpwork::Result<f64> {
         self.median_of(gpu, warmup, self.reps(), f)
     }
 
