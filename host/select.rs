@@ -1,21 +1,23 @@
 //! Stream compaction: keep the items whose flag is set or that pass a value test.
 //!
-//! Three kernels share one body (`kernels/src/device/select.rs`) and differ only in how output
-//! slots are reserved, which is the point of the seed article:
+//! The three unordered variants share one body (`kernels/src/device/select.rs`) and differ only
+//! in how output slots are reserved, which is the point of AMD GPUOpen's "Fast Compaction with
+//! mbcnt"; the fourth keeps input order:
 //!
 //! | [`Variant`] | global atomics | notes |
 //! |---|---|---|
 //! | `Lane`  | one per kept item in the PTX | the naive baseline (ptxas aggregates it per warp, see below) |
 //! | `Warp`  | one per warp of 32 × 16 items | ballot + popc gives each lane its slot |
 //! | `Block` | one per block of 256 × 16 items | plus one shared atomic per warp |
-//! | `Ordered` | one per block (its tile id) | look-back over tiles; input order kept |
+//! | `Ordered` | none | decoupled look-back over tiles; input order kept |
 //!
 //! **The output of `Lane`, `Warp` and `Block` is unordered**: the kept items come out as a
 //! permutation of the kept inputs, grouped by warp in whatever order the atomics were granted;
-//! compare results as multisets. `Ordered` keeps input order, in one pass: each block counts its
-//! tile's kept items, scans the counts, and gets the count of all earlier tiles from a decoupled
-//! look-back (`kernels/src/device/select.rs`, `select_ordered_tile`), then writes its items
-//! through shared memory with coalesced stores.
+//! compare results as multisets. `Ordered` keeps input order, in one pass: each block copies its
+//! tile into shared memory, counts the kept items, compacts them there while one warp learns the
+//! count of all earlier tiles from a decoupled look-back, and writes them with coalesced stores
+//! (`kernels/src/device/select/ordered.rs`; design and measurements in `docs/select.md`). Its
+//! tiles come in three sizes, chosen by the input's size.
 //!
 //! **Items.** By flag ([`Keep::Flagged`], [`Gpu::select_flagged`]): any [`Pod`] type of at
 //! least one byte. Items of 1, 2, 4 or 8 bytes aligned to their size go through the unsigned
@@ -34,7 +36,7 @@
 //! a warp-aggregated one: `VOTEU.ANY` → `FLO` (leader) → `POPC` → one `ATOMG.ADD` per warp and
 //! per loop step, then a shuffle of the base. So on these GPUs "per lane" really costs one atomic
 //! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
-//! block per tile for `Block`. See `docs/compaction.md`.
+//! block per tile for `Block`. See `docs/select.md`.
 
 mod keep;
 mod plan;
@@ -69,7 +71,7 @@ pub enum Variant {
 }
 
 impl Variant {
-    /// All variants, slowest first.
+    /// All variants, in the order of the module docs' table.
     pub const ALL: [Variant; 4] = [Variant::Lane, Variant::Warp, Variant::Block, Variant::Ordered];
 
     /// Lower-case name, as in kernel names and bench tables.
