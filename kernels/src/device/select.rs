@@ -21,9 +21,11 @@
 //! 2^32; only a tile's own counts are 32-bit.
 
 mod bytes;
+mod lookback;
 mod ordered;
 
 pub use bytes::*;
+pub use lookback::prepare_ordered_state;
 pub use ordered::*;
 
 use crate::arch::{

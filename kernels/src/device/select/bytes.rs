@@ -11,7 +11,7 @@
 //! `items` to `out` in words of `u8`, `u16`, `u32` or `u64`: the widest that divides the size
 //! and both addresses ([`copy_word_bytes`]).
 
-use super::ordered::publish_and_look_back;
+use super::lookback::publish_and_look_back;
 use super::{warp_first_slot, Reserve};
 use crate::arch::{
     atomic_add_u64, ballot, block_dim_x, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, lanemask_lt, opaque,

@@ -13,7 +13,7 @@
 //! tiles, more bytes resident per SM).
 //!
 //! 1. **Count**: each lane reads its chunks back from shared memory, tests their items and keeps
-//!    one bit per item (`[u32; 4]`, at most 128 items per thread); one warp sum per warp, one
+//!    one bit per item (a `u128`: at most 128 items per thread); one warp sum per warp, one
 //!    barrier, and every warp knows the kept count of the warps before it and of the tile.
 //! 2. **Look back** (warp 0): publish the tile's count, look back, publish the inclusive count.
 //! 3. **Compact** (every warp, overlapping warp 0's look-back): each warp moves its kept items to
@@ -29,17 +29,15 @@
 //! the new count (the look-back's fallback does not wait for it), so the count word cannot
 //! double as the start.
 
+use super::lookback::{count_tile, publish_and_look_back, Recount};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
-    block_dim_x, block_idx_x, grid_dependency_wait, grid_dim_x, grid_launch_dependents, lane_id, load_nc_v4_u32,
-    load_shared, load_shared_v4, opaque, popc, shfl_idx, store_shared_v4, store_v4_u32, sync_threads, sync_warp,
-    thread_idx_x, warp_id, WARP_SIZE,
+    block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32, load_shared, load_shared_v4, opaque, popc,
+    shfl_idx, store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
-use crate::block::Sum;
-use crate::device::lookback::{fallback_after, forced_stall, look_back, TileStates};
-use crate::device::scan::{STATUS_AGGREGATE, STATUS_PREFIX};
+use crate::device::lookback::TileStates;
 use crate::warp::{warp_inclusive_sum, warp_sum};
-use core::ptr::{addr_of, addr_of_mut, read_volatile, write_volatile};
+use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 
 use warpwork_abi::scan::tile_load;
 
@@ -61,28 +59,17 @@ pub struct OrderedShared<const SLOTS: usize> {
     recount: [u64; 7],
 }
 
-/// The inputs of the look-back's fallback ([`count_tile`]).
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct Recount<T> {
-    items: *const T,
-    flags: *const u8,
-    op: u32,
-    a: T,
-    b: T,
-}
-
 /// Order-preserving select of tile `blockIdx.x` (`WARPS` warps × `CHUNKS` 16-byte chunks per
 /// thread) of `items[..n]`: keeps item `i` where `flags[i] != 0` ([`op::FLAGGED`]) or where
-/// [`super::test`]`(op, items[i], a, b)` holds ([`SelectValue::passes`]), and writes the kept items in input order to `out` from
-/// slot `*start` on (see the module docs). The last tile's block stores `*start` + the kept
+/// [`super::test`]`(op, items[i], a, b)` holds ([`SelectValue::passes`]), and writes the kept
+/// items in input order to `out` from slot `*start` on (see the module docs). The last tile's block stores `*start` + the kept
 /// count in `*counter`. Slots at or past `capacity` are not written (the count still says how
 /// many there were). `LOAD` is a [`tile_load`] mode; `forced_fallback` makes the look-back fall
 /// back at once and odd tiles publish late (tests).
 ///
 /// `start`, `counter` and `states` are touched only after `griddepcontrol.wait`, so the kernel
 /// may be launched as a programmatic dependent of the one that prepares them
-/// ([`prepare_ordered_state`]): its blocks load and count their tiles meanwhile.
+/// ([`super::prepare_ordered_state`]): its blocks load and count their tiles meanwhile.
 ///
 /// # Safety
 /// `SLOTS == 32 · WARPS · CHUNKS`, `CHUNKS · 16 / size_of::<T>() ≤ 128`; the launch has
@@ -329,84 +316,4 @@ unsafe fn compact_share<T: SelectValue, const CHUNKS: usize>(region: *mut [u32; 
         row += fields;
     }
     sync_warp();
-}
-
-/// Prepares an ordered select's state for a launch: the first output slot `*start` (the count so
-/// far, `*count`, when appending; 0 otherwise) and the `words` (a multiple of 4) 32-bit words of
-/// tile states at `states` (16-byte aligned), zeroed. A grid-stride loop over any grid. Lets the
-/// select launched after it as a programmatic dependent start at once: that one waits for this
-/// grid before it touches the state.
-///
-/// # Safety
-/// `count` and `start` are global `u64`s, `states` holds `words` words; nothing else touches them
-/// during the launch.
-#[inline(always)]
-pub unsafe fn prepare_ordered_state(count: *const u64, start: *mut u64, states: *mut u32, words: usize, append: bool) {
-    grid_launch_dependents();
-    let threads = grid_dim_x() as usize * block_dim_x() as usize;
-    let first = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
-    if first == 0 {
-        *start = if append { *count } else { 0 };
-    }
-    let mut i = first;
-    while i < words / 4 {
-        store_v4_u32((states as *mut [u32; 4]).add(i), [0; 4]);
-        i += threads;
-    }
-}
-
-/// Warp 0's part: publishes the tile's kept count (its inclusive count for tile 0), looks back,
-/// publishes the inclusive count and returns the count of every earlier tile (on every lane).
-#[inline(always)]
-pub(super) unsafe fn publish_and_look_back(
-    states: TileStates<u64>,
-    tile: usize,
-    kept: u64,
-    forced_fallback: bool,
-    reduce_silent: impl Fn(usize) -> u64,
-) -> u64 {
-    let lane = lane_id();
-    if tile == 0 {
-        if lane == 0 {
-            states.publish(0, STATUS_PREFIX, kept);
-        }
-        return 0;
-    }
-    forced_stall(forced_fallback, tile);
-    if lane == 0 {
-        states.publish(tile, STATUS_AGGREGATE, kept);
-    }
-    let earlier = look_back::<Sum<u64>, 1>(states, tile, fallback_after(forced_fallback), reduce_silent);
-    if lane == 0 {
-        states.publish(tile, STATUS_PREFIX, earlier + kept);
-    }
-    earlier
-}
-
-/// The kept count of the (full) tile of `len` items from item `first` on, by the calling warp,
-/// for the look-back's fallback. Cold, and written to stay small: the loop is kept from
-/// unrolling.
-#[inline(always)]
-unsafe fn count_tile<T: SelectValue>(r: *const Recount<T>, first: usize, len: usize) -> u64 {
-    let op = read_volatile(addr_of!((*r).op));
-    let mut count = 0u32;
-    let mut i = lane_id();
-    if op == op::FLAGGED {
-        let flags = read_volatile(addr_of!((*r).flags)).add(first);
-        while i < opaque(len) as u32 {
-            count += (*flags.add(i as usize) != 0) as u32;
-            // Convergent: keeps the optimizer from unrolling the loop.
-            sync_warp();
-            i += WARP_SIZE;
-        }
-    } else {
-        let items = read_volatile(addr_of!((*r).items)).add(first);
-        let t = T::prepare(op, read_volatile(addr_of!((*r).a)), read_volatile(addr_of!((*r).b)));
-        while i < opaque(len) as u32 {
-            count += (*items.add(i as usize)).passes(t) as u32;
-            sync_warp();
-            i += WARP_SIZE;
-        }
-    }
-    warp_sum(count) as u64
 }

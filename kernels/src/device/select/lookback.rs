@@ -1,0 +1,105 @@
+//! The ordered selects' side of the decoupled look-back ([`crate::device::lookback`]): preparing
+//! a launch's state, a tile's publications and look-back, and the fallback's count of a silent
+//! tile.
+
+use super::{op, SelectValue};
+use crate::arch::{
+    block_dim_x, block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, opaque, store_v4_u32, sync_warp,
+    thread_idx_x, WARP_SIZE,
+};
+use crate::block::Sum;
+use crate::device::lookback::{fallback_after, forced_stall, look_back, TileStates};
+use crate::device::scan::{STATUS_AGGREGATE, STATUS_PREFIX};
+use crate::warp::warp_sum;
+use core::ptr::{addr_of, read_volatile};
+
+/// Prepares an ordered select's state for a launch: the first output slot `*start` (the count so
+/// far, `*count`, when appending; 0 otherwise) and the `words` (a multiple of 4) 32-bit words of
+/// tile states at `states` (16-byte aligned), zeroed. A grid-stride loop over any grid. Lets the
+/// select launched after it as a programmatic dependent start at once: that one waits for this
+/// grid before it touches the state.
+///
+/// # Safety
+/// `count` and `start` are global `u64`s, `states` holds `words` words; nothing else touches them
+/// during the launch.
+#[inline(always)]
+pub unsafe fn prepare_ordered_state(count: *const u64, start: *mut u64, states: *mut u32, words: usize, append: bool) {
+    grid_launch_dependents();
+    let threads = grid_dim_x() as usize * block_dim_x() as usize;
+    let first = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+    if first == 0 {
+        *start = if append { *count } else { 0 };
+    }
+    let mut i = first;
+    while i < words / 4 {
+        store_v4_u32((states as *mut [u32; 4]).add(i), [0; 4]);
+        i += threads;
+    }
+}
+
+/// The inputs of the look-back's fallback ([`count_tile`]).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(super) struct Recount<T> {
+    pub items: *const T,
+    pub flags: *const u8,
+    pub op: u32,
+    pub a: T,
+    pub b: T,
+}
+
+/// Warp 0's part: publishes the tile's kept count (its inclusive count for tile 0), looks back,
+/// publishes the inclusive count and returns the count of every earlier tile (on every lane).
+#[inline(always)]
+pub(super) unsafe fn publish_and_look_back(
+    states: TileStates<u64>,
+    tile: usize,
+    kept: u64,
+    forced_fallback: bool,
+    reduce_silent: impl Fn(usize) -> u64,
+) -> u64 {
+    let lane = lane_id();
+    if tile == 0 {
+        if lane == 0 {
+            states.publish(0, STATUS_PREFIX, kept);
+        }
+        return 0;
+    }
+    forced_stall(forced_fallback, tile);
+    if lane == 0 {
+        states.publish(tile, STATUS_AGGREGATE, kept);
+    }
+    let earlier = look_back::<Sum<u64>, 1>(states, tile, fallback_after(forced_fallback), reduce_silent);
+    if lane == 0 {
+        states.publish(tile, STATUS_PREFIX, earlier + kept);
+    }
+    earlier
+}
+
+/// The kept count of the (full) tile of `len` items from item `first` on, by the calling warp,
+/// for the look-back's fallback. Cold, and written to stay small: the loop is kept from
+/// unrolling.
+#[inline(always)]
+pub(super) unsafe fn count_tile<T: SelectValue>(r: *const Recount<T>, first: usize, len: usize) -> u64 {
+    let op = read_volatile(addr_of!((*r).op));
+    let mut count = 0u32;
+    let mut i = lane_id();
+    if op == op::FLAGGED {
+        let flags = read_volatile(addr_of!((*r).flags)).add(first);
+        while i < opaque(len) as u32 {
+            count += (*flags.add(i as usize) != 0) as u32;
+            // Convergent: keeps the optimizer from unrolling the loop.
+            sync_warp();
+            i += WARP_SIZE;
+        }
+    } else {
+        let items = read_volatile(addr_of!((*r).items)).add(first);
+        let t = T::prepare(op, read_volatile(addr_of!((*r).a)), read_volatile(addr_of!((*r).b)));
+        while i < opaque(len) as u32 {
+            count += (*items.add(i as usize)).passes(t) as u32;
+            sync_warp();
+            i += WARP_SIZE;
+        }
+    }
+    warp_sum(count) as u64
+}
