@@ -4,6 +4,7 @@ use cudarc::driver::DriverError;
 
 /// Everything a warpwork call can fail with. Bad input is reported here, never by a panic.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The CUDA driver library (`libcuda.so`) could not be loaded: no NVIDIA driver installed.
     #[error("no CUDA driver: libcuda could not be loaded (is the NVIDIA driver installed?)")]

@@ -324,7 +324,7 @@ impl Gpu {
     /// # Examples
     /// ```no_run
     /// # let gpu = warpwork::Gpu::new(0)?;
-    /// let f = gpu.function("scan_exclusive_u32")?;
+    /// let f = gpu.function("scan_exclusive_sum_u32")?;
     /// assert!(gpu.function("no_such_kernel").is_err());
     /// # Ok::<(), warpwork::Error>(())
     /// ```
@@ -360,7 +360,7 @@ impl Gpu {
     /// # Examples
     /// ```no_run
     /// # let gpu = warpwork::Gpu::new(0)?;
-    /// let per_sm = gpu.occupancy("scan_exclusive_u32", 256, 0)?;
+    /// let per_sm = gpu.occupancy("scan_exclusive_sum_u32", 256, 0)?;
     /// let persistent_grid = per_sm * gpu.info().sm_count;
     /// # Ok::<(), warpwork::Error>(())
     /// ```

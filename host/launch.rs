@@ -25,6 +25,7 @@ enum Param {
 /// The arguments of one launch of a kernel on a [`Gpu`]'s stream, in the kernel's parameter
 /// order. Your own pass-2 kernels receive theirs through this type (see
 /// [`crate::expand::Planned::pass2_with`]).
+#[must_use = "an argument list launches nothing until `launch`"]
 pub struct KernelArgs<'a> {
     gpu: &'a Gpu,
     target: Target<'a>,

@@ -58,6 +58,7 @@ pub const TILE: u32 = THREADS * ITEMS_PER_THREAD;
 
 /// How output slots are reserved; see the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Variant {
     /// One global atomic per kept item.
     Lane,
@@ -90,6 +91,7 @@ impl Variant {
 
 /// The result of a compaction: `items[..count]` are the kept items, in the variant's order.
 #[derive(Debug)]
+#[must_use = "the kept items are in `items[..count]`"]
 pub struct Selection<T> {
     /// Number of kept items.
     pub count: usize,

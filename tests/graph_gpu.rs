@@ -159,7 +159,7 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
     // One pass 1 before the capture uploads each expander's descriptor (a copy from host
     // memory, which a graph cannot hold).
     for e in &mut expanders {
-        e.pass1(&gpu, &counts_view).unwrap();
+        drop(e.pass1(&gpu, &counts_view).unwrap());
     }
 
     // The predicate's threshold is a kernel parameter, fixed in the graph.
@@ -216,7 +216,7 @@ fn calls_a_graph_cannot_hold_are_refused_and_the_capture_stays_valid() {
     let mut items = gpu.upload(&[1u32, 2, 3]).unwrap();
     let mut out = gpu.filled::<[u32; 2]>(30_000, 0xAB).unwrap();
     let mut e = gpu.expander(Strategy::ScanFused, 5000, 30_000).unwrap();
-    e.pass1(&gpu, &counts).unwrap(); // uploads the descriptor for `counts`
+    drop(e.pass1(&gpu, &counts).unwrap()); // uploads the descriptor for `counts`
 
     let refused = |r: Result<(), Error>, what: &str| {
         assert!(matches!(r, Err(Error::StreamCapture(_))), "{what}: {r:?}");

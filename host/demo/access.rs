@@ -27,6 +27,7 @@ const MAX_GRID_Y: u32 = 65_535;
 
 /// How the warps of a lighting tile walk its light list; see the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LightingKernel {
     /// Every lane loads every light (a warp-uniform address per load).
     Naive,

@@ -53,6 +53,7 @@ impl std::fmt::Debug for Expander {
 /// An expansion after its pass 1: the only value with pass 2 ([`Planned::pass2`],
 /// [`Planned::pass2_with`]) and the count ([`Planned::count`]). It borrows the [`Expander`]
 /// mutably and the counts (`'c`) for as long as it lives.
+#[must_use = "pass 1 has run: the expansion needs its pass 2 (`Planned::pass2`) and its count"]
 pub struct Planned<'e, 'c> {
     pub(super) e: &'e mut Expander,
     pub(super) counts: Option<&'c dyn DeviceRead<u32>>,

@@ -5,6 +5,7 @@ use super::facts::*;
 
 /// How pass 2 finds the `(src, local)` of a destination item. Names match the seed article.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Strategy {
     /// S0: pass 2 covers `P1 · max_n` slots and drops those past the source's count. Every count
     /// must be at most `max_n` ([`crate::Error::InvalidInput`] otherwise). Output order:

@@ -16,6 +16,7 @@ const PTX_SM90: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_90.pt
 
 /// Facts about the device that kernels are sized by.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct DeviceInfo {
     /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
@@ -99,6 +100,42 @@ mod tests {
             );
             assert!(missing.is_empty(), "{arch}: listed in warpwork_abi::kernels but not in the PTX: {missing:?}");
         }
+    }
+
+    /// The kernel names the docs' examples pass to `Gpu::function` and `Gpu::occupancy` are real
+    /// (the examples do not run without a GPU, so nothing else would notice a stale one).
+    #[test]
+    fn kernels_named_in_doc_examples_exist() {
+        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+                if e.is_dir() {
+                    sources(&e, out);
+                } else if e.extension().is_some_and(|x| x == "rs") {
+                    out.push(e);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        sources(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("host"), &mut files);
+        let known: std::collections::BTreeSet<&str> = all_kernels().collect();
+        let mut named = 0;
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for line in text.lines().filter(|l| l.trim_start().starts_with("///")) {
+                for call in ["function(\"", "occupancy(\""] {
+                    for (i, _) in line.match_indices(call) {
+                        let name = line[i + call.len()..].split('"').next().unwrap();
+                        named += 1;
+                        assert!(
+                            known.contains(name) || name == "no_such_kernel",
+                            "{}: a doc example names {name:?}, which is no kernel of warpwork's",
+                            f.display()
+                        );
+                    }
+                }
+            }
+        }
+        assert!(named >= 4, "the scan found the examples ({named} names)");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use cudarc::driver::LaunchConfig;
 
 /// A Life kernel; see the [module docs](super).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Kernel {
     /// Brute force, 1D launch, 64 threads per block.
     Naive1d64,

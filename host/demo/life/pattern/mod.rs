@@ -80,6 +80,7 @@ pub struct PatternError {
 
 /// Why a pattern was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PatternErrorKind {
     /// The text is not a pattern the reader accepts ([`crate::Error::InvalidInput`]).
     Syntax,
