@@ -9,6 +9,23 @@ use warpwork_abi::expand::fused::FUSED_CLAIM_UNITS;
 use warpwork_abi::expand::{dst_count_wide, BUCKETS, MAXN_ITEMS, PASS2_STEP, THREADS};
 
 impl Planned<'_, '_> {
+    /// The strategy this expansion runs: the one [`Strategy::Auto`](crate::expand::Strategy::Auto)
+    /// resolved to, if the expander was built with it.
+    ///
+    /// ```no_run
+    /// use warpwork::expand::Strategy;
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let counts = gpu.upload(&[3u32; 1000])?;
+    /// let mut e = gpu.expander(Strategy::AUTO, 1000, 3000)?;
+    /// let planned = e.pass1(&gpu, &counts)?;
+    /// println!("Auto chose {}", planned.strategy().name());
+    /// # drop(planned);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn strategy(&self) -> crate::expand::Strategy {
+        self.e.strategy()
+    }
+
     /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
     /// long). Asynchronous for [`Dispatch::Persistent`], and capturable; [`Dispatch::ReadBack`]
     /// **waits** for pass 1's count. It may run again and writes the same pairs.
