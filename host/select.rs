@@ -282,6 +282,15 @@ impl Gpu {
         let blocks = grid_blocks(n, shape.tile)?;
         let ordered = OrderedState { tiles: blocks as u64 };
         let states_at = OrderedState::states_offset(counter);
+        // Everything that can fail comes before the first launch.
+        let f = self.function(shape.kernel)?;
+        // The flags parameter is a pointer either way; the items stand in when it is not read.
+        let flags_addr = match flags {
+            Some(f) => l.bind(f)?,
+            None => items_addr,
+        };
+        let item_bytes =
+            u32::try_from(size).map_err(|_| Error::InvalidInput(format!("select items of {size} bytes")))?;
         // Unordered: the count the atomics add to is cleared (unless appending). Ordered: a
         // kernel sets the first slot (element 1: zero, or the count so far when appending) and
         // zeroes the look-back's tile states; the select is its programmatic dependent, whose
@@ -298,21 +307,13 @@ impl Gpu {
                 // of `state` and the `words` words (a multiple of 4) of tile states at a 16-byte
                 // boundary inside it (`state` holds `state_len` elements, checked above, and is
                 // bound by this call's argument list until the select below is launched).
-                unsafe { p.launch(self.function(warpwork_abi::kernels::SELECT_ORDERED_PREPARE)?, cfg)? };
+                let prepare = self.function(warpwork_abi::kernels::SELECT_ORDERED_PREPARE)?;
+                unsafe { p.launch(prepare, cfg)? };
             }
             // SAFETY: the count, inside `state`.
             (_, false) => unsafe { sys::cuMemsetD32Async(counter, 0, 2, stream).result()? },
             (_, true) => {}
         }
-        let f = self.function(shape.kernel)?;
-
-        // The flags parameter is a pointer either way; the items stand in when it is not read.
-        let flags_addr = match flags {
-            Some(f) => l.bind(f)?,
-            None => items_addr,
-        };
-        let item_bytes =
-            u32::try_from(size).map_err(|_| Error::InvalidInput(format!("select items of {size} bytes")))?;
         let (op, a, b) = match predicate {
             Some((_, (op, a, b))) => (op, Scalar(a), Scalar(b)),
             None => (warpwork_abi::select::op::FLAGGED, Scalar(T::zeroed()), Scalar(T::zeroed())),
@@ -330,8 +331,8 @@ impl Gpu {
             l.addr(counter + 8).addr(counter + states_at).value(&forced_fallback);
         }
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: the arguments match `select_{variant}_{type}` in `kernels/src/kernels/select.rs`
-        // for the chosen body (`plan::Body`, whose alignment rules the addresses meet); `items`
+        // SAFETY: the arguments match the kernel `shape` names (`select_{variant}_{type}` or
+        // `select_ordered_{tile}_{type}` in `kernels/src/kernels/select.rs`) for the chosen body (`plan::Body`, whose alignment rules the addresses meet); `items`
         // and `flags` hold `n` elements, `out` holds `capacity` (a distinct buffer: `out` is
         // borrowed mutably); the grid has one block per tile; for the ordered variant the start
         // and the tile states of `blocks` tiles lie inside `state`, prepared above on the stream
