@@ -1,13 +1,10 @@
 //! Block-wide exclusive scans of one value per thread (warp scans + one shared array of warp
 //! totals): [`block_exclusive_scan`] under any [`ScanOp`], and the older
 //! [`block_exclusive_sum`] for `u32` and `u64` through [`ScanValue`] (the expansion's pushes,
-//! S2.5f's walk and the ordered select use it).
+//! S2.5f's walk and the ordered select's generic path use it).
 
 use crate::arch::load_shared;
-use crate::arch::{
-    lane_id, load_relaxed_u32, load_relaxed_u64, shfl_idx, store_relaxed_u32, store_relaxed_u64, sync_threads, warp_id,
-    WARP_SIZE,
-};
+use crate::arch::{lane_id, shfl_idx, sync_threads, warp_id, WARP_SIZE};
 use crate::warp::{shfl_up_element, warp_inclusive_scan, warp_inclusive_sum, warp_inclusive_sum_u64, ScanOp};
 use core::ptr::{read_volatile, write_volatile};
 
@@ -21,10 +18,6 @@ pub trait ScanValue: Copy + Default + PartialOrd {
     fn warp_inclusive(self) -> Self;
     /// The value of lane `lane`.
     fn shfl(self, lane: u32) -> Self;
-    /// Device-coherent load (`ld.relaxed.gpu`), for values other blocks publish.
-    unsafe fn load_relaxed(p: *const Self) -> Self;
-    /// Device-coherent store (`st.relaxed.gpu`).
-    unsafe fn store_relaxed(p: *mut Self, v: Self);
     /// Widens to `u64`.
     fn to_u64(self) -> u64;
 }
@@ -45,14 +38,6 @@ impl ScanValue for u32 {
     #[inline(always)]
     fn shfl(self, lane: u32) -> Self {
         shfl_idx(self, lane)
-    }
-    #[inline(always)]
-    unsafe fn load_relaxed(p: *const Self) -> Self {
-        load_relaxed_u32(p)
-    }
-    #[inline(always)]
-    unsafe fn store_relaxed(p: *mut Self, v: Self) {
-        store_relaxed_u32(p, v)
     }
     #[inline(always)]
     fn to_u64(self) -> u64 {
@@ -76,14 +61,6 @@ impl ScanValue for u64 {
     #[inline(always)]
     fn shfl(self, lane: u32) -> Self {
         ((shfl_idx((self >> 32) as u32, lane) as u64) << 32) | shfl_idx(self as u32, lane) as u64
-    }
-    #[inline(always)]
-    unsafe fn load_relaxed(p: *const Self) -> Self {
-        load_relaxed_u64(p)
-    }
-    #[inline(always)]
-    unsafe fn store_relaxed(p: *mut Self, v: Self) {
-        store_relaxed_u64(p, v)
     }
     #[inline(always)]
     fn to_u64(self) -> u64 {
