@@ -9,9 +9,12 @@ use cudarc::driver::sys::{self, CUstream};
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use std::sync::Arc;
 
+mod code;
 mod loaded;
+pub use code::{Code, ModuleInfo, PtxReason, FORCE_PTX_VAR};
 pub use loaded::DeviceInfo;
 use loaded::{driver_present, Loaded};
+use warpwork_abi::modules::Family;
 
 /// warpwork on one device: its kernels loaded into a CUDA context, and the stream its calls on
 /// this handle are issued to.
@@ -81,8 +84,8 @@ impl Gpu {
         Ok(CudaContext::device_count()? as usize)
     }
 
-    /// Opens device `ordinal` (its primary context), loads warpwork's kernels and creates a new
-    /// stream for this handle.
+    /// Opens device `ordinal` (its primary context) and creates a new stream for this handle.
+    /// The kernels load on first use (see [`Gpu::from_stream`]).
     ///
     /// # Examples
     /// ```no_run
@@ -100,9 +103,10 @@ impl Gpu {
         Self::from_stream(stream)
     }
 
-    /// Loads warpwork's kernels into the context of `stream` and issues this handle's calls to
-    /// `stream`. Loading takes a while (the driver compiles the PTX): make one handle per context
-    /// and use [`Gpu::on`] for other streams.
+    /// warpwork on the context of `stream`, issuing this handle's calls to `stream`. Cheap: the
+    /// kernels load later, one family's module at a time, the first time one of its kernels is
+    /// needed (from a cubin in milliseconds on the architectures warpwork ships machine code for;
+    /// see [`DeviceInfo::code`]); every handle on the same context shares them.
     ///
     /// # Examples
     /// ```no_run
@@ -112,9 +116,9 @@ impl Gpu {
     /// ```
     pub fn from_stream(stream: Arc<CudaStream>) -> Result<Self> {
         driver_present()?;
-        let loaded = Loaded::load(stream.context().clone())?;
+        let loaded = Loaded::for_context(stream.context().clone())?;
         let dependent_launch = DependentLaunch::for_device(loaded.info.compute_capability.0);
-        Ok(Gpu { loaded: Arc::new(loaded), launch: stream.clone(), stream, dependent_launch })
+        Ok(Gpu { loaded, launch: stream.clone(), stream, dependent_launch })
     }
 
     /// The same kernels, issuing to `stream` (which must belong to this handle's context:
@@ -318,8 +322,9 @@ impl Gpu {
         Ok(())
     }
 
-    /// A kernel of warpwork's module by its exported name (looked up when the module was
-    /// loaded, never per launch). [`Error::InvalidInput`] for a name the module lacks.
+    /// A kernel of warpwork's by its exported name (the names are in [`crate::abi::kernels`]),
+    /// loading its family's module into the context first if no handle on this context has
+    /// used that family yet. [`Error::InvalidInput`] for a name warpwork has no kernel of.
     ///
     /// # Examples
     /// ```no_run
@@ -329,10 +334,41 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn function(&self, name: &str) -> Result<&CudaFunction> {
-        self.loaded
-            .functions
-            .get(name)
-            .ok_or_else(|| Error::InvalidInput(format!("warpwork's module has no kernel named {name:?}")))
+        self.loaded.function(name)
+    }
+
+    /// Loads the modules of `families` now rather than on first use: to keep the loading time
+    /// out of a timed region or a latency-sensitive first call. Modules already loaded are not
+    /// loaded again.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::abi::modules::Family;
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// gpu.preload(&[Family::Select, Family::Scan])?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn preload(&self, families: &[Family]) -> Result<()> {
+        for &f in families {
+            self.loaded.module(f)?;
+        }
+        Ok(())
+    }
+
+    /// The modules loaded into this handle's context so far: each family's, what it was loaded
+    /// from (cubin or PTX, and why) and how long loading took.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let _ = gpu.function("scan_exclusive_sum_u32")?;
+    /// for m in gpu.modules() {
+    ///     println!("{:?}: {} in {:?}", m.family, m.code, m.load_time);
+    /// }
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn modules(&self) -> Vec<ModuleInfo> {
+        self.loaded.loaded_modules()
     }
 
     /// An empty argument list for a launch of **your own** kernel on this handle's stream,

@@ -109,7 +109,7 @@ mod transfer;
 pub use cudarc;
 pub use demo::{access, life};
 pub use error::{Error, Result};
-pub use gpu::{DeviceInfo, Gpu};
+pub use gpu::{Code, DeviceInfo, Gpu, ModuleInfo, PtxReason, FORCE_PTX_VAR};
 pub use launch::KernelArgs;
 pub use memory::{DeviceRead, DeviceWrite, RawSlice, RawSliceMut};
 /// The layouts, codes, tuning constants and kernel names the kernels share with this library

@@ -39,10 +39,16 @@ barriers() { # module
     echo "ok: $1 has no duplicated barriers"
   fi
 }
-barriers warpwork_sm_70.ptx
-barriers warpwork_sm_90.ptx
-check warpwork_sm_70.ptx sm_70
-check warpwork_sm_70.ptx sm_80
-check warpwork_sm_70.ptx sm_90
-check warpwork_sm_90.ptx sm_90
+# One module per kernel family (warpwork_abi::modules), each as sm_70 and sm_90 PTX. The cubins
+# are compiled from these by the same ptxas, so they carry what is checked here.
+for f in ptx/*_sm_70.ptx; do
+  m=$(basename "$f" _sm_70.ptx)
+  barriers "${m}_sm_70.ptx"
+  barriers "${m}_sm_90.ptx"
+  check "${m}_sm_70.ptx" sm_70
+  check "${m}_sm_70.ptx" sm_80
+  check "${m}_sm_70.ptx" sm_90
+  check "${m}_sm_90.ptx" sm_90
+  check "${m}_sm_90.ptx" sm_100
+done
 exit $fail

@@ -50,7 +50,7 @@ fn info() -> warpwork::Result<()> {
         i.compute_capability.1,
         i.sm_count,
         i.total_memory as f64 / (1u64 << 30) as f64,
-        i.ptx_arch,
+        i.code,
         if gpu.programmatic_dependent_launch() { "programmatic" } else { "plain" }
     );
     Ok(())

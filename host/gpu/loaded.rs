@@ -1,18 +1,16 @@
-//! warpwork's module loaded into one context: the shipped PTX that suits the device, its kernels
-//! looked up once, and the device's facts. Every [`super::Gpu`] handle on that context shares it.
+//! warpwork in one context: the device's facts, and its kernel modules, each loaded the first time
+//! one of its kernels is needed. Every [`super::Gpu`] handle on that context shares it: a second
+//! handle on the same context loads nothing.
 
+use super::code::{check_cubin, Code, ModuleInfo, PtxReason, Shipped};
 use crate::{Error, Result};
 use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use warpwork_abi::kernels::all_kernels;
-
-/// warpwork's kernels for every GPU of compute capability 7.0 or newer.
-const PTX_SM70: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_70.ptx"));
-/// The same kernels built for sm_90, using instructions of newer GPUs; picked on CC ≥ 9.0.
-const PTX_SM90: &str = include_str!(concat!(env!("OUT_DIR"), "/warpwork_sm_90.ptx"));
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Instant;
+use warpwork_abi::modules::{ptx_arch, Family};
 
 /// Facts about the device that kernels are sized by.
 #[derive(Clone, Debug)]
@@ -26,38 +24,155 @@ pub struct DeviceInfo {
     pub sm_count: u32,
     /// Device memory in bytes.
     pub total_memory: usize,
-    /// Which PTX module was loaded: "sm_70" or "sm_90".
-    pub ptx_arch: &'static str,
+    /// The device code this device is given: the cubin of its architecture, or PTX and why.
+    /// A module whose cubin fails to load falls back to the PTX; [`super::Gpu::modules`] says
+    /// what each loaded module came from.
+    pub code: Code,
 }
 
-/// What every handle on one context shares: the loaded module and its functions (looked up once,
-/// when the module is loaded), the device's facts, and the timing hold's host flag (behind a
-/// lock: one timing at a time per context, since the flag is one pair of host words).
-pub(crate) struct Loaded {
-    pub(super) ctx: Arc<CudaContext>,
+/// One family's module, loaded: its functions, looked up once.
+pub(super) struct FamilyModule {
     _module: Arc<CudaModule>,
     pub(super) functions: HashMap<&'static str, CudaFunction>,
+    pub(super) info: ModuleInfo,
+}
+
+/// What every handle on one context shares: the device's facts, the modules loaded so far, and
+/// the timing hold's host flag (behind a lock: one timing at a time per context, since the flag
+/// is one pair of host words).
+pub(crate) struct Loaded {
+    pub(super) ctx: Arc<CudaContext>,
     pub(super) info: DeviceInfo,
+    modules: [OnceLock<FamilyModule>; Family::ALL.len()],
+    /// Held while a module loads, so that two threads never load the same one.
+    loading: Mutex<()>,
     pub(crate) hold: Mutex<Option<crate::timing::HoldFlag>>,
 }
 
+/// The `Loaded` of every context with a live handle, by context: `Gpu::from_stream` on a
+/// context that already has one shares it.
+static CONTEXTS: Mutex<Vec<(usize, Weak<Loaded>)>> = Mutex::new(Vec::new());
+
+/// Which family exports each kernel name (built once).
+fn family_of(name: &str) -> Option<Family> {
+    static FAMILIES: OnceLock<HashMap<&'static str, Family>> = OnceLock::new();
+    let map = FAMILIES.get_or_init(|| Family::ALL.into_iter().flat_map(|f| f.kernels().map(move |k| (k, f))).collect());
+    map.get(name).copied()
+}
+
 impl Loaded {
-    /// Loads the module into `ctx` (the driver compiles the PTX: slow) and looks up every kernel
-    /// of [`all_kernels`]. [`Error::UnsupportedDevice`] below compute capability 7.0.
-    pub(super) fn load(ctx: Arc<CudaContext>) -> Result<Loaded> {
+    /// The context's shared state: the live one if a handle on `ctx` exists, otherwise a new one
+    /// (which loads nothing yet). [`Error::UnsupportedDevice`] below compute capability 7.0.
+    pub(super) fn for_context(ctx: Arc<CudaContext>) -> Result<Arc<Loaded>> {
+        let key = ctx.cu_ctx() as usize;
+        let mut contexts = CONTEXTS.lock().unwrap_or_else(|e| e.into_inner());
+        contexts.retain(|(_, weak)| weak.strong_count() > 0);
+        // A live entry holds its context, so the key cannot have been reused by another one.
+        if let Some(live) = contexts.iter().find(|(k, _)| *k == key).and_then(|(_, weak)| weak.upgrade()) {
+            return Ok(live);
+        }
+        let loaded = Arc::new(Loaded::new(ctx)?);
+        contexts.push((key, Arc::downgrade(&loaded)));
+        Ok(loaded)
+    }
+
+    fn new(ctx: Arc<CudaContext>) -> Result<Loaded> {
         let (major, minor) = ctx.compute_capability()?;
         let name = ctx.name()?;
         if major < 7 {
             return Err(Error::UnsupportedDevice { name, major, minor });
         }
-        let (ptx, ptx_arch) = if major >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
-        let module = ctx.load_module(Ptx::from_src(ptx))?;
-        let functions =
-            all_kernels().map(|name| Ok((name, module.load_function(name)?))).collect::<Result<HashMap<_, _>>>()?;
         let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let code = Code::for_device(major as u32, minor as u32);
         let info =
-            DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, ptx_arch };
-        Ok(Loaded { ctx, _module: module, functions, info, hold: Mutex::new(None) })
+            DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, code };
+        Ok(Loaded { ctx, info, modules: Default::default(), loading: Mutex::new(()), hold: Mutex::new(None) })
+    }
+
+    /// Kernel `name`, loading its family's module first if this is the first use.
+    pub(super) fn function(&self, name: &str) -> Result<&CudaFunction> {
+        let family =
+            family_of(name).ok_or_else(|| Error::InvalidInput(format!("warpwork has no kernel named {name:?}")))?;
+        let module = self.module(family)?;
+        Ok(module.functions.get(name).expect("a family's module has every kernel of its family"))
+    }
+
+    /// The family's module, loaded on first use.
+    pub(super) fn module(&self, family: Family) -> Result<&FamilyModule> {
+        let slot = &self.modules[family.index()];
+        if let Some(m) = slot.get() {
+            return Ok(m);
+        }
+        let _loading = self.loading.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.get() {
+            return Ok(m);
+        }
+        let m = load(&self.ctx, family, &self.info.code, Shipped::of(family).cubin_for(&self.info.code))?;
+        Ok(slot.get_or_init(|| m))
+    }
+
+    /// The modules loaded so far.
+    pub(super) fn loaded_modules(&self) -> Vec<ModuleInfo> {
+        self.modules.iter().filter_map(|m| m.get().map(|m| m.info.clone())).collect()
+    }
+}
+
+impl Shipped {
+    /// The cubin `code` names (empty for PTX).
+    fn cubin_for(&self, code: &Code) -> &'static [u8] {
+        match code {
+            Code::Cubin { arch } => self.cubin(arch),
+            _ => &[],
+        }
+    }
+}
+
+/// Loads `family`'s module into `ctx` from `code` (`cubin` being its image), falling back to
+/// the PTX when the cubin fails its checks or the driver refuses it, and looks up its kernels.
+pub(super) fn load(ctx: &Arc<CudaContext>, family: Family, code: &Code, cubin: &[u8]) -> Result<FamilyModule> {
+    let start = Instant::now();
+    let shipped = Shipped::of(family);
+    let (major, _) = ctx.compute_capability()?;
+    let ptx = |why| Code::Ptx { arch: ptx_arch(major as u32), why };
+    // Loading may allocate and synchronize, which a stream capture in the global mode (on any
+    // thread) forbids; in the relaxed mode this thread may: a first use inside a capture works.
+    let _relaxed = RelaxedCapture::new();
+    let (module, code) = match code {
+        Code::Cubin { .. } => match check_cubin(cubin)
+            .and_then(|()| ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(|e| e.to_string()))
+        {
+            Ok(m) => (m, code.clone()),
+            Err(e) => {
+                let code = ptx(PtxReason::CubinFailed(e));
+                (ctx.load_module(Ptx::from_src(shipped.ptx(ptx_arch(major as u32))))?, code)
+            }
+        },
+        Code::Ptx { arch, .. } => (ctx.load_module(Ptx::from_src(shipped.ptx(arch)))?, code.clone()),
+    };
+    let functions = family.kernels().map(|k| Ok((k, module.load_function(k)?))).collect::<Result<HashMap<_, _>>>()?;
+    let info = ModuleInfo { family, code, load_time: start.elapsed() };
+    Ok(FamilyModule { _module: module, functions, info })
+}
+
+/// This thread's stream-capture mode set to relaxed until dropped (the mode it replaced, if
+/// the exchange worked).
+struct RelaxedCapture(Option<sys::CUstreamCaptureMode>);
+
+impl RelaxedCapture {
+    fn new() -> RelaxedCapture {
+        let mut mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+        // SAFETY: exchanges this thread's mode; a failure leaves it as it was.
+        let exchanged = unsafe { sys::cuThreadExchangeStreamCaptureMode(&mut mode) }.result().is_ok();
+        RelaxedCapture(exchanged.then_some(mode))
+    }
+}
+
+impl Drop for RelaxedCapture {
+    fn drop(&mut self) {
+        if let Some(mut mode) = self.0 {
+            // SAFETY: restores the mode `new` found.
+            let _ = unsafe { sys::cuThreadExchangeStreamCaptureMode(&mut mode) };
+        }
     }
 }
 
@@ -73,74 +188,4 @@ pub(super) fn driver_present() -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The kernels a PTX module defines: the names after `.entry`.
-    fn entries(ptx: &str) -> std::collections::BTreeSet<&str> {
-        ptx.lines()
-            .filter_map(|l| {
-                l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry "))
-            })
-            .map(|rest| rest.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or(""))
-            .collect()
-    }
-
-    #[test]
-    fn both_modules_export_exactly_the_abi_kernel_list() {
-        let listed: std::collections::BTreeSet<&str> = all_kernels().collect();
-        assert_eq!(listed.len(), all_kernels().count(), "a name is listed twice in warpwork_abi::kernels");
-        for (arch, ptx) in [("sm_70", PTX_SM70), ("sm_90", PTX_SM90)] {
-            let exported = entries(ptx);
-            let unlisted: Vec<_> = exported.difference(&listed).collect();
-            let missing: Vec<_> = listed.difference(&exported).collect();
-            assert!(
-                unlisted.is_empty(),
-                "{arch}: kernels missing from warpwork_abi::kernels::all_kernels(): {unlisted:?}"
-            );
-            assert!(missing.is_empty(), "{arch}: listed in warpwork_abi::kernels but not in the PTX: {missing:?}");
-        }
-    }
-
-    /// The kernel names the docs' examples pass to `Gpu::function` and `Gpu::occupancy` are real
-    /// (the examples do not run without a GPU, so nothing else would notice a stale one).
-    #[test]
-    fn kernels_named_in_doc_examples_exist() {
-        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            for e in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
-                if e.is_dir() {
-                    sources(&e, out);
-                } else if e.extension().is_some_and(|x| x == "rs") {
-                    out.push(e);
-                }
-            }
-        }
-        let mut files = Vec::new();
-        sources(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("host"), &mut files);
-        let known: std::collections::BTreeSet<&str> = all_kernels().collect();
-        let mut named = 0;
-        for f in files {
-            let text = std::fs::read_to_string(&f).unwrap();
-            for line in text.lines().filter(|l| l.trim_start().starts_with("///")) {
-                for call in ["function(\"", "occupancy(\""] {
-                    for (i, _) in line.match_indices(call) {
-                        let name = line[i + call.len()..].split('"').next().unwrap();
-                        named += 1;
-                        assert!(
-                            known.contains(name) || name == "no_such_kernel",
-                            "{}: a doc example names {name:?}, which is no kernel of warpwork's",
-                            f.display()
-                        );
-                    }
-                }
-            }
-        }
-        assert!(named >= 4, "the scan found the examples ({named} names)");
-    }
-
-    #[test]
-    fn entry_names_are_read_from_ptx() {
-        let ptx = ".version 6.0\n.visible .entry scan_x(\n\t.param .u64 a\n)\n.entry other (\n.func helper(";
-        assert_eq!(entries(ptx), std::collections::BTreeSet::from(["scan_x", "other"]));
-    }
-}
+mod tests;

@@ -9,8 +9,9 @@
 //!   expand, partition — that coordinate blocks through global memory); each layer uses only
 //!   the layers before it. [`demo`] holds the demonstration workloads (Game of Life, tiled
 //!   lighting, particles) built on them;
-//! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature), which the
-//!   host crate's `build.rs` compiles to PTX.
+//! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature, or one
+//!   family's behind its own feature), which the host crate's `build.rs` compiles to PTX and
+//!   cubins, one module per family.
 //!
 //! What the kernels share with the host — the `#[repr(C)]` types, the codes they switch on, their
 //! block shapes and names, and the pure functions both sides compute — is defined once in the
@@ -34,13 +35,13 @@ pub mod demo;
 pub mod device;
 pub mod warp;
 
-#[cfg(feature = "kernels")]
+#[cfg(feature = "export")]
 pub mod kernels;
 
 /// Kernels cannot unwind or print: a panic traps, which the host sees as a launch failure
 /// (`CUDA_ERROR_LAUNCH_FAILED`). warpwork's kernels are written not to panic (no bounds-checked
 /// indexing on hot paths); this handler only exists because `no_std` requires one.
-#[cfg(feature = "kernels")]
+#[cfg(feature = "export")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { core::arch::nvptx::trap() }

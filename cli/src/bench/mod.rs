@@ -14,6 +14,7 @@ mod cub;
 mod expand;
 mod life;
 mod scan;
+mod startup;
 
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Gpu};
@@ -30,6 +31,9 @@ pub enum What {
     Access,
     /// Game of Life: every kernel, cell updates per second.
     Life,
+    /// A new process's wait for its first result, per kernel family: cubins vs PTX, driver
+    /// cache disabled and warm.
+    Startup,
 }
 
 #[derive(Args)]
@@ -152,6 +156,9 @@ impl BenchArgs {
 
 pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     args.check()?;
+    if let (What::Startup, Ok(family)) = (args.what, std::env::var(startup::CHILD)) {
+        return startup::child(&family);
+    }
     let gpu = match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
         Err(e @ (Error::NoDriver | Error::NoDevice { .. } | Error::UnsupportedDevice { .. })) => {
@@ -172,6 +179,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
         What::Scan => scan::run(gpu.as_ref(), peer, &args),
         What::Access => access::run(gpu.as_ref(), &args),
         What::Life => life::run(gpu.as_ref(), &args),
+        What::Startup => startup::run(gpu.as_ref()),
     }
 }
 
@@ -195,7 +203,7 @@ pub fn device_line(gpu: &Gpu, roof_bytes: usize) -> warpwork::Result<f64> {
         i.compute_capability.0,
         i.compute_capability.1,
         i.sm_count,
-        i.ptx_arch,
+        i.code,
         roof_gbps,
         roof_bytes >> 20
     );

@@ -1,21 +1,23 @@
 //! The names of warpwork's exported kernels (`#[no_mangle] extern "ptx-kernel"` functions of
-//! `warpwork-kernels`, feature `kernels`). An exported symbol cannot be named by a constant, so
-//! the kernels spell these out once more; the host's tests check that the `.entry` list of both
-//! shipped PTX modules is exactly [`all_kernels`], and the host loads every one of them once,
-//! when a `Gpu` is opened.
+//! `warpwork-kernels`), in lists by family ([`crate::modules::Family`]: the module each is
+//! shipped and loaded in). An exported symbol cannot be named by a constant, so the kernels spell
+//! these out once more; the host's tests check that the `.entry` list of every shipped module is
+//! exactly its family's list.
 
 macro_rules! kernel_names {
-    ($($(#[$doc:meta])* $name:ident = $symbol:literal;)*) => {
-        $($(#[$doc])* pub const $name: &str = $symbol;)*
-        /// The kernels named one by one above (the families of many instances are in their own
-        /// lists: [`SELECT_KERNELS`], [`SCAN_KERNELS`]); [`all_kernels`] gives every exported kernel.
-        pub const NAMED_KERNELS: &[&str] = &[$($name),*];
+    ($($(#[$ldoc:meta])* $list:ident { $($(#[$doc:meta])* $name:ident = $symbol:literal;)* })*) => {
+        $(
+            $($(#[$doc])* pub const $name: &str = $symbol;)*
+            $(#[$ldoc])*
+            pub const $list: &[&str] = &[$($name),*];
+        )*
     };
 }
 
 kernel_names! {
-    // Work expansion (`kernels/src/kernels/expand.rs`): every kernel takes `*const ExpandView`
-    // first; pass 2 also `out: *mut [u32; 2]`.
+    /// The work-expansion kernels (`kernels/src/kernels/expand.rs`): every kernel takes
+    /// `*const ExpandView` first; pass 2 also `out: *mut [u32; 2]`.
+    EXPAND_KERNELS {
     /// S1 pass 1.
     EXPAND_PUSH_APPEND = "expand_push_append";
     /// S2 pass 1.
@@ -59,9 +61,11 @@ kernel_names! {
     /// A pass 2 written as users write theirs (`for_each`): counts hits and local sums per
     /// source, for the tests.
     EXPAND_FOR_EACH_HISTOGRAM = "expand_for_each_histogram";
+    }
 
-    // Select (`kernels/src/kernels/select.rs`; the select kernels themselves are
-    // [`SELECT_KERNELS`]).
+    /// The select family's kernels besides the typed ones ([`SELECT_KERNELS`],
+    /// [`SELECT_ORDERED_KERNELS`]), in `kernels/src/kernels/select.rs`.
+    SELECT_SUPPORT_KERNELS {
     /// `select_ordered_prepare(state, states, words, append)`: prepares an ordered select's state
     /// (start, tile states) before the select launch, which may start early.
     SELECT_ORDERED_PREPARE = "select_ordered_prepare";
@@ -69,12 +73,16 @@ kernel_names! {
     /// [`SELECT_KERNELS`]' `bytes` kernels, then the start, the tile states and the
     /// forced-fallback switch.
     SELECT_ORDERED_BYTES = "select_ordered_bytes";
+    }
 
-    // Timing (`kernels/src/kernels/timing.rs`).
+    /// The timing kernel (`kernels/src/kernels/timing.rs`).
+    TIMING_KERNELS {
     /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
     HOLD_STREAM = "hold_stream";
+    }
 
-    // Demonstration workloads (`kernels/src/kernels/demo/`).
+    /// The demonstration workloads (`kernels/src/kernels/demo/`).
+    DEMO_KERNELS {
     /// Lighting, every lane loads every light, point-light falloff.
     LIGHTING_NAIVE = "lighting_naive";
     /// Lighting, warp broadcast loads through shuffles.
@@ -123,6 +131,7 @@ kernel_names! {
     LIFE_BIT64_T8_FLAT = "life_bit64_t8_flat";
     /// Life, live cells of a board.
     LIFE_POPULATION = "life_population";
+    }
 }
 
 /// The item types of the select kernels, as kernel-name suffixes: value tests for the ten
@@ -176,10 +185,10 @@ pub const SCAN_ITEM_TYPES: [&str; 6] = ["u32", "i32", "u64", "i64", "f32", "f64"
 /// [`SCAN_ITEM_TYPES`] × (exclusive, inclusive) × (sum, min, max).
 pub const SCAN_KERNELS: [&str; 36] = scan_names!("u32", "i32", "u64", "i64", "f32", "f64");
 
-/// Every exported kernel: what the host loads once per module, and what both shipped PTX
-/// modules export (checked by a host test).
+/// Every exported kernel, family by family (what the shipped modules export together; checked
+/// by a host test).
 pub fn all_kernels() -> impl Iterator<Item = &'static str> {
-    NAMED_KERNELS.iter().chain(&SELECT_KERNELS).chain(&SELECT_ORDERED_KERNELS).chain(&SCAN_KERNELS).copied()
+    crate::modules::Family::ALL.into_iter().flat_map(|f| f.kernels())
 }
 
 #[cfg(test)]

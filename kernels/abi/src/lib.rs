@@ -11,7 +11,8 @@
 //! * the codes a kernel switches on ([`expand::strategy`], [`select::op`], [`expand::FLAG_CAPACITY`] …);
 //! * the tuning constants the host sizes grids with and the kernels are built for (threads per
 //!   block, items per thread, tiles, claims);
-//! * the exported kernels' names ([`kernels`]), which the host's tests check against the PTX;
+//! * the exported kernels' names ([`kernels`]), which the host's tests check against the PTX,
+//!   and the modules they are shipped and loaded in ([`modules`]);
 //! * the pure functions both sides compute (the Life rule, the select predicates, the lighting
 //!   and particle bodies, S2.5f's plan records), so that they are unit-tested on the CPU and the
 //!   CPU reference runs the very code the kernels run.
@@ -28,6 +29,7 @@ pub mod expand;
 pub mod kernels;
 pub mod life;
 pub mod lighting;
+pub mod modules;
 pub mod particles;
 pub mod scan;
 pub mod select;

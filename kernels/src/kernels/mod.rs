@@ -2,8 +2,16 @@
 //! Each is a thin instantiation of a building block: of [`crate::device`] for the general
 //! algorithms, of [`crate::demo`] for the demonstration workloads (in [`demo`]).
 
+//! Each family's kernels are exported only with its cargo feature, so that every family is a
+//! module of its own (`warpwork_abi::modules::Family`).
+
+#[cfg(feature = "demo")]
 mod demo;
+#[cfg(feature = "expand")]
 mod expand;
+#[cfg(feature = "scan")]
 mod scan;
+#[cfg(feature = "select")]
 mod select;
+#[cfg(feature = "timing")]
 mod timing;

@@ -1,0 +1,149 @@
+//! `warpwork bench startup`: how long a fresh process waits for its first result, per kernel
+//! family, from cubins and from PTX, with the driver's compilation cache disabled
+//! (`CUDA_CACHE_DISABLE=1`, as on a fresh machine, a CI runner or after a driver update) and
+//! enabled and warm.
+//!
+//! Each measurement is a new process (this binary again, with [`CHILD`] naming the family): a
+//! process's first CUDA call pays for the driver's initialisation, which no in-process loop can
+//! repeat. The child stamps wall-clock times (shared between processes) at its start, once
+//! `Gpu::new` returns, and once the first result is on the host; the parent stamps the spawn.
+
+use crate::table::Table;
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+use warpwork::abi::modules::Family;
+use warpwork::select::{Predicate, Variant};
+use warpwork::{Error, Gpu, Result};
+
+/// The environment variable that makes `warpwork bench startup` the measured child: its value is
+/// the family whose first result it times.
+pub const CHILD: &str = "WARPWORK_STARTUP_CHILD";
+
+/// The families timed, each by the first call a user would make of it.
+const FAMILIES: [Family; 3] = [Family::Select, Family::Scan, Family::Expand];
+
+fn now_ms() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+}
+
+/// The child: opens the GPU, runs the family's first call, prints one line of stamps.
+pub fn child(family: &str) -> Result<()> {
+    let start = now_ms();
+    let gpu = Gpu::new(0)?;
+    let opened = now_ms();
+    let input: Vec<u32> = (0..1u32 << 20).collect();
+    let items = gpu.upload(&input)?;
+    let check = match family {
+        "select" => gpu.select_if(&items, Predicate::Less(1000), Variant::Ordered)?.count == 1000,
+        "scan" => {
+            let mut out = gpu.zeros::<u32>(input.len())?;
+            gpu.exclusive_scan(&items, &mut out)?;
+            gpu.download(&out)?[2] == 1
+        }
+        "expand" => {
+            let counts = gpu.upload(&[3u32; 1000])?;
+            gpu.expand(&counts, warpwork::expand::Strategy::AUTO, 3000)?.count == 3000
+        }
+        other => return Err(Error::InvalidInput(format!("{CHILD}={other}: no such family"))),
+    };
+    let done = now_ms();
+    if !check {
+        return Err(Error::InvalidInput(format!("the first {family} result is wrong")));
+    }
+    let load_ms: f64 = gpu.modules().iter().map(|m| m.load_time.as_secs_f64() * 1e3).sum();
+    let code = gpu.modules().iter().map(|m| format!("{:?}: {}", m.family, m.code)).collect::<Vec<_>>().join("; ");
+    println!("{start} {opened} {done} {load_ms} {code}");
+    Ok(())
+}
+
+/// One child's stamps, relative to its spawn.
+struct Stamps {
+    to_main: f64,
+    gpu_new: f64,
+    first_result: f64,
+    load: f64,
+    code: String,
+}
+
+fn spawn(family: Family, ptx: bool, cache: Option<&std::path::Path>) -> Result<Stamps> {
+    let exe = std::env::current_exe().map_err(|e| Error::InvalidInput(format!("this binary's path: {e}")))?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["bench", "startup"]).env(CHILD, family.name()).env_remove(warpwork::FORCE_PTX_VAR);
+    if ptx {
+        cmd.env(warpwork::FORCE_PTX_VAR, "ptx");
+    }
+    match cache {
+        Some(dir) => cmd.env("CUDA_CACHE_PATH", dir).env_remove("CUDA_CACHE_DISABLE"),
+        None => cmd.env("CUDA_CACHE_DISABLE", "1"),
+    };
+    let spawned = now_ms();
+    let out = cmd.output().map_err(|e| Error::InvalidInput(format!("starting the child: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(Error::InvalidInput(format!(
+            "the {} startup child failed: {}{}",
+            family.name(),
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let mut f = text.trim().splitn(5, ' ');
+    let mut num = || f.next().and_then(|s| s.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    let (start, opened, done, load) = (num(), num(), num(), num());
+    let code = text.trim().splitn(5, ' ').nth(4).unwrap_or("").to_owned();
+    Ok(Stamps { to_main: start - spawned, gpu_new: opened - start, first_result: done - opened, load, code })
+}
+
+pub fn run(gpu: Option<&Gpu>) -> Result<()> {
+    println!("## startup: a new process's first result, per kernel family\n");
+    let Some(gpu) = gpu else {
+        println!("No GPU: nothing to time (the startup is the driver's and the GPU's).");
+        return Ok(());
+    };
+    let i = gpu.info();
+    println!(
+        "device: {} (CC {}.{}); this device is given {}\n",
+        i.name, i.compute_capability.0, i.compute_capability.1, i.code
+    );
+    let cache = std::env::temp_dir().join(format!("warpwork-startup-cache-{}", std::process::id()));
+    let mut table = Table::new(&[
+        "family",
+        "code",
+        "driver cache",
+        "start → main ms",
+        "Gpu::new ms",
+        "→ first result ms",
+        "of which loading ms",
+        "loaded",
+    ]);
+    for family in FAMILIES {
+        for ptx in [false, true] {
+            for warm in [false, true] {
+                let s = if warm {
+                    let _ = std::fs::remove_dir_all(&cache);
+                    spawn(family, ptx, Some(&cache))?; // fills the cache
+                    spawn(family, ptx, Some(&cache))?
+                } else {
+                    spawn(family, ptx, None)?
+                };
+                table.row(vec![
+                    family.name().into(),
+                    if ptx { "PTX (forced)".into() } else { "shipped default".into() },
+                    if warm { "on, warm".into() } else { "disabled".into() },
+                    format!("{:.1}", s.to_main),
+                    format!("{:.1}", s.gpu_new),
+                    format!("{:.1}", s.first_result),
+                    format!("{:.1}", s.load),
+                    s.code,
+                ]);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+    table.print();
+    println!(
+        "\n\"→ first result\" runs from Gpu::new's return to the result on the host: loading the \
+         family's module, a 4 MiB upload, the call and the download."
+    );
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! How warpwork's kernels are shipped and loaded: one module per [`Family`], each as PTX for two
+//! targets and as cubins (machine code) for the architectures in [`CUBIN_ARCHS`].
+//!
+//! A module loads only when one of its kernels is first needed, so an application that only
+//! scans never loads the select kernels. A cubin loads in milliseconds; PTX must first be
+//! compiled by the driver (seconds for a large module, unless the driver's cache already holds
+//! it), which is why the PTX is only the fallback: for devices without a cubin of their exact
+//! architecture, or when a cubin fails to load.
+//!
+//! The kernel crate builds a family's module with the cargo feature of the family's
+//! [`name`](Family::name) (plus `sm90` for the sm_90 PTX); the shipped files are
+//! `{name}_{arch}.ptx` and `{name}_{arch}.cubin`.
+
+use crate::kernels;
+
+/// A module of warpwork's kernels: built, shipped and loaded on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// Stream compaction: [`kernels::SELECT_KERNELS`], [`kernels::SELECT_ORDERED_KERNELS`] and
+    /// [`kernels::SELECT_SUPPORT_KERNELS`].
+    Select,
+    /// Device-wide scans: [`kernels::SCAN_KERNELS`].
+    Scan,
+    /// Work expansion: [`kernels::EXPAND_KERNELS`].
+    Expand,
+    /// The stream hold behind event timing: [`kernels::TIMING_KERNELS`].
+    Timing,
+    /// The demonstration workloads: [`kernels::DEMO_KERNELS`].
+    Demo,
+}
+
+impl Family {
+    /// Every family, in the order of their indices ([`Family::index`]).
+    pub const ALL: [Family; 5] = [Family::Select, Family::Scan, Family::Expand, Family::Timing, Family::Demo];
+
+    /// The family's name: the kernel crate's cargo feature that exports its kernels, and the
+    /// stem of its shipped files.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Select => "select",
+            Family::Scan => "scan",
+            Family::Expand => "expand",
+            Family::Timing => "timing",
+            Family::Demo => "demo",
+        }
+    }
+
+    /// The family's position in [`Family::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The kernels the family's module exports.
+    pub fn kernels(self) -> impl Iterator<Item = &'static str> {
+        let lists: &[&'static [&'static str]] = match self {
+            Family::Select => {
+                &[&kernels::SELECT_KERNELS, &kernels::SELECT_ORDERED_KERNELS, kernels::SELECT_SUPPORT_KERNELS]
+            }
+            Family::Scan => &[&kernels::SCAN_KERNELS],
+            Family::Expand => &[kernels::EXPAND_KERNELS],
+            Family::Timing => &[kernels::TIMING_KERNELS],
+            Family::Demo => &[kernels::DEMO_KERNELS],
+        };
+        lists.iter().flat_map(|l| l.iter().copied())
+    }
+
+    /// The family whose module exports `kernel`.
+    pub fn of(kernel: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.kernels().any(|k| k == kernel))
+    }
+}
+
+/// The PTX targets every family is shipped for, oldest first: sm_70 runs on every GPU warpwork
+/// supports (compute capability 7.0 and newer); sm_90 adds instructions of newer GPUs (e.g.
+/// programmatic dependent launch) and is taken from compute capability 9.0 on.
+pub const PTX_ARCHS: [&str; 2] = ["sm_70", "sm_90"];
+
+/// An architecture a cubin is shipped for: its name and compute capability.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubinArch {
+    /// ptxas's name for it, e.g. `sm_90`.
+    pub name: &'static str,
+    /// Compute capability, major.
+    pub major: u32,
+    /// Compute capability, minor.
+    pub minor: u32,
+}
+
+const fn arch(name: &'static str, major: u32, minor: u32) -> CubinArch {
+    CubinArch { name, major, minor }
+}
+
+/// The architectures a cubin is shipped for: A100, RTX 30xx, RTX 40xx/L4/L40, H100/H200,
+/// B200, RTX 50xx. A device loads the cubin of its exact compute capability (an sm_80 cubin
+/// would also run on an sm_86 device, but code built for the device is what CUB ships too),
+/// otherwise the PTX.
+pub const CUBIN_ARCHS: [CubinArch; 6] = [
+    arch("sm_80", 8, 0),
+    arch("sm_86", 8, 6),
+    arch("sm_89", 8, 9),
+    arch("sm_90", 9, 0),
+    arch("sm_100", 10, 0),
+    arch("sm_120", 12, 0),
+];
+
+/// The PTX target a device of compute capability `major`.x runs, and the one its cubin is
+/// compiled from.
+pub const fn ptx_arch(major: u32) -> &'static str {
+    if major >= 9 {
+        PTX_ARCHS[1]
+    } else {
+        PTX_ARCHS[0]
+    }
+}
+
+/// The cubin architecture shipped for compute capability `major.minor`, if any.
+pub fn cubin_arch(major: u32, minor: u32) -> Option<CubinArch> {
+    CUBIN_ARCHS.into_iter().find(|a| a.major == major && a.minor == minor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_is_in_exactly_one_family() {
+        for k in kernels::all_kernels() {
+            let homes = Family::ALL.into_iter().filter(|f| f.kernels().any(|n| n == k)).count();
+            assert_eq!(homes, 1, "{k}");
+            assert!(Family::of(k).is_some());
+        }
+        assert_eq!(Family::of("no_such_kernel"), None);
+    }
+
+    #[test]
+    fn indices_follow_all() {
+        for (i, f) in Family::ALL.into_iter().enumerate() {
+            assert_eq!(f.index(), i);
+            assert!(f.kernels().next().is_some(), "{f:?} has kernels");
+        }
+    }
+
+    #[test]
+    fn cubins_are_compiled_from_the_ptx_their_device_would_run() {
+        assert_eq!(ptx_arch(7), "sm_70");
+        assert_eq!(ptx_arch(8), "sm_70");
+        assert_eq!(ptx_arch(9), "sm_90");
+        assert_eq!(ptx_arch(12), "sm_90");
+        assert_eq!(cubin_arch(9, 0).map(|a| a.name), Some("sm_90"));
+        assert!(cubin_arch(7, 5).is_none() && cubin_arch(9, 1).is_none());
+        for a in CUBIN_ARCHS {
+            assert_eq!(a.name, std::format!("sm_{}{}", a.major, a.minor));
+        }
+    }
+}
