@@ -133,7 +133,7 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn on(&self, stream: &Arc<CudaStream>) -> Result<Gpu> {
-        if stream.context().cu_ctx() != self.loaded.ctx.cu_ctx() {
+        if stream.context().cu_ctx() != self.context().cu_ctx() {
             return Err(Error::WrongContext);
         }
         Ok(Gpu { stream: stream.clone(), launch: stream.clone(), ..self.clone() })
@@ -172,7 +172,7 @@ impl Gpu {
     /// ```
     pub unsafe fn on_raw_stream(&self, stream: CUstream) -> Gpu {
         // SAFETY: the caller's contract above is `wrap_borrowed_stream`'s.
-        let launch = unsafe { self.loaded.ctx.wrap_borrowed_stream(stream) };
+        let launch = unsafe { self.context().wrap_borrowed_stream(stream) };
         Gpu { launch, ..self.clone() }
     }
 
@@ -198,7 +198,10 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn context(&self) -> &Arc<CudaContext> {
-        &self.loaded.ctx
+        // The handle's own stream's: the cudarc context object whose settings (event tracking)
+        // the caller controls. Handles on one CUDA context share their modules even when they
+        // come from different cudarc context objects.
+        self.stream.context()
     }
 
     /// The cudarc stream of this handle (for a handle from [`Gpu::on_raw_stream`]: the stream

@@ -57,11 +57,14 @@ fn cubins_ptx_and_first_use_in_a_capture() {
     assert_eq!((loaded[0].family, &loaded[0].code), (Family::Select, &expected));
     println!("select module: {} in {:?}", loaded[0].code, loaded[0].load_time);
 
-    // A second handle on the same context shares the loaded module and loads nothing more.
-    let other = Gpu::from_stream(gpu.context().new_stream().unwrap()).unwrap();
+    // A second handle on the same context shares the loaded module and loads nothing more, also
+    // when it comes through another cudarc object of the context, whose settings stay its own.
+    let ctx = warpwork::cudarc::driver::CudaContext::new(0).unwrap();
+    let other = Gpu::from_stream(ctx.new_stream().unwrap()).unwrap();
+    assert!(std::sync::Arc::ptr_eq(other.context(), &ctx), "the handle's context is its stream's");
     assert_eq!(other.modules().len(), 1);
     assert_eq!(other.modules()[0].load_time, loaded[0].load_time, "the same load");
-    drop((gpu, other));
+    drop((gpu, other, ctx));
 
     // Forced PTX: a new context state (the old one went with its last handle) loads PTX.
     std::env::set_var(FORCE_PTX_VAR, "ptx");

@@ -41,7 +41,8 @@ pub(super) struct FamilyModule {
 /// the timing hold's host flag (behind a lock: one timing at a time per context, since the flag
 /// is one pair of host words).
 pub(crate) struct Loaded {
-    pub(super) ctx: Arc<CudaContext>,
+    /// The context the modules are loaded into (the first handle's cudarc object for it).
+    ctx: Arc<CudaContext>,
     pub(super) info: DeviceInfo,
     modules: [OnceLock<FamilyModule>; Family::ALL.len()],
     /// Held while a module loads, so that two threads never load the same one.

@@ -26,9 +26,18 @@ fn now_ms() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1e3)
 }
 
-/// The child: opens the GPU, runs the family's first call, prints one line of stamps.
+/// The child: opens the GPU, runs the family's first call, prints one line of stamps. For
+/// `driver`, only what any CUDA program pays first: cudarc opens the device's primary context and
+/// a stream (warpwork's `Gpu::new` does that and nothing more until a kernel is needed).
 pub fn child(family: &str) -> Result<()> {
     let start = now_ms();
+    if family == "driver" {
+        let ctx = warpwork::cudarc::driver::CudaContext::new(0)?;
+        let _stream = ctx.new_stream()?;
+        let opened = now_ms();
+        println!("{start} {opened} {opened} 0 cudarc only");
+        return Ok(());
+    }
     let gpu = Gpu::new(0)?;
     let opened = now_ms();
     let input: Vec<u32> = (0..1u32 << 20).collect();
@@ -65,10 +74,10 @@ struct Stamps {
     code: String,
 }
 
-fn spawn(family: Family, ptx: bool, cache: Option<&std::path::Path>) -> Result<Stamps> {
+fn spawn(family: &str, ptx: bool, cache: Option<&std::path::Path>) -> Result<Stamps> {
     let exe = std::env::current_exe().map_err(|e| Error::InvalidInput(format!("this binary's path: {e}")))?;
     let mut cmd = Command::new(exe);
-    cmd.args(["bench", "startup"]).env(CHILD, family.name()).env_remove(warpwork::FORCE_PTX_VAR);
+    cmd.args(["bench", "startup"]).env(CHILD, family).env_remove(warpwork::FORCE_PTX_VAR);
     if ptx {
         cmd.env(warpwork::FORCE_PTX_VAR, "ptx");
     }
@@ -81,8 +90,7 @@ fn spawn(family: Family, ptx: bool, cache: Option<&std::path::Path>) -> Result<S
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(Error::InvalidInput(format!(
-            "the {} startup child failed: {}{}",
-            family.name(),
+            "the {family} startup child failed: {}{}",
             text,
             String::from_utf8_lossy(&out.stderr)
         )));
@@ -116,7 +124,18 @@ pub fn run(gpu: Option<&Gpu>) -> Result<()> {
         "of which loading ms",
         "loaded",
     ]);
-    for family in FAMILIES {
+    let driver = spawn("driver", false, None)?;
+    table.row(vec![
+        "(none)".into(),
+        "—".into(),
+        "disabled".into(),
+        format!("{:.1}", driver.to_main),
+        format!("{:.1}", driver.gpu_new),
+        "—".into(),
+        "—".into(),
+        driver.code,
+    ]);
+    for family in FAMILIES.map(|f| f.name()) {
         for ptx in [false, true] {
             for warm in [false, true] {
                 let s = if warm {
@@ -127,7 +146,7 @@ pub fn run(gpu: Option<&Gpu>) -> Result<()> {
                     spawn(family, ptx, None)?
                 };
                 table.row(vec![
-                    family.name().into(),
+                    family.into(),
                     if ptx { "PTX (forced)".into() } else { "shipped default".into() },
                     if warm { "on, warm".into() } else { "disabled".into() },
                     format!("{:.1}", s.to_main),
@@ -142,8 +161,10 @@ pub fn run(gpu: Option<&Gpu>) -> Result<()> {
     let _ = std::fs::remove_dir_all(&cache);
     table.print();
     println!(
-        "\n\"→ first result\" runs from Gpu::new's return to the result on the host: loading the \
-         family's module, a 4 MiB upload, the call and the download."
+        "\n\"Gpu::new\" is the driver's initialisation and the primary context (the first row, \
+         \"cudarc only\", is the same for a program that never loads warpwork); \"→ first result\" \
+         runs from its return to the result on the host: loading the family's module, a 4 MiB \
+         upload, the call and the download."
     );
     Ok(())
 }
