@@ -29,7 +29,7 @@ use crate::launch::grid_x;
 use crate::{DeviceRead, DeviceWrite, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
-use warpwork_abi::scan::{tile_shape, tile_state_words};
+use warpwork_abi::scan::{small_tiles, tile_shape, tile_state_words};
 
 /// Which prefix a scan writes at `i`: of the elements before `i`, or up to and including it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,14 +102,10 @@ impl Scan {
 pub trait ScanItem: Pod + DeviceRepr + sealed::Sealed {
     /// Kernel-name suffix.
     const SUFFIX: &'static str;
-    /// Threads per block (tile) of its scan kernels (`warpwork_abi::scan::TILE_WARPS_4` or
-    /// `_8` warps).
-    const THREADS: u32;
-    /// Elements per thread (`warpwork_abi::scan::TILE_CHUNKS_4` or `_8` 16-byte chunks).
-    const ITEMS: u32;
-    /// The kernels, `[kind][op]`: `scan_{exclusive|inclusive}_{sum|min|max}_{SUFFIX}`.
+    /// The kernels, `[small tiles][kind][op]`:
+    /// `scan_{exclusive|inclusive}_{sum|min|max}_{SUFFIX}`, and `scan_small_…`.
     #[doc(hidden)]
-    const KERNELS: [[&'static str; 3]; 2];
+    const KERNELS: [[[&'static str; 3]; 2]; 2];
 }
 
 mod sealed {
@@ -121,18 +117,30 @@ macro_rules! scan_items {
         impl sealed::Sealed for $t {}
         impl ScanItem for $t {
             const SUFFIX: &'static str = stringify!($t);
-            const THREADS: u32 = 32 * tile_shape(std::mem::size_of::<$t>()).0 as u32;
-            const ITEMS: u32 = (16 * tile_shape(std::mem::size_of::<$t>()).1 / std::mem::size_of::<$t>()) as u32;
-            const KERNELS: [[&'static str; 3]; 2] = [
+            const KERNELS: [[[&'static str; 3]; 2]; 2] = [
                 [
-                    concat!("scan_exclusive_sum_", stringify!($t)),
-                    concat!("scan_exclusive_min_", stringify!($t)),
-                    concat!("scan_exclusive_max_", stringify!($t)),
+                    [
+                        concat!("scan_exclusive_sum_", stringify!($t)),
+                        concat!("scan_exclusive_min_", stringify!($t)),
+                        concat!("scan_exclusive_max_", stringify!($t)),
+                    ],
+                    [
+                        concat!("scan_inclusive_sum_", stringify!($t)),
+                        concat!("scan_inclusive_min_", stringify!($t)),
+                        concat!("scan_inclusive_max_", stringify!($t)),
+                    ],
                 ],
                 [
-                    concat!("scan_inclusive_sum_", stringify!($t)),
-                    concat!("scan_inclusive_min_", stringify!($t)),
-                    concat!("scan_inclusive_max_", stringify!($t)),
+                    [
+                        concat!("scan_small_exclusive_sum_", stringify!($t)),
+                        concat!("scan_small_exclusive_min_", stringify!($t)),
+                        concat!("scan_small_exclusive_max_", stringify!($t)),
+                    ],
+                    [
+                        concat!("scan_small_inclusive_sum_", stringify!($t)),
+                        concat!("scan_small_inclusive_min_", stringify!($t)),
+                        concat!("scan_small_inclusive_max_", stringify!($t)),
+                    ],
                 ],
             ];
         }
@@ -140,8 +148,9 @@ macro_rules! scan_items {
 }
 scan_items!(u32, i32, u64, i64, f32, f64);
 
-/// The kernel of `scan` for `T`.
-fn kernel_name<T: ScanItem>(scan: Scan) -> &'static str {
+/// The kernel of `scan` for `n` elements of `T` (small tiles for small inputs), and its block
+/// size.
+fn kernel<T: ScanItem>(scan: Scan, n: usize) -> (&'static str, u32) {
     let kind = match scan.kind {
         ScanKind::Exclusive => 0,
         ScanKind::Inclusive => 1,
@@ -151,12 +160,14 @@ fn kernel_name<T: ScanItem>(scan: Scan) -> &'static str {
         ScanOp::Min => 1,
         ScanOp::Max => 2,
     };
-    T::KERNELS[kind][op]
+    let small = small_tiles(std::mem::size_of::<T>(), n as u64);
+    let warps = tile_shape(std::mem::size_of::<T>(), small).0 as u32;
+    (T::KERNELS[small as usize][kind][op], 32 * warps)
 }
 
 /// Tiles (blocks) of a scan of `n` elements.
 fn tiles<T: ScanItem>(n: usize) -> usize {
-    n.div_ceil((T::THREADS * T::ITEMS) as usize)
+    warpwork_abi::scan::tiles(std::mem::size_of::<T>(), n as u64) as usize
 }
 
 /// `u32` words of scratch a scan of `n` elements of `T` needs ([`Gpu::scan_into`],
@@ -320,9 +331,12 @@ impl Gpu {
         // The states start at the first 16-byte boundary of the scratch.
         let base = self.device_address(scratch)?;
         let skip = (base.next_multiple_of(16) - base) as usize / 4;
-        self.zero_words(scratch, skip..skip + tile_state_words(std::mem::size_of::<T>(), tiles))?;
-        let f = self.function(kernel_name::<T>(scan))?;
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (T::THREADS, 1, 1), shared_mem_bytes: 0 };
+        let words = tile_state_words(std::mem::size_of::<T>(), tiles) as u64;
+        // Everything that can fail comes before the first launch.
+        let (name, threads) = kernel::<T>(scan, n);
+        let f = self.function(name)?;
+        let prepare = self.function(warpwork_abi::kernels::SCAN_PREPARE)?;
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
         let forced = forced_fallback as u32;
         let mut l = self.kernel_args();
         match operands {
@@ -336,13 +350,25 @@ impl Gpu {
             }
         }
         let s = l.bind_mut(scratch)?;
-        l.value(&n).addr(s + 4 * skip as u64).value(&forced);
-        // SAFETY: matches `scan_{kind}_{op}_{T}(input, output, n, states, forced_fallback)` in
-        // kernels/src/kernels/scan.rs: input and output hold at least `n` elements (checked
-        // above; in place they are one buffer, which the kernel allows), the states lie inside
-        // the scratch (checked above) with their statuses zeroed on this stream, and the grid is
-        // one block per tile.
-        unsafe { l.launch(f, cfg) }
+        let states = s + 4 * skip as u64;
+        l.value(&n).addr(states).value(&forced);
+        // The states are zeroed by a kernel; the scan is its programmatic dependent, whose blocks
+        // load and reduce their tiles while it runs.
+        let mut p = self.kernel_args();
+        p.addr(states).value(&words);
+        let zeroing = (words / 4).div_ceil(256).clamp(1, 1024) as u32;
+        let pcfg = LaunchConfig { grid_dim: (zeroing, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `scan_prepare(states, words)` zeroes `words` words at a 16-byte boundary inside
+        // the scratch (its length checked above); the scratch stays bound by `l` until the scan
+        // below is launched.
+        unsafe { p.launch(prepare, pcfg)? };
+        // SAFETY: matches `scan_{kind}_{op}_{T}` / `scan_small_…(input, output, n, states,
+        // forced_fallback)` in kernels/src/kernels/scan.rs for the tile class `kernel` chose:
+        // input and output hold at least `n` elements (checked above; in place they are one
+        // buffer, which the kernel allows), the states lie inside the scratch (checked above),
+        // zeroed on this stream by the kernel this one is the programmatic dependent of (it waits
+        // for it before touching them), and the grid is one block per tile.
+        unsafe { l.launch_dependent(f, cfg) }
     }
 }
 

@@ -16,5 +16,6 @@ if [ ! -x "$ptxas" ]; then
   python3 -m zipfile -e "$dir"/wheel/nvidia_cuda_nvcc_cu12-*.whl "$dir" >&2
   chmod +x "$ptxas"
 fi
-"$ptxas" --version | grep -q -- "$version" || { echo "$ptxas is not ptxas $version" >&2; exit 1; }
+reported=$("$ptxas" --version)
+grep -q -- "$version" <<<"$reported" || { echo "$ptxas is not ptxas $version: $reported" >&2; exit 1; }
 echo "$ptxas"

@@ -3,9 +3,14 @@
 #[test]
 fn every_kernel_name_is_one_the_abi_lists() {
     fn check<T: ScanItem>() {
-        for row in T::KERNELS {
-            for name in row {
-                assert!(warpwork_abi::kernels::SCAN_KERNELS.contains(&name), "{name}");
+        for (small, class) in T::KERNELS.iter().enumerate() {
+            let list = if small == 1 {
+                &warpwork_abi::kernels::SCAN_SMALL_KERNELS
+            } else {
+                &warpwork_abi::kernels::SCAN_KERNELS
+            };
+            for name in class.iter().flatten() {
+                assert!(list.contains(name), "{name}");
             }
         }
     }
@@ -21,14 +26,20 @@ use super::*;
 
 #[test]
 fn scratch_covers_the_states_at_any_alignment() {
-    for n in [1usize, 4095, 4096, 4097, 1 << 20, (1 << 32) + 7] {
+    for n in [1usize, 4095, 4096, 4097, 1 << 20, 1 << 22, 1 << 24, (1 << 32) + 7] {
         let t32 = tiles::<u32>(n);
-        assert_eq!(t32, n.div_ceil((u32::THREADS * u32::ITEMS) as usize));
+        let small = small_tiles(4, n as u64);
+        assert_eq!(t32, n.div_ceil(if small { 2048 } else { 8192 }));
         assert_eq!(scratch_words::<u32>(n), 2 * t32 + 3);
         let t64 = tiles::<u64>(n);
-        assert_eq!(t64, n.div_ceil((u64::THREADS * u64::ITEMS) as usize));
+        let small = small_tiles(8, n as u64);
+        assert_eq!(t64, n.div_ceil(if small { 1024 } else { 4096 }));
         assert_eq!(scratch_words::<f64>(n), 4 * t64 + 3);
+        // Both 8-byte classes are blocks of 4 warps.
+        assert_eq!(kernel::<u64>(Scan::EXCLUSIVE_SUM, n).1, 128);
     }
+    assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 16), ("scan_small_exclusive_sum_u32", 256));
+    assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 26), ("scan_exclusive_sum_u32", 256));
     assert_eq!(tiles::<i32>((1 << 32) + 7), (1 << 19) + 1);
 }
 
@@ -73,7 +84,7 @@ fn forced_fallback_matches_cpu() {
 
 #[test]
 fn kernel_names_are_systematic() {
-    assert_eq!(kernel_name::<u32>(Scan::EXCLUSIVE_SUM), "scan_exclusive_sum_u32");
-    assert_eq!(kernel_name::<f64>(Scan::inclusive(ScanOp::Max)), "scan_inclusive_max_f64");
-    assert_eq!(kernel_name::<i64>(Scan::exclusive(ScanOp::Min)), "scan_exclusive_min_i64");
+    assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 30).0, "scan_exclusive_sum_u32");
+    assert_eq!(kernel::<f64>(Scan::inclusive(ScanOp::Max), 1 << 30).0, "scan_inclusive_max_f64");
+    assert_eq!(kernel::<i64>(Scan::exclusive(ScanOp::Min), 5).0, "scan_small_exclusive_min_i64");
 }

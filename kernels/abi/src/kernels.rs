@@ -75,6 +75,14 @@ kernel_names! {
     SELECT_ORDERED_BYTES = "select_ordered_bytes";
     }
 
+    /// The scan family's kernel besides the scans themselves ([`SCAN_KERNELS`],
+    /// [`SCAN_SMALL_KERNELS`]), in `kernels/src/kernels/scan.rs`.
+    SCAN_SUPPORT_KERNELS {
+    /// `scan_prepare(states, words)`: zeroes a scan launch's tile states before the scan, which
+    /// may start early as its programmatic dependent.
+    SCAN_PREPARE = "scan_prepare";
+    }
+
     /// The timing kernel (`kernels/src/kernels/timing.rs`).
     TIMING_KERNELS {
     /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
@@ -180,10 +188,22 @@ macro_rules! scan_names {
 /// The element types of the scan kernels, as kernel-name suffixes.
 pub const SCAN_ITEM_TYPES: [&str; 6] = ["u32", "i32", "u64", "i64", "f32", "f64"];
 
-/// The device-wide scans `scan_{exclusive|inclusive}_{sum|min|max}_{type}`
+/// The device-wide scans in standard tiles, `scan_{exclusive|inclusive}_{sum|min|max}_{type}`
 /// (`kernels/src/kernels/scan.rs`): `(input, output, n, states, forced_fallback)`. The order is
 /// [`SCAN_ITEM_TYPES`] × (exclusive, inclusive) × (sum, min, max).
 pub const SCAN_KERNELS: [&str; 36] = scan_names!("u32", "i32", "u64", "i64", "f32", "f64");
+
+macro_rules! scan_small_names {
+    ($($t:literal),*) => {
+        [$(concat!("scan_small_exclusive_sum_", $t), concat!("scan_small_exclusive_min_", $t),
+           concat!("scan_small_exclusive_max_", $t), concat!("scan_small_inclusive_sum_", $t),
+           concat!("scan_small_inclusive_min_", $t), concat!("scan_small_inclusive_max_", $t)),*]
+    };
+}
+
+/// The same scans in small tiles (`warpwork_abi::scan::small_tiles` says when):
+/// `scan_small_{exclusive|inclusive}_{sum|min|max}_{type}`, in the order of [`SCAN_KERNELS`].
+pub const SCAN_SMALL_KERNELS: [&str; 36] = scan_small_names!("u32", "i32", "u64", "i64", "f32", "f64");
 
 /// Every exported kernel, family by family (what the shipped modules export together; checked
 /// by a host test).

@@ -36,8 +36,9 @@
 //! this keeps the fallback right for in-place scans (if the reduction had read overwritten
 //! input, the re-poll sees the publication).
 //!
-//! The state needs no atomics and no tile counter; the host zeroes the status words
-//! (all `warpwork_abi::scan::tile_state_words`: every word holds a status) before every launch.
+//! The state needs no atomics and no tile counter; the status words (all
+//! `warpwork_abi::scan::tile_state_words`: every word holds a status) are zeroed before every
+//! launch, by [`prepare_states`] in a kernel of its own or by the host.
 //!
 //! **Forcing the fallback** (tests): a launch with `forced_fallback` set looks back with
 //! [`fallback_after`]`(true) = 0` (fall back at the first poll that finds a needed predecessor
@@ -46,8 +47,9 @@
 
 use super::scan::{STATUS_INVALID, STATUS_PREFIX};
 use crate::arch::{
-    ballot, fence_gpu, global_timer_ns, lane_id, load_relaxed_u64, load_relaxed_v2_u64, nanosleep, store_relaxed_u64,
-    store_relaxed_v2_u64, WARP_SIZE,
+    ballot, block_dim_x, block_idx_x, fence_gpu, global_timer_ns, grid_dim_x, grid_launch_dependents, lane_id,
+    load_relaxed_u64, load_relaxed_v2_u64, nanosleep, store_relaxed_u64, store_relaxed_v2_u64, store_v4_u32,
+    thread_idx_x, WARP_SIZE,
 };
 use crate::block::{warp_reduce_high_first, ScanElement, ScanOp, TileLayout};
 use core::marker::PhantomData;
@@ -84,6 +86,28 @@ pub fn forced_stall(forced_fallback: bool, tile: usize) {
     if forced_fallback && tile % 2 == 1 {
         let t0 = global_timer_ns();
         while global_timer_ns() - t0 < FORCED_STALL_NS {}
+    }
+}
+
+/// Zeroes the `words` 32-bit words of a launch's tile states at `states` (16-byte aligned), in a
+/// grid-stride loop over any grid, and lets the launch after it start at once: a scan or select
+/// launched as this grid's programmatic dependent loads its tile meanwhile and waits for this
+/// grid (`grid_dependency_wait`) before it touches the states.
+///
+/// # Safety
+/// `states` holds `words` words; nothing else touches them during the launch.
+#[inline(always)]
+pub unsafe fn prepare_states(states: *mut u32, words: usize) {
+    grid_launch_dependents();
+    let threads = grid_dim_x() as usize * block_dim_x() as usize;
+    let first = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+    let mut i = first;
+    while i < words / 4 {
+        store_v4_u32((states as *mut [u32; 4]).add(i), [0; 4]);
+        i += threads;
+    }
+    if first < words % 4 {
+        *states.add(words / 4 * 4 + first) = 0;
     }
 }
 

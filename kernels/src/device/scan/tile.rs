@@ -20,8 +20,8 @@
 
 use super::{STATUS_AGGREGATE, STATUS_PREFIX};
 use crate::arch::{
-    block_idx_x, fence_gpu, lane_id, load_shared, load_shared_v4, load_v4_u32, opaque, store_shared_v4, store_v4_u32,
-    sync_threads, sync_warp, thread_idx_x, WARP_SIZE,
+    block_idx_x, fence_gpu, grid_dependency_wait, lane_id, load_shared, load_shared_v4, load_v4_u32, opaque,
+    store_shared_v4, store_v4_u32, sync_threads, sync_warp, thread_idx_x, WARP_SIZE,
 };
 use crate::block::{block_exclusive_scan, warp_reduce_high_first, ScanElement, ScanOp};
 use crate::device::lookback::{fallback_after, forced_stall, look_back, TileStates};
@@ -87,7 +87,8 @@ fn set_item<T: ScanElement>(chunk: &mut [u32; 4], j: usize, v: T) {
 
 /// Scans tile `blockIdx.x` (of `WARPS` warps × `CHUNKS` 16-byte chunks per thread) of
 /// `input[..n]` into `output[..n]` under `O` (exclusive, or inclusive with `INCLUSIVE`), moving
-/// the elements in as `LOAD` ([`tile_load`]) says. `output` may be `input` (an in-place scan);
+/// the elements in as `LOAD` ([`tile_load`]) says. The launch may be the programmatic dependent
+/// of the kernel that zeroes `states` ([`crate::device::lookback::prepare_states`]). `output` may be `input` (an in-place scan);
 /// otherwise the two do not overlap. `forced_fallback` makes every look-back fall back at once
 /// when it finds a predecessor silent, and odd tiles wait before publishing (for tests).
 ///
@@ -184,6 +185,9 @@ pub unsafe fn consume_tile<
     // onto two paths).
     let prefix_slot = addr_of_mut!((*smem).prefix) as *mut O::T;
     if warp == 0 {
+        // The launch may be the programmatic dependent of the kernel that zeroes the states
+        // (`prepare_states`): the tile is loaded and reduced meanwhile, the states wait for it.
+        grid_dependency_wait();
         let before =
             publish_and_look_back::<O, WARPS, CHUNKS>(states, tile_in, tile, aggregate, in_place, forced_fallback);
         if lane == 0 {

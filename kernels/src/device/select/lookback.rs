@@ -3,12 +3,9 @@
 //! tile.
 
 use super::{op, SelectValue};
-use crate::arch::{
-    block_dim_x, block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, opaque, store_v4_u32, sync_warp,
-    thread_idx_x, WARP_SIZE,
-};
+use crate::arch::{block_idx_x, lane_id, opaque, sync_warp, thread_idx_x, WARP_SIZE};
 use crate::block::Sum;
-use crate::device::lookback::{fallback_after, forced_stall, look_back, TileStates};
+use crate::device::lookback::{fallback_after, forced_stall, look_back, prepare_states, TileStates};
 use crate::device::scan::{STATUS_AGGREGATE, STATUS_PREFIX};
 use crate::warp::warp_sum;
 use core::ptr::{addr_of, read_volatile};
@@ -24,17 +21,10 @@ use core::ptr::{addr_of, read_volatile};
 /// during the launch.
 #[inline(always)]
 pub unsafe fn prepare_ordered_state(count: *const u64, start: *mut u64, states: *mut u32, words: usize, append: bool) {
-    grid_launch_dependents();
-    let threads = grid_dim_x() as usize * block_dim_x() as usize;
-    let first = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
-    if first == 0 {
+    if block_idx_x() == 0 && thread_idx_x() == 0 {
         *start = if append { *count } else { 0 };
     }
-    let mut i = first;
-    while i < words / 4 {
-        store_v4_u32((states as *mut [u32; 4]).add(i), [0; 4]);
-        i += threads;
-    }
+    prepare_states(states, words);
 }
 
 /// The inputs of the look-back's fallback ([`count_tile`]).
