@@ -84,8 +84,21 @@
 //! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
 //! * [`timing`]: CUDA-event timing and the copy roof.
 //!
+//! ## Device code and start-up
+//!
+//! The kernels ship with the crate, one module per family
+//! ([`abi::modules::Family`]: select, scan, expand, timing), each as machine code (cubins for
+//! sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120) and as PTX for every other GPU of compute
+//! capability 7.0 or newer. A context loads a family's module the first time one of its kernels
+//! is needed, from the cubin of the device's exact architecture in a few milliseconds; every
+//! handle on that context shares it. On other devices the driver compiles the PTX at that point
+//! (seconds, unless its cache already holds the result). [`DeviceInfo::code`] says which a device
+//! gets, [`Gpu::modules`] what each loaded module came from and how long it took, and
+//! [`Gpu::preload`] loads families ahead of a timed region. A cubin that fails to load falls back
+//! to the PTX with the reason; `WARPWORK_CODE=ptx` forces the PTX.
+//!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
-//! nothing panics. Building needs nothing but Rust: the kernels come as PTX shipped with the crate.
+//! nothing panics. Building needs nothing but Rust: the device code is shipped with the crate.
 //!
 //! cudarc (any 0.19 from 0.19.10) needs exactly one CUDA version feature. warpwork enables
 //! `cuda-12080` by default; its features `cuda-11080` … `cuda-13040` pick another, and
