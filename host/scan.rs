@@ -29,7 +29,7 @@ use crate::launch::grid_x;
 use crate::{DeviceRead, DeviceWrite, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, LaunchConfig};
-use warpwork_abi::scan::{small_tiles, tile_shape, tile_state_words};
+use warpwork_abi::scan::{tile_shape, tile_state_words, TileClass};
 
 /// Which prefix a scan writes at `i`: of the elements before `i`, or up to and including it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,54 +102,47 @@ impl Scan {
 pub trait ScanItem: Pod + DeviceRepr + sealed::Sealed {
     /// Kernel-name suffix.
     const SUFFIX: &'static str;
-    /// The kernels, `[small tiles][kind][op]`:
-    /// `scan_{exclusive|inclusive}_{sum|min|max}_{SUFFIX}`, and `scan_small_…`.
+    /// The kernels, `[tile class][kind][op]` (classes in the order of `TileClass::ALL`; 4-byte
+    /// elements, which have no medium tiles, repeat the standard ones there).
     #[doc(hidden)]
-    const KERNELS: [[[&'static str; 3]; 2]; 2];
+    const KERNELS: [[[&'static str; 3]; 2]; 3];
 }
 
 mod sealed {
     pub trait Sealed {}
 }
 
+macro_rules! class_kernels {
+    ($prefix:literal, $t:ident) => {
+        [
+            [
+                concat!($prefix, "exclusive_sum_", stringify!($t)),
+                concat!($prefix, "exclusive_min_", stringify!($t)),
+                concat!($prefix, "exclusive_max_", stringify!($t)),
+            ],
+            [
+                concat!($prefix, "inclusive_sum_", stringify!($t)),
+                concat!($prefix, "inclusive_min_", stringify!($t)),
+                concat!($prefix, "inclusive_max_", stringify!($t)),
+            ],
+        ]
+    };
+}
+
 macro_rules! scan_items {
-    ($($t:ident),*) => {$(
+    ($($t:ident: $medium:literal),*) => {$(
         impl sealed::Sealed for $t {}
         impl ScanItem for $t {
             const SUFFIX: &'static str = stringify!($t);
-            const KERNELS: [[[&'static str; 3]; 2]; 2] = [
-                [
-                    [
-                        concat!("scan_exclusive_sum_", stringify!($t)),
-                        concat!("scan_exclusive_min_", stringify!($t)),
-                        concat!("scan_exclusive_max_", stringify!($t)),
-                    ],
-                    [
-                        concat!("scan_inclusive_sum_", stringify!($t)),
-                        concat!("scan_inclusive_min_", stringify!($t)),
-                        concat!("scan_inclusive_max_", stringify!($t)),
-                    ],
-                ],
-                [
-                    [
-                        concat!("scan_small_exclusive_sum_", stringify!($t)),
-                        concat!("scan_small_exclusive_min_", stringify!($t)),
-                        concat!("scan_small_exclusive_max_", stringify!($t)),
-                    ],
-                    [
-                        concat!("scan_small_inclusive_sum_", stringify!($t)),
-                        concat!("scan_small_inclusive_min_", stringify!($t)),
-                        concat!("scan_small_inclusive_max_", stringify!($t)),
-                    ],
-                ],
-            ];
+            const KERNELS: [[[&'static str; 3]; 2]; 3] =
+                [class_kernels!("scan_small_", $t), class_kernels!($medium, $t), class_kernels!("scan_", $t)];
         }
     )*};
 }
-scan_items!(u32, i32, u64, i64, f32, f64);
+scan_items!(u32: "scan_", i32: "scan_", u64: "scan_medium_", i64: "scan_medium_", f32: "scan_", f64: "scan_medium_");
 
-/// The kernel of `scan` for `n` elements of `T` (small tiles for small inputs), and its block
-/// size.
+/// The kernel of `scan` for `n` elements of `T` (the tile class `TileClass::of` picks), and its
+/// block size.
 fn kernel<T: ScanItem>(scan: Scan, n: usize) -> (&'static str, u32) {
     let kind = match scan.kind {
         ScanKind::Exclusive => 0,
@@ -160,9 +153,10 @@ fn kernel<T: ScanItem>(scan: Scan, n: usize) -> (&'static str, u32) {
         ScanOp::Min => 1,
         ScanOp::Max => 2,
     };
-    let small = small_tiles(std::mem::size_of::<T>(), n as u64);
-    let warps = tile_shape(std::mem::size_of::<T>(), small).0 as u32;
-    (T::KERNELS[small as usize][kind][op], 32 * warps)
+    let size = std::mem::size_of::<T>();
+    let class = TileClass::of(size, n as u64);
+    let index = TileClass::ALL.iter().position(|&c| c == class).unwrap_or(2);
+    (T::KERNELS[index][kind][op], 32 * tile_shape(size, class).0 as u32)
 }
 
 /// Tiles (blocks) of a scan of `n` elements.

@@ -122,7 +122,7 @@ fn check<T: TestElement>(got: &[T], input: &[T], scan: Scan, exact: bool, what: 
     // (16 roundings per tile before, 256 within a tile: generous, see docs/scan.md) · u · Σ|x|.
     let u = if std::mem::size_of::<T>() == 4 { f32::EPSILON as f64 / 2.0 } else { f64::EPSILON / 2.0 };
     let size = std::mem::size_of::<T>();
-    let tile = scan_abi::tile_items(size, scan_abi::small_tiles(size, n as u64));
+    let tile = scan_abi::tile_items(size, scan_abi::TileClass::of(size, n as u64));
     let (mut sum, mut carry, mut abs) = (0.0f64, 0.0f64, 0.0f64);
     for i in 0..n {
         let x = input[i].to_f64();
@@ -160,19 +160,24 @@ fn run_scan<T: TestElement>(gpu: &Gpu, input: &[T], scan: Scan) -> Vec<T> {
     gpu.download(&out).unwrap()
 }
 
-/// Sizes around powers of two, around `T`'s tiles of both classes (one tile, one and a bit,
-/// three and a bit) and around the largest input of small tiles.
+/// Sizes around powers of two, around `T`'s tiles of every class (one tile, one and a bit,
+/// three and a bit) and around the largest input of each class.
 fn sizes<T: ScanItem>() -> Vec<usize> {
     let size = std::mem::size_of::<T>();
     let mut v =
         vec![0, 1, 31, 33, 2047, 2049, 4095, 4096, 4097, 8191, 8193, 12_345, (1 << 16) - 1, (1 << 16) + 1, 1_000_003];
-    for small in [true, false] {
-        let tile = scan_abi::tile_items(size, small);
+    for class in scan_abi::TileClass::ALL {
+        let tile = scan_abi::tile_items(size, class);
         v.extend([tile - 1, tile, tile + 1, 3 * tile + 7]);
     }
-    let last_small =
-        (if size == 8 { scan_abi::SMALL_MAX_BYTES_8 } else { scan_abi::SMALL_MAX_BYTES_4 } / size as u64) as usize;
-    v.extend([last_small, last_small + 1]);
+    // The last input of each class and the first of the next (2^22 8-byte elements is the
+    // largest: skipped under the sanitizers).
+    for max_bytes in [scan_abi::SMALL_MAX_BYTES, scan_abi::MEDIUM_MAX_BYTES_8] {
+        let last = (max_bytes / size as u64) as usize;
+        if !small() || last < 1 << 21 {
+            v.extend([last, last + 1]);
+        }
+    }
     if !small() {
         v.push((1 << 22) + 5);
     }

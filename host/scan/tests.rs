@@ -3,13 +3,14 @@
 #[test]
 fn every_kernel_name_is_one_the_abi_lists() {
     fn check<T: ScanItem>() {
-        for (small, class) in T::KERNELS.iter().enumerate() {
-            let list = if small == 1 {
-                &warpwork_abi::kernels::SCAN_SMALL_KERNELS
-            } else {
-                &warpwork_abi::kernels::SCAN_KERNELS
+        use warpwork_abi::kernels::{SCAN_KERNELS, SCAN_MEDIUM_KERNELS, SCAN_SMALL_KERNELS};
+        for (class, names) in TileClass::ALL.iter().zip(T::KERNELS) {
+            let list: &[&str] = match (class, class.exists_for(std::mem::size_of::<T>())) {
+                (TileClass::Small, _) => &SCAN_SMALL_KERNELS,
+                (TileClass::Medium, true) => &SCAN_MEDIUM_KERNELS,
+                _ => &SCAN_KERNELS,
             };
-            for name in class.iter().flatten() {
+            for name in names.iter().flatten() {
                 assert!(list.contains(name), "{name}");
             }
         }
@@ -28,18 +29,23 @@ use super::*;
 fn scratch_covers_the_states_at_any_alignment() {
     for n in [1usize, 4095, 4096, 4097, 1 << 20, 1 << 22, 1 << 24, (1 << 32) + 7] {
         let t32 = tiles::<u32>(n);
-        let small = small_tiles(4, n as u64);
+        let small = TileClass::of(4, n as u64) == TileClass::Small;
         assert_eq!(t32, n.div_ceil(if small { 2048 } else { 8192 }));
         assert_eq!(scratch_words::<u32>(n), 2 * t32 + 3);
         let t64 = tiles::<u64>(n);
-        let small = small_tiles(8, n as u64);
-        assert_eq!(t64, n.div_ceil(if small { 1024 } else { 4096 }));
+        let (items, threads) = match TileClass::of(8, n as u64) {
+            TileClass::Small => (1024, 128),
+            TileClass::Medium => (4096, 256),
+            TileClass::Standard => (4096, 128),
+        };
+        assert_eq!(t64, n.div_ceil(items));
         assert_eq!(scratch_words::<f64>(n), 4 * t64 + 3);
-        // Both 8-byte classes are blocks of 4 warps.
-        assert_eq!(kernel::<u64>(Scan::EXCLUSIVE_SUM, n).1, 128);
+        assert_eq!(kernel::<u64>(Scan::EXCLUSIVE_SUM, n).1, threads);
     }
     assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 16), ("scan_small_exclusive_sum_u32", 256));
     assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 26), ("scan_exclusive_sum_u32", 256));
+    assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 20), ("scan_exclusive_sum_u32", 256));
+    assert_eq!(kernel::<f64>(Scan::EXCLUSIVE_SUM, 1 << 20), ("scan_medium_exclusive_sum_f64", 256));
     assert_eq!(tiles::<i32>((1 << 32) + 7), (1 << 19) + 1);
 }
 

@@ -76,7 +76,7 @@ kernel_names! {
     }
 
     /// The scan family's kernel besides the scans themselves ([`SCAN_KERNELS`],
-    /// [`SCAN_SMALL_KERNELS`]), in `kernels/src/kernels/scan.rs`.
+    /// [`SCAN_SMALL_KERNELS`], [`SCAN_MEDIUM_KERNELS`]), in `kernels/src/kernels/scan.rs`.
     SCAN_SUPPORT_KERNELS {
     /// `scan_prepare(states, words)`: zeroes a scan launch's tile states before the scan, which
     /// may start early as its programmatic dependent.
@@ -201,9 +201,21 @@ macro_rules! scan_small_names {
     };
 }
 
-/// The same scans in small tiles (`warpwork_abi::scan::small_tiles` says when):
+/// The same scans in small tiles (`warpwork_abi::scan::TileClass` says when):
 /// `scan_small_{exclusive|inclusive}_{sum|min|max}_{type}`, in the order of [`SCAN_KERNELS`].
 pub const SCAN_SMALL_KERNELS: [&str; 36] = scan_small_names!("u32", "i32", "u64", "i64", "f32", "f64");
+
+macro_rules! scan_medium_names {
+    ($($t:literal),*) => {
+        [$(concat!("scan_medium_exclusive_sum_", $t), concat!("scan_medium_exclusive_min_", $t),
+           concat!("scan_medium_exclusive_max_", $t), concat!("scan_medium_inclusive_sum_", $t),
+           concat!("scan_medium_inclusive_min_", $t), concat!("scan_medium_inclusive_max_", $t)),*]
+    };
+}
+
+/// The scans of 8-byte elements in medium tiles: `scan_medium_{kind}_{op}_{type}` for `u64`,
+/// `i64` and `f64`, in the order of [`SCAN_KERNELS`].
+pub const SCAN_MEDIUM_KERNELS: [&str; 18] = scan_medium_names!("u64", "i64", "f64");
 
 /// Every exported kernel, family by family (what the shipped modules export together; checked
 /// by a host test).

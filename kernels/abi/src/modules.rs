@@ -19,8 +19,8 @@ pub enum Family {
     /// Stream compaction: [`kernels::SELECT_KERNELS`], [`kernels::SELECT_ORDERED_KERNELS`] and
     /// [`kernels::SELECT_SUPPORT_KERNELS`].
     Select,
-    /// Device-wide scans: [`kernels::SCAN_KERNELS`], [`kernels::SCAN_SMALL_KERNELS`] and
-    /// [`kernels::SCAN_SUPPORT_KERNELS`].
+    /// Device-wide scans: [`kernels::SCAN_KERNELS`], [`kernels::SCAN_SMALL_KERNELS`],
+    /// [`kernels::SCAN_MEDIUM_KERNELS`] and [`kernels::SCAN_SUPPORT_KERNELS`].
     Scan,
     /// Work expansion: [`kernels::EXPAND_KERNELS`].
     Expand,
@@ -57,7 +57,12 @@ impl Family {
             Family::Select => {
                 &[&kernels::SELECT_KERNELS, &kernels::SELECT_ORDERED_KERNELS, kernels::SELECT_SUPPORT_KERNELS]
             }
-            Family::Scan => &[&kernels::SCAN_KERNELS, &kernels::SCAN_SMALL_KERNELS, kernels::SCAN_SUPPORT_KERNELS],
+            Family::Scan => &[
+                &kernels::SCAN_KERNELS,
+                &kernels::SCAN_SMALL_KERNELS,
+                &kernels::SCAN_MEDIUM_KERNELS,
+                kernels::SCAN_SUPPORT_KERNELS,
+            ],
             Family::Expand => &[kernels::EXPAND_KERNELS],
             Family::Timing => &[kernels::TIMING_KERNELS],
             Family::Demo => &[kernels::DEMO_KERNELS],

@@ -56,9 +56,12 @@ pub const TILE_CHUNKS_8: usize = 16;
 /// … and how they are loaded.
 pub const TILE_LOAD_8: u8 = tile_load::PLAIN;
 
-// Small inputs take smaller tiles (the `scan_small_*` kernels): a 2^16-element input of the
+// Smaller inputs take smaller or narrower tiles ([`TileClass`]): a 2^16-element input of the
 // standard 8-byte tiles is 16 blocks on a GPU of 132 multiprocessors; smaller tiles spread it
 // over more of them, at the price of a longer look-back chain, which only large inputs feel.
+// Measured on the H100 (2026-11-25, `benches/lab_scan.rs`, ten 8-byte shapes from 2^16 to 2^24):
+// small tiles are faster up to 2^18 `u32` and 2^17 `u64` elements; for 8-byte elements, tiles of
+// 256 threads × 128 bytes (the standard tile's elements, twice the threads) from there to 2^22.
 
 /// Warps per small tile for 4-byte elements …
 pub const SMALL_WARPS_4: usize = 8;
@@ -68,40 +71,71 @@ pub const SMALL_CHUNKS_4: usize = 2;
 pub const SMALL_WARPS_8: usize = 4;
 /// … and 16-byte chunks per thread (64 bytes: 8 elements; 1024 per tile).
 pub const SMALL_CHUNKS_8: usize = 4;
-/// The largest input, in bytes, scanned in small tiles: 4-byte elements (2^18) …
-/// (Measured on the H100, 2026-11-25, `benches/lab_scan.rs`: small tiles are faster up to 2^18
-/// `u32` and 2^17 `u64` elements, the standard ones from there on.)
-pub const SMALL_MAX_BYTES_4: u64 = 1 << 20;
-/// … and 8-byte ones (2^17).
-pub const SMALL_MAX_BYTES_8: u64 = 1 << 20;
+/// The largest input, in bytes, scanned in small tiles (2^18 4-byte or 2^17 8-byte elements).
+pub const SMALL_MAX_BYTES: u64 = 1 << 20;
+/// Warps per medium tile (8-byte elements only) …
+pub const MEDIUM_WARPS_8: usize = 8;
+/// … and 16-byte chunks per thread (128 bytes: 16 elements; 4096 per tile).
+pub const MEDIUM_CHUNKS_8: usize = 8;
+/// The largest input, in bytes, scanned in medium tiles (2^22 8-byte elements).
+pub const MEDIUM_MAX_BYTES_8: u64 = 32 << 20;
 
-/// Whether a scan of `n` elements of `size` bytes (4 or 8) takes the small tiles.
-pub const fn small_tiles(size: usize, n: u64) -> bool {
-    let max = if size == 8 { SMALL_MAX_BYTES_8 } else { SMALL_MAX_BYTES_4 };
-    n.saturating_mul(size as u64) <= max
+/// The tile classes of the device-wide scans, by input size: each has its own kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileClass {
+    /// Up to [`SMALL_MAX_BYTES`]: `scan_small_{kind}_{op}_{type}`.
+    Small,
+    /// 8-byte elements up to [`MEDIUM_MAX_BYTES_8`]: `scan_medium_{kind}_{op}_{type}`.
+    Medium,
+    /// The rest: `scan_{kind}_{op}_{type}`.
+    Standard,
 }
 
-/// The tile shape of the device-wide scans of elements of `size` bytes (4 or 8), small tiles or
-/// the standard ones: (warps, 16-byte chunks per thread, load). Small tiles load plainly (a
-/// thread's few chunks are in flight at once either way).
-pub const fn tile_shape(size: usize, small: bool) -> (usize, usize, u8) {
-    match (size == 8, small) {
-        (true, false) => (TILE_WARPS_8, TILE_CHUNKS_8, TILE_LOAD_8),
-        (false, false) => (TILE_WARPS_4, TILE_CHUNKS_4, TILE_LOAD_4),
-        (true, true) => (SMALL_WARPS_8, SMALL_CHUNKS_8, tile_load::PLAIN),
-        (false, true) => (SMALL_WARPS_4, SMALL_CHUNKS_4, tile_load::PLAIN),
+impl TileClass {
+    /// Every class, smallest tiles first (the host's kernel tables follow this order).
+    pub const ALL: [TileClass; 3] = [TileClass::Small, TileClass::Medium, TileClass::Standard];
+
+    /// The class a scan of `n` elements of `size` bytes (4 or 8) takes.
+    pub const fn of(size: usize, n: u64) -> TileClass {
+        let bytes = n.saturating_mul(size as u64);
+        if bytes <= SMALL_MAX_BYTES {
+            TileClass::Small
+        } else if size == 8 && bytes <= MEDIUM_MAX_BYTES_8 {
+            TileClass::Medium
+        } else {
+            TileClass::Standard
+        }
+    }
+
+    /// Whether elements of `size` bytes have kernels of this class (4-byte ones have no
+    /// medium tiles).
+    pub const fn exists_for(self, size: usize) -> bool {
+        !matches!(self, TileClass::Medium) || size == 8
     }
 }
 
-/// Elements of `size` bytes per tile of that shape.
-pub const fn tile_items(size: usize, small: bool) -> usize {
-    let (warps, chunks, _) = tile_shape(size, small);
+/// The tile shape of the device-wide scans of elements of `size` bytes (4 or 8) in `class`:
+/// (warps, 16-byte chunks per thread, load). Small and medium tiles load plainly (measured: no
+/// difference with `cp.async`).
+pub const fn tile_shape(size: usize, class: TileClass) -> (usize, usize, u8) {
+    match (size == 8, class) {
+        (true, TileClass::Standard) => (TILE_WARPS_8, TILE_CHUNKS_8, TILE_LOAD_8),
+        (false, TileClass::Standard | TileClass::Medium) => (TILE_WARPS_4, TILE_CHUNKS_4, TILE_LOAD_4),
+        (true, TileClass::Medium) => (MEDIUM_WARPS_8, MEDIUM_CHUNKS_8, tile_load::PLAIN),
+        (true, TileClass::Small) => (SMALL_WARPS_8, SMALL_CHUNKS_8, tile_load::PLAIN),
+        (false, TileClass::Small) => (SMALL_WARPS_4, SMALL_CHUNKS_4, tile_load::PLAIN),
+    }
+}
+
+/// Elements of `size` bytes per tile of `class`.
+pub const fn tile_items(size: usize, class: TileClass) -> usize {
+    let (warps, chunks, _) = tile_shape(size, class);
     warps * 32 * chunks * 16 / size
 }
 
 /// Tiles (blocks) of a scan of `n` elements of `size` bytes.
 pub const fn tiles(size: usize, n: u64) -> u64 {
-    n.div_ceil(tile_items(size, small_tiles(size, n)) as u64)
+    n.div_ceil(tile_items(size, TileClass::of(size, n)) as u64)
 }
 
 #[cfg(test)]
@@ -109,15 +143,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn small_tiles_are_for_small_inputs_and_more_of_them() {
+    fn classes_follow_the_input_size() {
         for size in [4, 8] {
-            assert!(small_tiles(size, 1 << 16) && !small_tiles(size, 1 << 26));
-            assert!(tile_items(size, true) < tile_items(size, false));
-            let max = if size == 8 { SMALL_MAX_BYTES_8 } else { SMALL_MAX_BYTES_4 } / size as u64;
-            assert!(small_tiles(size, max) && !small_tiles(size, max + 1));
-            assert_eq!(tiles(size, max), max / tile_items(size, true) as u64);
+            assert_eq!(TileClass::of(size, 1 << 16), TileClass::Small);
+            assert_eq!(TileClass::of(size, 1 << 26), TileClass::Standard);
+            let max = SMALL_MAX_BYTES / size as u64;
+            assert_eq!(TileClass::of(size, max), TileClass::Small);
+            assert_ne!(TileClass::of(size, max + 1), TileClass::Small);
+            assert!(tile_items(size, TileClass::Small) < tile_items(size, TileClass::Standard));
+            assert_eq!(tiles(size, max), max / tile_items(size, TileClass::Small) as u64);
             assert_eq!(tiles(size, 0), 0);
             assert_eq!(tiles(size, 1), 1);
+            for n in [1u64, 1 << 17, 1 << 18, 1 << 19, 1 << 22, 1 << 23, 1 << 30] {
+                assert!(TileClass::of(size, n).exists_for(size));
+            }
         }
+        assert_eq!(TileClass::of(8, 1 << 20), TileClass::Medium);
+        assert_eq!(TileClass::of(8, 1 << 22), TileClass::Medium);
+        assert_eq!(TileClass::of(8, (1 << 22) + 1), TileClass::Standard);
+        assert_eq!(TileClass::of(4, 1 << 20), TileClass::Standard);
     }
 }

@@ -9,6 +9,8 @@
 mod demo;
 #[cfg(feature = "expand")]
 mod expand;
+#[cfg(feature = "lab")]
+mod lab;
 #[cfg(feature = "scan")]
 mod scan;
 #[cfg(feature = "select")]

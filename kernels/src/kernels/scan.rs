@@ -1,10 +1,11 @@
-//! Device-wide scan kernels, one per operator, kind, element type and tile class, all instances
-//! of [`consume_tile`]: `scan_{exclusive|inclusive}_{sum|min|max}_{u32|i32|u64|i64|f32|f64}` (the
-//! standard tiles) and `scan_small_…` (small tiles, for small inputs), with the parameters
-//! `(input, output, n, states, forced_fallback)`; and `scan_prepare(states, words)`, which zeroes
-//! a launch's tile states and lets the scan launched after it start early.
+//! Device-wide scan kernels, one per operator, kind, element type and tile class
+//! (`warpwork_abi::scan::TileClass`), all instances of [`consume_tile`]:
+//! `scan_{exclusive|inclusive}_{sum|min|max}_{u32|i32|u64|i64|f32|f64}` (standard tiles),
+//! `scan_small_…` (small inputs) and `scan_medium_…` (8-byte elements, mid-sized inputs), with the
+//! parameters `(input, output, n, states, forced_fallback)`; and `scan_prepare(states, words)`,
+//! which zeroes a launch's tile states and lets the scan launched after it start early.
 //!
-//! Tiles have the shape `warpwork_abi::scan::tile_shape(size_of::<T>(), small)`: launch
+//! Tiles have the shape `warpwork_abi::scan::tile_shape(size_of::<T>(), class)`: launch
 //! `warpwork_abi::scan::tiles` blocks of `32 · warps` threads. `states` is the look-back's tile
 //! states (`warpwork_abi::scan::tile_state_words` 32-bit words, 16-byte aligned), zeroed by
 //! `scan_prepare` (of which the scan may be the programmatic dependent: it waits for it before it
@@ -18,15 +19,16 @@ use crate::block::{Max, Min, Sum};
 use crate::device::lookback::{prepare_states, TileStates};
 use crate::device::scan::tile::consume_tile;
 use crate::static_shared;
+use warpwork_abi::scan::TileClass;
 
 /// The tile shape of `T`'s kernels of one class: (warps, 16-byte chunks per thread, load).
-const fn tile_shape<T>(small: bool) -> (usize, usize, u8) {
-    warpwork_abi::scan::tile_shape(core::mem::size_of::<T>(), small)
+const fn tile_shape<T>(class: TileClass) -> (usize, usize, u8) {
+    warpwork_abi::scan::tile_shape(core::mem::size_of::<T>(), class)
 }
 
 /// 16-byte chunks in a tile of `T` of one class (the size of its `ScanShared`).
-pub(crate) const fn tile_slots<T>(small: bool) -> usize {
-    tile_shape::<T>(small).0 * 32 * tile_shape::<T>(small).1
+pub(crate) const fn tile_slots<T>(class: TileClass) -> usize {
+    tile_shape::<T>(class).0 * 32 * tile_shape::<T>(class).1
 }
 
 /// Zeroes the `words` 32-bit words of tile states at `states` (16-byte aligned) for the scan
@@ -37,7 +39,7 @@ pub unsafe extern "ptx-kernel" fn scan_prepare(states: *mut u32, words: u64) {
 }
 
 macro_rules! scan_kernel {
-    ($name:ident, $small:literal, $op:ident<$t:ty>, $inclusive:literal) => {
+    ($name:ident, $class:ident, $op:ident<$t:ty>, $inclusive:literal) => {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             input: *const $t,
@@ -46,13 +48,13 @@ macro_rules! scan_kernel {
             states: *mut u32,
             forced_fallback: u32,
         ) {
-            const WARPS: usize = tile_shape::<$t>($small).0;
-            const CHUNKS: usize = tile_shape::<$t>($small).1;
-            const LOAD: u8 = tile_shape::<$t>($small).2;
-            const SLOTS: usize = tile_slots::<$t>($small);
+            const WARPS: usize = tile_shape::<$t>(TileClass::$class).0;
+            const CHUNKS: usize = tile_shape::<$t>(TileClass::$class).1;
+            const LOAD: u8 = tile_shape::<$t>(TileClass::$class).2;
+            const SLOTS: usize = tile_slots::<$t>(TileClass::$class);
             // (Paths in full: the declaration sits in a module of its own.)
             let smem = static_shared!(
-                $name: [crate::device::scan::tile::ScanShared<{ crate::kernels::scan::tile_slots::<$t>($small) }>; 1]
+                $name: [crate::device::scan::tile::ScanShared<{ crate::kernels::scan::tile_slots::<$t>(warpwork_abi::scan::TileClass::$class) }>; 1]
             );
             let states = TileStates::<$t>::new(states);
             consume_tile::<$op<$t>, $inclusive, WARPS, CHUNKS, SLOTS, LOAD>(
@@ -67,75 +69,93 @@ macro_rules! scan_kernel {
     };
 }
 
-scan_kernel!(scan_exclusive_sum_u32, false, Sum<u32>, false);
-scan_kernel!(scan_small_exclusive_sum_u32, true, Sum<u32>, false);
-scan_kernel!(scan_exclusive_min_u32, false, Min<u32>, false);
-scan_kernel!(scan_small_exclusive_min_u32, true, Min<u32>, false);
-scan_kernel!(scan_exclusive_max_u32, false, Max<u32>, false);
-scan_kernel!(scan_small_exclusive_max_u32, true, Max<u32>, false);
-scan_kernel!(scan_inclusive_sum_u32, false, Sum<u32>, true);
-scan_kernel!(scan_small_inclusive_sum_u32, true, Sum<u32>, true);
-scan_kernel!(scan_inclusive_min_u32, false, Min<u32>, true);
-scan_kernel!(scan_small_inclusive_min_u32, true, Min<u32>, true);
-scan_kernel!(scan_inclusive_max_u32, false, Max<u32>, true);
-scan_kernel!(scan_small_inclusive_max_u32, true, Max<u32>, true);
-scan_kernel!(scan_exclusive_sum_i32, false, Sum<i32>, false);
-scan_kernel!(scan_small_exclusive_sum_i32, true, Sum<i32>, false);
-scan_kernel!(scan_exclusive_min_i32, false, Min<i32>, false);
-scan_kernel!(scan_small_exclusive_min_i32, true, Min<i32>, false);
-scan_kernel!(scan_exclusive_max_i32, false, Max<i32>, false);
-scan_kernel!(scan_small_exclusive_max_i32, true, Max<i32>, false);
-scan_kernel!(scan_inclusive_sum_i32, false, Sum<i32>, true);
-scan_kernel!(scan_small_inclusive_sum_i32, true, Sum<i32>, true);
-scan_kernel!(scan_inclusive_min_i32, false, Min<i32>, true);
-scan_kernel!(scan_small_inclusive_min_i32, true, Min<i32>, true);
-scan_kernel!(scan_inclusive_max_i32, false, Max<i32>, true);
-scan_kernel!(scan_small_inclusive_max_i32, true, Max<i32>, true);
-scan_kernel!(scan_exclusive_sum_u64, false, Sum<u64>, false);
-scan_kernel!(scan_small_exclusive_sum_u64, true, Sum<u64>, false);
-scan_kernel!(scan_exclusive_min_u64, false, Min<u64>, false);
-scan_kernel!(scan_small_exclusive_min_u64, true, Min<u64>, false);
-scan_kernel!(scan_exclusive_max_u64, false, Max<u64>, false);
-scan_kernel!(scan_small_exclusive_max_u64, true, Max<u64>, false);
-scan_kernel!(scan_inclusive_sum_u64, false, Sum<u64>, true);
-scan_kernel!(scan_small_inclusive_sum_u64, true, Sum<u64>, true);
-scan_kernel!(scan_inclusive_min_u64, false, Min<u64>, true);
-scan_kernel!(scan_small_inclusive_min_u64, true, Min<u64>, true);
-scan_kernel!(scan_inclusive_max_u64, false, Max<u64>, true);
-scan_kernel!(scan_small_inclusive_max_u64, true, Max<u64>, true);
-scan_kernel!(scan_exclusive_sum_i64, false, Sum<i64>, false);
-scan_kernel!(scan_small_exclusive_sum_i64, true, Sum<i64>, false);
-scan_kernel!(scan_exclusive_min_i64, false, Min<i64>, false);
-scan_kernel!(scan_small_exclusive_min_i64, true, Min<i64>, false);
-scan_kernel!(scan_exclusive_max_i64, false, Max<i64>, false);
-scan_kernel!(scan_small_exclusive_max_i64, true, Max<i64>, false);
-scan_kernel!(scan_inclusive_sum_i64, false, Sum<i64>, true);
-scan_kernel!(scan_small_inclusive_sum_i64, true, Sum<i64>, true);
-scan_kernel!(scan_inclusive_min_i64, false, Min<i64>, true);
-scan_kernel!(scan_small_inclusive_min_i64, true, Min<i64>, true);
-scan_kernel!(scan_inclusive_max_i64, false, Max<i64>, true);
-scan_kernel!(scan_small_inclusive_max_i64, true, Max<i64>, true);
-scan_kernel!(scan_exclusive_sum_f32, false, Sum<f32>, false);
-scan_kernel!(scan_small_exclusive_sum_f32, true, Sum<f32>, false);
-scan_kernel!(scan_exclusive_min_f32, false, Min<f32>, false);
-scan_kernel!(scan_small_exclusive_min_f32, true, Min<f32>, false);
-scan_kernel!(scan_exclusive_max_f32, false, Max<f32>, false);
-scan_kernel!(scan_small_exclusive_max_f32, true, Max<f32>, false);
-scan_kernel!(scan_inclusive_sum_f32, false, Sum<f32>, true);
-scan_kernel!(scan_small_inclusive_sum_f32, true, Sum<f32>, true);
-scan_kernel!(scan_inclusive_min_f32, false, Min<f32>, true);
-scan_kernel!(scan_small_inclusive_min_f32, true, Min<f32>, true);
-scan_kernel!(scan_inclusive_max_f32, false, Max<f32>, true);
-scan_kernel!(scan_small_inclusive_max_f32, true, Max<f32>, true);
-scan_kernel!(scan_exclusive_sum_f64, false, Sum<f64>, false);
-scan_kernel!(scan_small_exclusive_sum_f64, true, Sum<f64>, false);
-scan_kernel!(scan_exclusive_min_f64, false, Min<f64>, false);
-scan_kernel!(scan_small_exclusive_min_f64, true, Min<f64>, false);
-scan_kernel!(scan_exclusive_max_f64, false, Max<f64>, false);
-scan_kernel!(scan_small_exclusive_max_f64, true, Max<f64>, false);
-scan_kernel!(scan_inclusive_sum_f64, false, Sum<f64>, true);
-scan_kernel!(scan_small_inclusive_sum_f64, true, Sum<f64>, true);
-scan_kernel!(scan_inclusive_min_f64, false, Min<f64>, true);
-scan_kernel!(scan_small_inclusive_min_f64, true, Min<f64>, true);
-scan_kernel!(scan_inclusive_max_f64, false, Max<f64>, true);
-scan_kernel!(scan_small_inclusive_max_f64, true, Max<f64>, true);
+scan_kernel!(scan_exclusive_sum_u32, Standard, Sum<u32>, false);
+scan_kernel!(scan_small_exclusive_sum_u32, Small, Sum<u32>, false);
+scan_kernel!(scan_exclusive_min_u32, Standard, Min<u32>, false);
+scan_kernel!(scan_small_exclusive_min_u32, Small, Min<u32>, false);
+scan_kernel!(scan_exclusive_max_u32, Standard, Max<u32>, false);
+scan_kernel!(scan_small_exclusive_max_u32, Small, Max<u32>, false);
+scan_kernel!(scan_inclusive_sum_u32, Standard, Sum<u32>, true);
+scan_kernel!(scan_small_inclusive_sum_u32, Small, Sum<u32>, true);
+scan_kernel!(scan_inclusive_min_u32, Standard, Min<u32>, true);
+scan_kernel!(scan_small_inclusive_min_u32, Small, Min<u32>, true);
+scan_kernel!(scan_inclusive_max_u32, Standard, Max<u32>, true);
+scan_kernel!(scan_small_inclusive_max_u32, Small, Max<u32>, true);
+scan_kernel!(scan_exclusive_sum_i32, Standard, Sum<i32>, false);
+scan_kernel!(scan_small_exclusive_sum_i32, Small, Sum<i32>, false);
+scan_kernel!(scan_exclusive_min_i32, Standard, Min<i32>, false);
+scan_kernel!(scan_small_exclusive_min_i32, Small, Min<i32>, false);
+scan_kernel!(scan_exclusive_max_i32, Standard, Max<i32>, false);
+scan_kernel!(scan_small_exclusive_max_i32, Small, Max<i32>, false);
+scan_kernel!(scan_inclusive_sum_i32, Standard, Sum<i32>, true);
+scan_kernel!(scan_small_inclusive_sum_i32, Small, Sum<i32>, true);
+scan_kernel!(scan_inclusive_min_i32, Standard, Min<i32>, true);
+scan_kernel!(scan_small_inclusive_min_i32, Small, Min<i32>, true);
+scan_kernel!(scan_inclusive_max_i32, Standard, Max<i32>, true);
+scan_kernel!(scan_small_inclusive_max_i32, Small, Max<i32>, true);
+scan_kernel!(scan_exclusive_sum_u64, Standard, Sum<u64>, false);
+scan_kernel!(scan_small_exclusive_sum_u64, Small, Sum<u64>, false);
+scan_kernel!(scan_medium_exclusive_sum_u64, Medium, Sum<u64>, false);
+scan_kernel!(scan_exclusive_min_u64, Standard, Min<u64>, false);
+scan_kernel!(scan_small_exclusive_min_u64, Small, Min<u64>, false);
+scan_kernel!(scan_medium_exclusive_min_u64, Medium, Min<u64>, false);
+scan_kernel!(scan_exclusive_max_u64, Standard, Max<u64>, false);
+scan_kernel!(scan_small_exclusive_max_u64, Small, Max<u64>, false);
+scan_kernel!(scan_medium_exclusive_max_u64, Medium, Max<u64>, false);
+scan_kernel!(scan_inclusive_sum_u64, Standard, Sum<u64>, true);
+scan_kernel!(scan_small_inclusive_sum_u64, Small, Sum<u64>, true);
+scan_kernel!(scan_medium_inclusive_sum_u64, Medium, Sum<u64>, true);
+scan_kernel!(scan_inclusive_min_u64, Standard, Min<u64>, true);
+scan_kernel!(scan_small_inclusive_min_u64, Small, Min<u64>, true);
+scan_kernel!(scan_medium_inclusive_min_u64, Medium, Min<u64>, true);
+scan_kernel!(scan_inclusive_max_u64, Standard, Max<u64>, true);
+scan_kernel!(scan_small_inclusive_max_u64, Small, Max<u64>, true);
+scan_kernel!(scan_medium_inclusive_max_u64, Medium, Max<u64>, true);
+scan_kernel!(scan_exclusive_sum_i64, Standard, Sum<i64>, false);
+scan_kernel!(scan_small_exclusive_sum_i64, Small, Sum<i64>, false);
+scan_kernel!(scan_medium_exclusive_sum_i64, Medium, Sum<i64>, false);
+scan_kernel!(scan_exclusive_min_i64, Standard, Min<i64>, false);
+scan_kernel!(scan_small_exclusive_min_i64, Small, Min<i64>, false);
+scan_kernel!(scan_medium_exclusive_min_i64, Medium, Min<i64>, false);
+scan_kernel!(scan_exclusive_max_i64, Standard, Max<i64>, false);
+scan_kernel!(scan_small_exclusive_max_i64, Small, Max<i64>, false);
+scan_kernel!(scan_medium_exclusive_max_i64, Medium, Max<i64>, false);
+scan_kernel!(scan_inclusive_sum_i64, Standard, Sum<i64>, true);
+scan_kernel!(scan_small_inclusive_sum_i64, Small, Sum<i64>, true);
+scan_kernel!(scan_medium_inclusive_sum_i64, Medium, Sum<i64>, true);
+scan_kernel!(scan_inclusive_min_i64, Standard, Min<i64>, true);
+scan_kernel!(scan_small_inclusive_min_i64, Small, Min<i64>, true);
+scan_kernel!(scan_medium_inclusive_min_i64, Medium, Min<i64>, true);
+scan_kernel!(scan_inclusive_max_i64, Standard, Max<i64>, true);
+scan_kernel!(scan_small_inclusive_max_i64, Small, Max<i64>, true);
+scan_kernel!(scan_medium_inclusive_max_i64, Medium, Max<i64>, true);
+scan_kernel!(scan_exclusive_sum_f32, Standard, Sum<f32>, false);
+scan_kernel!(scan_small_exclusive_sum_f32, Small, Sum<f32>, false);
+scan_kernel!(scan_exclusive_min_f32, Standard, Min<f32>, false);
+scan_kernel!(scan_small_exclusive_min_f32, Small, Min<f32>, false);
+scan_kernel!(scan_exclusive_max_f32, Standard, Max<f32>, false);
+scan_kernel!(scan_small_exclusive_max_f32, Small, Max<f32>, false);
+scan_kernel!(scan_inclusive_sum_f32, Standard, Sum<f32>, true);
+scan_kernel!(scan_small_inclusive_sum_f32, Small, Sum<f32>, true);
+scan_kernel!(scan_inclusive_min_f32, Standard, Min<f32>, true);
+scan_kernel!(scan_small_inclusive_min_f32, Small, Min<f32>, true);
+scan_kernel!(scan_inclusive_max_f32, Standard, Max<f32>, true);
+scan_kernel!(scan_small_inclusive_max_f32, Small, Max<f32>, true);
+scan_kernel!(scan_exclusive_sum_f64, Standard, Sum<f64>, false);
+scan_kernel!(scan_small_exclusive_sum_f64, Small, Sum<f64>, false);
+scan_kernel!(scan_medium_exclusive_sum_f64, Medium, Sum<f64>, false);
+scan_kernel!(scan_exclusive_min_f64, Standard, Min<f64>, false);
+scan_kernel!(scan_small_exclusive_min_f64, Small, Min<f64>, false);
+scan_kernel!(scan_medium_exclusive_min_f64, Medium, Min<f64>, false);
+scan_kernel!(scan_exclusive_max_f64, Standard, Max<f64>, false);
+scan_kernel!(scan_small_exclusive_max_f64, Small, Max<f64>, false);
+scan_kernel!(scan_medium_exclusive_max_f64, Medium, Max<f64>, false);
+scan_kernel!(scan_inclusive_sum_f64, Standard, Sum<f64>, true);
+scan_kernel!(scan_small_inclusive_sum_f64, Small, Sum<f64>, true);
+scan_kernel!(scan_medium_inclusive_sum_f64, Medium, Sum<f64>, true);
+scan_kernel!(scan_inclusive_min_f64, Standard, Min<f64>, true);
+scan_kernel!(scan_small_inclusive_min_f64, Small, Min<f64>, true);
+scan_kernel!(scan_medium_inclusive_min_f64, Medium, Min<f64>, true);
+scan_kernel!(scan_inclusive_max_f64, Standard, Max<f64>, true);
+scan_kernel!(scan_small_inclusive_max_f64, Small, Max<f64>, true);
+scan_kernel!(scan_medium_inclusive_max_f64, Medium, Max<f64>, true);
