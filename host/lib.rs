@@ -81,7 +81,6 @@
 //!   article (`expand`, `expand_with`, [`expand::Expander`]).
 //! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
 //!   group-wise list partitioning (`update_particles`).
-//! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
 //! * [`timing`]: CUDA-event timing and the copy roof.
 //!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
@@ -107,7 +106,7 @@ pub mod timing;
 mod transfer;
 
 pub use cudarc;
-pub use demo::{access, life};
+pub use demo::access;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu};
 pub use launch::KernelArgs;

@@ -2,7 +2,7 @@
 # Validates shipped PTX with ptxas for every architecture each module claims, and fails if any
 # kernel spills to local memory or needs a stack frame (every kernel here is hot), or if a block
 # barrier was duplicated onto divergent paths (see `barriers` below).
-#   scripts/check-ptx.sh PTXAS            # every shipped module: ptx/, examples/*/kernels
+#   scripts/check-ptx.sh PTXAS            # every shipped module: ptx/, demos/*/kernels, examples/*/kernels
 #   scripts/check-ptx.sh PTXAS FILE...    # these modules only
 # A module's name ends in its target: `*_sm_70.ptx` is checked for sm_70, sm_80 and sm_90 (it runs
 # on every GPU from compute capability 7.0), `*_sm_90.ptx` for sm_90.
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ptxas="${1:?usage: check-ptx.sh PATH_TO_PTXAS [MODULE.ptx...]}"
 shift
 if [ $# -eq 0 ]; then
-  set -- ptx/*.ptx examples/*/kernels/*_sm_*.ptx
+  set -- ptx/*.ptx demos/*/kernels/*_sm_*.ptx examples/*/kernels/*_sm_*.ptx
 fi
 fail=0
 check() { # module arch

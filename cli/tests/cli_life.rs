@@ -107,7 +107,7 @@ fn a_small_run_writes_both_outputs() {
     assert!(stdout.contains("final population 5"), "{stdout}");
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     let text = std::fs::read_to_string(&rle).unwrap();
-    let p = warpwork::life::pattern::parse(&text, &warpwork::life::Limits::DEFAULT).unwrap();
+    let p = warpwork_life::pattern::parse(&text, &warpwork_life::Limits::DEFAULT).unwrap();
     assert_eq!((p.grid.width(), p.grid.population()), (16, 5));
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -7,8 +7,9 @@
 //!   scans, reductions, searches and appends), [`block`] (block-wide algorithms over shared
 //!   memory) and [`device`] (pieces of the general device-wide algorithms — scan, select,
 //!   expand, partition — that coordinate blocks through global memory); each layer uses only
-//!   the layers before it. [`demo`] holds the demonstration workloads (Game of Life, tiled
-//!   lighting, particles) built on them;
+//!   the layers before it. [`demo`] holds demonstration workloads built on them (tiled
+//!   lighting, particles; the Game of Life is a crate of its own, `demos/life` in the
+//!   repository, as yours would be);
 //! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature), which the
 //!   host crate's `build.rs` compiles to PTX.
 //!

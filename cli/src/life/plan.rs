@@ -4,9 +4,9 @@
 use super::output::{Output, PngView};
 use super::LifeArgs;
 use std::io::Read;
-use warpwork::life::pattern::{self, without_controls};
-use warpwork::life::{BitGrid, Kernel, Limits};
 use warpwork::{Error, Result};
+use warpwork_life::pattern::{self, without_controls};
+use warpwork_life::{BitGrid, Kernel, Limits};
 
 /// `WxH`, two sizes (range checks come later, with typed errors).
 pub fn parse_size(s: &str) -> std::result::Result<(usize, usize), String> {

@@ -93,36 +93,6 @@ kernel_names! {
     PARTICLES_GROUP_WISE = "particles_group_wise";
     /// Particles, a grid-stride loop.
     PARTICLES_GRID_STRIDE = "particles_grid_stride";
-    /// Life, brute force, 1D launch.
-    LIFE_NAIVE_1D = "life_naive_1d";
-    /// Life, brute force, 2D launch.
-    LIFE_NAIVE_2D = "life_naive_2d";
-    /// Life, one byte per cell.
-    LIFE_BYTE = "life_byte";
-    /// Life, sparse write-skip.
-    LIFE_SPARSE = "life_sparse";
-    /// Life, several cells per thread.
-    LIFE_MULTI = "life_multi";
-    /// Life, shared-memory tile with halo.
-    LIFE_TILED = "life_tiled";
-    /// Life, ballot counting.
-    LIFE_BALLOT = "life_ballot";
-    /// Life, one bit per cell, 32 per thread.
-    LIFE_BIT32 = "life_bit32";
-    /// Life, one bit per cell, 64 per lane, one generation per launch.
-    LIFE_BIT64_T1 = "life_bit64_t1";
-    /// As [`LIFE_BIT64_T1`], 2 generations per launch.
-    LIFE_BIT64_T2 = "life_bit64_t2";
-    /// As [`LIFE_BIT64_T1`], 4 generations per launch.
-    LIFE_BIT64_T4 = "life_bit64_t4";
-    /// As [`LIFE_BIT64_T1`], 8 generations per launch.
-    LIFE_BIT64_T8 = "life_bit64_t8";
-    /// As [`LIFE_BIT64_T1`], 12 generations per launch.
-    LIFE_BIT64_T12 = "life_bit64_t12";
-    /// As [`LIFE_BIT64_T8`] with the pipeline unskewed.
-    LIFE_BIT64_T8_FLAT = "life_bit64_t8_flat";
-    /// Life, live cells of a board.
-    LIFE_POPULATION = "life_population";
 }
 
 /// The item types of the select kernels, as kernel-name suffixes: value tests for the ten

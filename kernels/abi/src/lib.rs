@@ -12,8 +12,8 @@
 //! * the tuning constants the host sizes grids with and the kernels are built for (threads per
 //!   block, items per thread, tiles, claims);
 //! * the exported kernels' names ([`kernels`]), which the host's tests check against the PTX;
-//! * the pure functions both sides compute (the Life rule, the select predicates, the lighting
-//!   and particle bodies, S2.5f's plan records), so that they are unit-tested on the CPU and the
+//! * the pure functions both sides compute (the select predicates, the lighting and particle
+//!   bodies, S2.5f's plan records), so that they are unit-tested on the CPU and the
 //!   CPU reference runs the very code the kernels run.
 //!
 //! `#![no_std]`, no dependencies: it builds for `nvptx64-nvidia-cuda` with `-Zbuild-std=core`
@@ -26,7 +26,6 @@
 
 pub mod expand;
 pub mod kernels;
-pub mod life;
 pub mod lighting;
 pub mod particles;
 pub mod scan;

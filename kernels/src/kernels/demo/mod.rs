@@ -1,5 +1,4 @@
-//! The demonstration workloads' kernels: Game of Life, tiled lighting, particle update.
+//! The demonstration workloads' kernels: tiled lighting, particle update.
 
-mod life;
 mod lighting;
 mod particles;
