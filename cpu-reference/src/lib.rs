@@ -8,7 +8,5 @@
 pub mod counts;
 pub mod expand;
 pub mod inputs;
-pub mod lighting;
-pub mod particles;
 pub mod scan;
 pub mod select;

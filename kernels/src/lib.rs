@@ -7,9 +7,8 @@
 //!   scans, reductions, searches and appends), [`block`] (block-wide algorithms over shared
 //!   memory) and [`device`] (pieces of the general device-wide algorithms — scan, select,
 //!   expand, partition — that coordinate blocks through global memory); each layer uses only
-//!   the layers before it. [`demo`] holds demonstration workloads built on them (tiled
-//!   lighting, particles; the Game of Life is a crate of its own, `demos/life` in the
-//!   repository, as yours would be);
+//!   the layers before it. The demonstration workloads (Game of Life, tiled lighting, particles)
+//!   are crates of their own built on them, as yours would be (`demos/` in the repository);
 //! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature), which the
 //!   host crate's `build.rs` compiles to PTX.
 //!
@@ -31,7 +30,6 @@ pub use warpwork_abi as abi;
 
 pub mod arch;
 pub mod block;
-pub mod demo;
 pub mod device;
 pub mod warp;
 

@@ -73,26 +73,6 @@ kernel_names! {
     // Timing (`kernels/src/kernels/timing.rs`).
     /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
     HOLD_STREAM = "hold_stream";
-
-    // Demonstration workloads (`kernels/src/kernels/demo/`).
-    /// Lighting, every lane loads every light, point-light falloff.
-    LIGHTING_NAIVE = "lighting_naive";
-    /// Lighting, warp broadcast loads through shuffles.
-    LIGHTING_BROADCAST = "lighting_broadcast";
-    /// Lighting, warp broadcast loads through shared memory.
-    LIGHTING_STAGED = "lighting_staged";
-    /// As [`LIGHTING_NAIVE`] with the raw body (sum the light records).
-    LIGHTING_RAW_NAIVE = "lighting_raw_naive";
-    /// As [`LIGHTING_BROADCAST`] with the raw body.
-    LIGHTING_RAW_BROADCAST = "lighting_raw_broadcast";
-    /// As [`LIGHTING_STAGED`] with the raw body.
-    LIGHTING_RAW_STAGED = "lighting_raw_staged";
-    /// Particles, a contiguous chunk per thread.
-    PARTICLES_THREAD_WISE = "particles_thread_wise";
-    /// Particles, a block-wide tile walked together.
-    PARTICLES_GROUP_WISE = "particles_group_wise";
-    /// Particles, a grid-stride loop.
-    PARTICLES_GRID_STRIDE = "particles_grid_stride";
 }
 
 /// The item types of the select kernels, as kernel-name suffixes: value tests for the ten

@@ -1,8 +1,6 @@
 //! warpwork's exported kernels (`extern "ptx-kernel"`), compiled to PTX by the host's `build.rs`.
-//! Each is a thin instantiation of a building block: of [`crate::device`] for the general
-//! algorithms, of [`crate::demo`] for the demonstration workloads (in [`demo`]).
+//! Each is a thin instantiation of a building block of [`crate::device`].
 
-mod demo;
 mod expand;
 mod scan;
 mod select;

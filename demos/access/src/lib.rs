@@ -1,6 +1,24 @@
-//! Memory access patterns: warp broadcast loads and list partitioning (see `docs/access.md`).
+//! # warpwork-access
 //!
-//! **Tiled lighting** ([`Gpu::shade_tiles`]): 8×8-pixel tiles, each with a list of lights
+//! Memory access patterns on the GPU: warp broadcast loads and list partitioning, each a
+//! workload around one of `warpwork-kernels`' device building blocks, measured against its naive
+//! form (see `docs/access.md` in the repository). A demonstration built on warpwork's public API
+//! the way a user's crate is: its kernels are its own crate (`kernels/`), shipped as PTX that
+//! [`Access::new`] loads into the [`Gpu`]'s context; it launches them with
+//! [`Gpu::kernel_args`]. Errors are warpwork's [`Error`].
+//!
+//! ```no_run
+//! use warpwork::Gpu;
+//! use warpwork_access::{Access, Partition, Step};
+//! let gpu = Gpu::new(0)?;
+//! let access = Access::new(&gpu)?; // loads the module once
+//! let mut pos = gpu.upload(&[[0.0f32, 10.0, 0.0, 1.0]; 1000])?;
+//! let mut vel = gpu.zeros::<[f32; 4]>(1000)?;
+//! access.update_particles(&mut pos, &mut vel, Step { dt: 0.01, gravity: [0.0, -9.81, 0.0] }, Partition::GroupWise, 4)?;
+//! # Ok::<(), warpwork::Error>(())
+//! ```
+//!
+//! **Tiled lighting** ([`Access::shade_tiles`]): 8×8-pixel tiles, each with a list of lights
 //! ([`TileLights`]) into one [`Light`] array; every pixel of a tile accumulates every light of
 //! its list. The [`LightingKernel`] picks how a warp walks the (warp-uniform) list:
 //!
@@ -10,20 +28,40 @@
 //! | `Broadcast` | 2 (one light per lane) | 8 `shfl.sync.idx` (one per word) |
 //! | `Staged` | 2, stored to shared memory | 2 shared loads at a uniform address |
 //!
-//! **Particle update** ([`Gpu::update_particles`]): one Euler step of `n` particles (a position
+//! **Particle update** ([`Access::update_particles`]): one Euler step of `n` particles (a position
 //! and a velocity of four `f32`s each: 32 bytes read and 32 written per particle), with the list
 //! split between threads in one of three [`Partition`] orders.
+//!
+//! [`cpu`] holds the CPU references the tests check every kernel against (rayon, written
+//! independently of the kernels) and the seeded generators of lights, tiles and particles.
 
-use crate::launch::grid_x;
-use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
-use cudarc::driver::{CudaSlice, LaunchConfig};
-use warpwork_abi::{kernels, lighting, particles};
+#[path = "../kernels/src/abi/mod.rs"]
+pub mod abi;
+pub mod cpu;
+mod module;
 
-pub use warpwork_abi::lighting::{tile_grid, Light, Shading, TileLights, TILE};
-pub use warpwork_abi::particles::Step;
+use abi::{kernels, lighting, particles};
+use module::Kernels;
+use warpwork::cudarc::driver::{CudaSlice, LaunchConfig};
+use warpwork::{DeviceRead, DeviceWrite, Error, Gpu, Result};
+
+pub use abi::lighting::{tile_grid, Light, Shading, TileLights, TILE};
+pub use abi::particles::Step;
 
 /// Largest grid y dimension CUDA allows: the most tile rows one launch can shade.
 const MAX_GRID_Y: u32 = 65_535;
+/// Largest grid x dimension CUDA allows (2^31 − 1): the most particle blocks of one launch.
+const MAX_GRID_X: u64 = i32::MAX as u64;
+
+/// Returns [`Error::InvalidInput`] built from a format string when `cond` is false (warpwork's
+/// own helper is private: a demo uses the public API only).
+macro_rules! ensure_input {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err(Error::InvalidInput(format!($($msg)+)));
+        }
+    };
+}
 
 /// How the warps of a lighting tile walk its light list; see the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,7 +83,7 @@ impl LightingKernel {
     ///
     /// # Examples
     /// ```
-    /// assert_eq!(warpwork::access::LightingKernel::Broadcast.name(), "broadcast");
+    /// assert_eq!(warpwork_access::LightingKernel::Broadcast.name(), "broadcast");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -68,13 +106,14 @@ impl LightingKernel {
     }
 }
 
-/// Which indices of the particle list each thread processes; see `kernels/src/device/partition.rs`.
+/// Which indices of the particle list each thread processes (warpwork-kernels'
+/// `device::partition`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Partition {
     /// Thread `g` takes items `g·k .. g·k + k` (contiguous per thread: the CPU habit).
     ThreadWise,
     /// A block takes a tile of `k · 256` items and walks it together: step `j` of thread `t` is
-    /// `tile + j·256 + t` (coalesced; 256 is `warpwork::abi::particles::THREADS`).
+    /// `tile + j·256 + t` (coalesced; 256 is [`abi::particles::THREADS`]).
     GroupWise,
     /// The grid walks the list together (grid-stride loop), with `ceil(n / (k · 256))` blocks.
     GridStride,
@@ -88,7 +127,7 @@ impl Partition {
     ///
     /// # Examples
     /// ```
-    /// assert_eq!(warpwork::access::Partition::GroupWise.name(), "group_wise");
+    /// assert_eq!(warpwork_access::Partition::GroupWise.name(), "group_wise");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -108,22 +147,62 @@ impl Partition {
     }
 }
 
-impl Gpu {
-    /// Shades a `width × height` image (row-major, one `[r, g, b, weight]` per pixel) from one
-    /// light list per tile (`tile_grid(width, height)` tiles, row-major). A list reaching past the
-    /// end of `lights` is cut at its end. **Allocates** the image; asynchronous; the CPU twin is
-    /// `warpwork_cpu_reference::lighting::shade`.
+/// The access-pattern kernels loaded into one [`Gpu`]'s context, launched on that handle's
+/// stream. Make one per handle and keep it: [`Access::new`] loads the module (the driver compiles
+/// the PTX), every call after that only launches.
+pub struct Access<'g> {
+    gpu: &'g Gpu,
+    kernels: Kernels,
+}
+
+impl std::fmt::Debug for Access<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Access").field("gpu", self.gpu).finish_non_exhaustive()
+    }
+}
+
+impl<'g> Access<'g> {
+    /// Loads the kernels into `gpu`'s context; calls on the result are issued to `gpu`'s stream.
     ///
     /// # Examples
     /// ```no_run
-    /// use warpwork::access::{tile_grid, Light, LightingKernel, TileLights};
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let access = warpwork_access::Access::new(&gpu)?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn new(gpu: &'g Gpu) -> Result<Self> {
+        Ok(Access { gpu, kernels: Kernels::load(gpu)? })
+    }
+
+    /// The handle whose context and stream this uses.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let access = warpwork_access::Access::new(&gpu)?;
+    /// assert_eq!(access.gpu().cu_stream(), gpu.cu_stream());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
+    /// Shades a `width × height` image (row-major, one `[r, g, b, weight]` per pixel) from one
+    /// light list per tile (`tile_grid(width, height)` tiles, row-major). A list reaching past the
+    /// end of `lights` is cut at its end. **Allocates** the image; asynchronous; the CPU twin is
+    /// [`cpu::lighting::shade`].
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork_access::{tile_grid, Access, Light, LightingKernel, TileLights};
     /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let access = Access::new(&gpu)?;
     /// let (w, h) = (64, 32);
     /// let light = Light { position: [32.0, 16.0, 4.0], radius: 40.0, color: [1.0, 0.5, 0.2], intensity: 2.0 };
     /// let (tx, ty) = tile_grid(w, h); // 8×8-pixel tiles
     /// let lists = vec![TileLights { start: 0, count: 1 }; (tx * ty) as usize]; // every tile sees it
     /// let (lights, tiles) = (gpu.upload(&[light])?, gpu.upload(&lists)?);
-    /// let image = gpu.shade_tiles(w, h, &lights, &tiles, LightingKernel::Broadcast)?;
+    /// let image = access.shade_tiles(w, h, &lights, &tiles, LightingKernel::Broadcast)?;
     /// assert_eq!(gpu.download(&image)?.len(), 64 * 32);
     /// # Ok::<(), warpwork::Error>(())
     /// ```
@@ -135,26 +214,27 @@ impl Gpu {
         tiles: &impl DeviceRead<TileLights>,
         kernel: LightingKernel,
     ) -> Result<CudaSlice<[f32; 4]>> {
-        let mut out = self.zeros::<[f32; 4]>(width as usize * height as usize)?;
+        let mut out = self.gpu.zeros::<[f32; 4]>(width as usize * height as usize)?;
         self.shade_tiles_into(width, height, lights, tiles, Shading::Point, kernel, &mut out)?;
         Ok(out)
     }
 
-    /// [`Gpu::shade_tiles`] into an existing image of `width · height` pixels, with a choice of
-    /// [`Shading`]: `Point` lights, or `Raw` (the seed's microbenchmark: sum the light records;
-    /// the CPU twin is `warpwork_cpu_reference::lighting::shade_with`). Allocates nothing;
-    /// asynchronous; capturable.
+    /// [`Access::shade_tiles`] into an existing image of `width · height` pixels, with a choice
+    /// of [`Shading`]: `Point` lights, or `Raw` (the seed's microbenchmark: sum the light
+    /// records; the CPU twin is [`cpu::lighting::shade_with`]). Allocates nothing; asynchronous;
+    /// capturable into a CUDA graph (as warpwork's own launches are).
     ///
     /// # Examples
     /// ```no_run
-    /// use warpwork::access::{tile_grid, Light, LightingKernel, Shading, TileLights};
+    /// use warpwork_access::{tile_grid, Access, Light, LightingKernel, Shading, TileLights};
     /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let access = Access::new(&gpu)?;
     /// let (w, h) = (16, 16);
     /// let lights = gpu.upload(&[Light { position: [8.0, 8.0, 1.0], radius: 20.0, color: [1.0; 3], intensity: 1.0 }])?;
     /// let (tx, ty) = tile_grid(w, h);
     /// let tiles = gpu.upload(&vec![TileLights { start: 0, count: 1 }; (tx * ty) as usize])?;
     /// let mut image = gpu.zeros::<[f32; 4]>((w * h) as usize)?; // reused frame after frame
-    /// gpu.shade_tiles_into(w, h, &lights, &tiles, Shading::Raw, LightingKernel::Staged, &mut image)?;
+    /// access.shade_tiles_into(w, h, &lights, &tiles, Shading::Raw, LightingKernel::Staged, &mut image)?;
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     #[allow(clippy::too_many_arguments)]
@@ -193,14 +273,14 @@ impl Gpu {
         if pixels == 0 {
             return Ok(());
         }
-        let f = self.function(kernel.kernel(shading))?;
+        let f = self.kernels.get(kernel.kernel(shading))?;
         let cfg =
             LaunchConfig { grid_dim: (tiles_x, tiles_y, 1), block_dim: (lighting::THREADS, 1, 1), shared_mem_bytes: 0 };
         let n_lights = lights.len() as u32;
-        let mut l = self.kernel_args();
+        let mut l = self.gpu.kernel_args();
         l.read(lights).value(&n_lights).read(tiles).value(&tiles_x).value(&width).value(&height);
         l.write(out);
-        // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels/demo/lighting.rs`: `lights`
+        // SAFETY: the arguments match `lighting_*` in `kernels/src/kernels.rs`: `lights`
         // holds `n_lights` lights (the kernel clamps every list to them), `tiles` one list per
         // tile, `out` `width · height` 16-byte aligned pixels.
         unsafe { l.launch(f, cfg) }
@@ -209,16 +289,17 @@ impl Gpu {
     /// One Euler step of every particle, in place: `vel += g·dt; pos += vel·dt`, bouncing off
     /// the floor `y = 0` (`w` components unchanged). `items_per_thread` (≥ 1) sets the grid:
     /// `ceil(n / (items_per_thread · 256))` blocks. Asynchronous; capturable; the CPU twin is
-    /// `warpwork_cpu_reference::particles::update`.
+    /// [`cpu::particles::update`].
     ///
     /// # Examples
     /// ```no_run
-    /// use warpwork::access::{Partition, Step};
+    /// use warpwork_access::{Access, Partition, Step};
     /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let access = Access::new(&gpu)?;
     /// let mut pos = gpu.upload(&[[0.0f32, 10.0, 0.0, 1.0]; 1000])?;
     /// let mut vel = gpu.zeros::<[f32; 4]>(1000)?;
     /// let step = Step { dt: 0.01, gravity: [0.0, -9.81, 0.0] };
-    /// gpu.update_particles(&mut pos, &mut vel, step, Partition::GroupWise, 4)?;
+    /// access.update_particles(&mut pos, &mut vel, step, Partition::GroupWise, 4)?;
     /// assert!(gpu.download(&pos)?[0][1] < 10.0); // falling
     /// # Ok::<(), warpwork::Error>(())
     /// ```
@@ -233,22 +314,35 @@ impl Gpu {
         let n = pos.len();
         ensure_input!(vel.len() == n, "{n} positions but {} velocities", vel.len());
         ensure_input!(items_per_thread >= 1, "items_per_thread must be at least 1");
-        let blocks = grid_x(
-            (n as u64).div_ceil(items_per_thread as u64 * particles::THREADS as u64),
-            "particle blocks (grid x); raise items_per_thread",
-        )?;
+        let blocks = (n as u64).div_ceil(items_per_thread as u64 * particles::THREADS as u64);
+        if blocks > MAX_GRID_X {
+            return Err(Error::CapacityExceeded {
+                what: "particle blocks (grid x); raise items_per_thread",
+                needed: blocks,
+                capacity: MAX_GRID_X,
+            });
+        }
         if n == 0 {
             return Ok(());
         }
-        let f = self.function(partition.kernel())?;
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (particles::THREADS, 1, 1), shared_mem_bytes: 0 };
+        let f = self.kernels.get(partition.kernel())?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (particles::THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
         let n = n as u64;
         let [gx, gy, gz] = step.gravity;
-        let mut l = self.kernel_args();
+        let mut l = self.gpu.kernel_args();
         l.write(pos).write(vel).value(&n).value(&items_per_thread);
         l.value(&step.dt).value(&gx).value(&gy).value(&gz);
-        // SAFETY: the arguments match `particles_*` in `kernels/src/kernels/demo/particles.rs`; `pos` and
+        // SAFETY: the arguments match `particles_*` in `kernels/src/kernels.rs`; `pos` and
         // `vel` hold `n` 16-byte aligned elements and the grid covers `n` items.
         unsafe { l.launch(f, cfg) }
     }
 }
+
+/// The README's example, compiled as a doctest so that it stays true to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -12,7 +12,7 @@ pub const THREADS: u32 = TILE * TILE;
 
 /// A point light: 32 bytes, 16-byte aligned, so that a load of one is two 16-byte vector loads.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
+#[cfg_attr(not(target_arch = "nvptx64"), derive(bytemuck::Pod, bytemuck::Zeroable))]
 #[repr(C, align(16))]
 pub struct Light {
     /// World position in pixel units; the image lies in the plane z = 0, pixel `(x, y)` at
@@ -28,7 +28,7 @@ pub struct Light {
 
 /// One tile's light list: `lights[start .. start + count]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
+#[cfg_attr(not(target_arch = "nvptx64"), derive(bytemuck::Pod, bytemuck::Zeroable))]
 #[repr(C)]
 pub struct TileLights {
     /// First light of the list.
@@ -91,7 +91,7 @@ mod tests {
     fn layouts_are_what_the_kernels_load() {
         assert_eq!((core::mem::size_of::<Light>(), core::mem::align_of::<Light>()), (32, 16));
         assert_eq!(core::mem::size_of::<TileLights>(), 8);
-        assert_eq!(THREADS, 2 * crate::WARP_SIZE, "two whole warps per tile");
+        assert_eq!(THREADS, 2 * 32, "two whole warps per tile");
     }
 
     #[test]

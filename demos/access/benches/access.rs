@@ -4,9 +4,9 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
-use warpwork::access::{tile_grid, LightingKernel, Partition, Shading, Step};
 use warpwork::Gpu;
-use warpwork_cpu_reference::{lighting, particles};
+use warpwork_access::cpu::{lighting, particles};
+use warpwork_access::{tile_grid, Access, LightingKernel, Partition, Shading, Step};
 
 const STEP: Step = Step { dt: 1e-3, gravity: [0.0, -9.81, 0.0] };
 const W: u32 = 1920;
@@ -24,22 +24,23 @@ fn gpu_time(gpu: &Gpu, iters: u64, mut f: impl FnMut() -> warpwork::Result<()>) 
     Duration::from_secs_f64(ms * 1e-3)
 }
 
-fn lighting_bench(c: &mut Criterion, gpu: Option<&Gpu>) {
+fn lighting_bench(c: &mut Criterion, access: Option<&Access>) {
     let mut g = c.benchmark_group("lighting_1080p");
     let (tx, ty) = tile_grid(W, H);
     for count in [16u32, 256] {
         let lights = lighting::random_lights(8192, W, H, 16.0, 256.0, 1);
         let tiles = lighting::random_tiles(W, H, 8192, count, count, 2);
         g.throughput(Throughput::Elements(tx as u64 * ty as u64 * 64 * count as u64));
-        match gpu {
-            Some(gpu) => {
+        match access {
+            Some(access) => {
+                let gpu = access.gpu();
                 let (dl, dt) = (gpu.upload(&lights).unwrap(), gpu.upload(&tiles).unwrap());
                 let mut out = gpu.zeros::<[f32; 4]>((W * H) as usize).unwrap();
                 for kernel in LightingKernel::ALL {
                     g.bench_function(BenchmarkId::new(kernel.name(), count), |b| {
                         b.iter_custom(|iters| {
                             gpu_time(gpu, iters, || {
-                                gpu.shade_tiles_into(W, H, &dl, &dt, Shading::Point, kernel, &mut out)
+                                access.shade_tiles_into(W, H, &dl, &dt, Shading::Point, kernel, &mut out)
                             })
                         })
                     });
@@ -57,19 +58,20 @@ fn lighting_bench(c: &mut Criterion, gpu: Option<&Gpu>) {
     g.finish();
 }
 
-fn particles_bench(c: &mut Criterion, gpu: Option<&Gpu>) {
+fn particles_bench(c: &mut Criterion, access: Option<&Access>) {
     let mut g = c.benchmark_group("particles");
     let n = 1usize << 24;
     g.throughput(Throughput::Bytes(n as u64 * 64));
-    match gpu {
-        Some(gpu) => {
+    match access {
+        Some(access) => {
+            let gpu = access.gpu();
             let mut p = gpu.filled::<[f32; 4]>(n, 0x3C).unwrap();
             let mut v = gpu.filled::<[f32; 4]>(n, 0x3C).unwrap();
             for partition in Partition::ALL {
                 for ipt in [1u32, 16, 64] {
                     g.bench_function(BenchmarkId::new(partition.name(), format!("2^24/ipt{ipt}")), |b| {
                         b.iter_custom(|iters| {
-                            gpu_time(gpu, iters, || gpu.update_particles(&mut p, &mut v, STEP, partition, ipt))
+                            gpu_time(gpu, iters, || access.update_particles(&mut p, &mut v, STEP, partition, ipt))
                         })
                     });
                 }
@@ -94,8 +96,9 @@ fn benches(c: &mut Criterion) {
             None
         }
     };
-    lighting_bench(c, gpu.as_ref());
-    particles_bench(c, gpu.as_ref());
+    let access = gpu.as_ref().map(|gpu| Access::new(gpu).expect("loading the access kernels"));
+    lighting_bench(c, access.as_ref());
+    particles_bench(c, access.as_ref());
 }
 
 criterion_group!(access, benches);

@@ -1,4 +1,4 @@
-//! Tiled deferred lighting on the CPU: the reference for `Gpu::shade_tiles`.
+//! Tiled deferred lighting on the CPU: the reference for `Access::shade_tiles`.
 //!
 //! The image is cut into [`TILE`]×[`TILE`]-pixel tiles in row-major order; tile `t` has a list
 //! [`TileLights`] `(start, count)` into one light array, and every pixel of the tile accumulates
@@ -9,11 +9,11 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
-pub use warpwork_abi::lighting::{tile_grid, Light, Shading, TileLights, TILE};
+pub use crate::abi::lighting::{tile_grid, Light, Shading, TileLights, TILE};
 
 /// Adds light `l`'s contribution at point `p` to `acc` (rgb, and the weight in `acc[3]`):
 /// weight `intensity · max(0, 1 − d²/r²)²`. The same expression as the GPU's
-/// (`warpwork_abi::lighting::accumulate`), written again here so that the reference checks it
+/// (`abi::lighting::accumulate`), written again here so that the reference checks it
 /// rather than repeats it.
 #[inline]
 pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
@@ -80,7 +80,7 @@ pub fn shade_with(width: u32, height: u32, lights: &[Light], tiles: &[TileLights
 /// `n` random lights over a `width × height` image: positions inside it (z within ±radius/2),
 /// radii in `min_radius .. max_radius`, colours and intensities in `0 .. 1`.
 pub fn random_lights(n: usize, width: u32, height: u32, min_radius: f32, max_radius: f32, seed: u64) -> Vec<Light> {
-    crate::inputs::generate(n, seed, |r| {
+    warpwork_cpu_reference::inputs::generate(n, seed, |r| {
         let radius = r.random_range(min_radius..max_radius.max(min_radius * 1.0001));
         Light {
             position: [

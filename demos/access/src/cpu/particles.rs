@@ -1,14 +1,14 @@
-//! A particle update on the CPU: the reference for `Gpu::update_particles`.
+//! A particle update on the CPU: the reference for `Access::update_particles`.
 //!
 //! Each particle is a position and a velocity, four `f32`s each (`w` is carried unchanged); one
 //! explicit Euler step under gravity, bouncing off the floor `y = 0`.
 
 use rayon::prelude::*;
 
-pub use warpwork_abi::particles::{Step, RESTITUTION};
+pub use crate::abi::particles::{Step, RESTITUTION};
 
 /// One particle's step: `v += g·dt; p += v·dt`, then a bounce if `p.y < 0`. The GPU's
-/// (`warpwork_abi::particles::step`) is the same expression, written again here so that the
+/// (`abi::particles::step`) is the same expression, written again here so that the
 /// reference checks it rather than repeats it (the GPU may fuse the multiply-adds, so compare
 /// with a tolerance).
 #[inline]
@@ -40,7 +40,7 @@ pub fn update(pos: &mut [[f32; 4]], vel: &mut [[f32; 4]], s: Step) {
 /// exercise the bounce), velocities in ±10, `w` = 1.
 pub fn random(n: usize, seed: u64) -> (Vec<[f32; 4]>, Vec<[f32; 4]>) {
     use rand::Rng;
-    let both = crate::inputs::generate(n, seed, |r| {
+    let both = warpwork_cpu_reference::inputs::generate(n, seed, |r| {
         let p = [r.random_range(0.0..100.0), r.random_range(-1.0..100.0), r.random_range(0.0..100.0), 1.0];
         let v = [r.random_range(-10.0..10.0), r.random_range(-10.0..10.0), r.random_range(-10.0..10.0), 1.0];
         (p, v)

@@ -1,14 +1,15 @@
-//! Tiled deferred lighting: the workload of the warp broadcast loads (`crate::warp::broadcast`).
+//! Tiled deferred lighting: the workload of warpwork-kernels' warp broadcast loads
+//! (`warp::warp_for_each_broadcast`, `warp::warp_for_each_staged`).
 //!
 //! The image is cut into 8×8-pixel tiles; tile `(tx, ty)` has a list `(start, count)` into one
 //! light array, and every pixel of the tile accumulates every light of its list (the layouts and
-//! the per-light body are `warpwork_abi::lighting`'s). A block of 64
+//! the per-light body are [`crate::abi::lighting`]'s). A block of 64
 //! threads shades one tile (thread `t` is pixel `(t % 8, t / 8)`), so each of its two warps walks
 //! the whole list: the list is warp-uniform, which is what the broadcast helpers need.
 
-use crate::arch::{block_idx_x, block_idx_y, store_v4_f32, thread_idx_x, warp_id};
-use crate::warp::{warp_for_each_broadcast, warp_for_each_staged};
-pub use warpwork_abi::lighting::{accumulate, accumulate_raw, Light, Shading, TileLights, THREADS, TILE};
+pub use crate::abi::lighting::{accumulate, accumulate_raw, Light, Shading, TileLights, THREADS, TILE};
+use warpwork_kernels::arch::{block_idx_x, block_idx_y, store_v4_f32, thread_idx_x, warp_id};
+use warpwork_kernels::warp::{warp_for_each_broadcast, warp_for_each_staged};
 
 /// How a tile walks its light list.
 #[derive(Clone, Copy, PartialEq, Eq)]

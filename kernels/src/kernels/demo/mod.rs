@@ -1,4 +1,0 @@
-//! The demonstration workloads' kernels: tiled lighting, particle update.
-
-mod lighting;
-mod particles;
