@@ -1,6 +1,7 @@
-//! `warpwork life` as a user (or an attacker) runs it: every hostile argument of issue 17 ends
-//! in a typed error and exit status 1, before any work, and never in a panic. Runs the real
-//! binary; needs no GPU (runs are on the CPU reference with `--cpu`).
+//! `warpwork life` as a user (or an attacker) runs it: every hostile argument (sizes, windows,
+//! scales, densities, kernels, output paths) ends in a typed error and exit status 1, before any
+//! work, and never in a panic. Runs the real binary; needs no GPU (runs are on the CPU reference
+//! with `--cpu`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

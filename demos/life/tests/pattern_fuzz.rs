@@ -258,7 +258,7 @@ fn round_trip(p: &Pattern, limits: &Limits) -> Result<(), String> {
     Ok(())
 }
 
-/// The hostile files of issue 17 allocate nothing like their boards before being refused.
+/// Hostile files (huge headers and counts) allocate nothing like their boards before being refused.
 fn hostile_files_allocate_almost_nothing() {
     let mut long_cells = "\n".repeat(1 << 20);
     long_cells.push_str(&"O".repeat(1 << 20));

@@ -1,5 +1,5 @@
 //! The readers and writers: round trips, error positions, the lenient cases decided in the
-//! module docs, and the hostile files of issue 17.
+//! module docs, and hostile files (huge headers and counts, truncated or unterminated runs).
 
 use super::*;
 use std::time::{Duration, Instant};
