@@ -58,7 +58,7 @@ impl BitGrid {
     ///
     /// ```
     /// use warpwork_life::{BitGrid, Limits};
-    /// let tiny = Limits { max_cells: 100, ..Limits::DEFAULT };
+    /// let tiny = Limits::DEFAULT.with_max_cells(100);
     /// assert!(BitGrid::with_limits(10, 10, &tiny).is_ok());
     /// assert!(BitGrid::with_limits(10, 11, &tiny).is_err()); // 110 cells
     /// # Ok::<(), warpwork::Error>(())

@@ -23,11 +23,11 @@ use crate::{Error, Result};
 /// the device take 16 GiB, which fits a GPU with tens of GiB with room to spare, and the host
 /// copy fits a workstation. A board whose width is a multiple of 64 reaches the cell limit and
 /// the byte limit together; a narrow board (each row is padded to whole 64-bit words) reaches
-/// the byte limit first. Raise either field for larger boards:
+/// the byte limit first. Raise either limit for larger boards:
 ///
 /// ```
 /// use warpwork_life::{BitGrid, Limits};
-/// let roomy = Limits { max_cells: 1 << 40, ..Limits::DEFAULT };
+/// let roomy = Limits::DEFAULT.with_max_cells(1 << 40);
 /// assert!(Limits::DEFAULT.check_board(1 << 20, 1 << 20).is_err()); // 2^40 cells
 /// assert!(roomy.check_board(1 << 20, 1 << 20).is_err()); // still 128 GiB: over max_bytes
 /// let board = BitGrid::with_limits(1 << 10, 1 << 10, &roomy)?;
@@ -37,7 +37,17 @@ use crate::{Error, Result};
 ///
 /// The cell kernels keep a `u32` or a byte per cell on the device, up to 32 times the packed
 /// size: the driver refuses what does not fit there with a typed error.
+///
+/// The fields are public to read; a value is built from [`Limits::DEFAULT`] with the `with_*`
+/// setters. The struct is `#[non_exhaustive]` so that a later limit (a time budget, say) can be
+/// added without breaking callers, which is why a struct expression does not compile outside
+/// this crate:
+///
+/// ```compile_fail,E0639
+/// let limits = warpwork_life::Limits { max_cells: 1 << 20, max_bytes: 1 << 20 };
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Limits {
     /// Most cells (`width × height`) a board or a pattern may have.
     pub max_cells: u64,
@@ -49,6 +59,31 @@ pub struct Limits {
 impl Limits {
     /// 2^36 cells and 8 GiB (2^33 bytes) per board and per pattern text: see [`Limits`].
     pub const DEFAULT: Limits = Limits { max_cells: 1 << 36, max_bytes: 1 << 33 };
+
+    /// These limits with at most `cells` cells (`width × height`) per board or pattern.
+    ///
+    /// ```
+    /// use warpwork_life::Limits;
+    /// let roomy = Limits::DEFAULT.with_max_cells(1 << 40);
+    /// assert_eq!((roomy.max_cells, roomy.max_bytes), (1 << 40, Limits::DEFAULT.max_bytes));
+    /// ```
+    #[must_use]
+    pub const fn with_max_cells(self, cells: u64) -> Limits {
+        Limits { max_cells: cells, ..self }
+    }
+
+    /// These limits with at most `bytes` bytes per board (bit-packed) and per pattern text.
+    ///
+    /// ```
+    /// use warpwork_life::Limits;
+    /// let small = Limits::DEFAULT.with_max_cells(1 << 20).with_max_bytes(1 << 17);
+    /// assert!(small.check_board(1024, 1024).is_ok()); // 2^20 cells, 128 KiB
+    /// assert!(small.check_text(1 << 18).is_err());
+    /// ```
+    #[must_use]
+    pub const fn with_max_bytes(self, bytes: u64) -> Limits {
+        Limits { max_bytes: bytes, ..self }
+    }
 
     /// Bytes a `width × height` board takes bit-packed (rows of whole 64-bit words), or `None`
     /// when that does not fit a `u64`.
@@ -70,7 +105,7 @@ impl Limits {
     /// ```
     /// use warpwork::Error;
     /// use warpwork_life::Limits;
-    /// let small = Limits { max_cells: 1 << 20, max_bytes: 1 << 20 };
+    /// let small = Limits::DEFAULT.with_max_cells(1 << 20).with_max_bytes(1 << 20);
     /// assert!(small.check_board(1024, 1024).is_ok()); // 2^20 cells, 128 KiB
     /// let refused = small.check_board(2048, 1024);
     /// assert!(matches!(refused, Err(Error::LimitExceeded { needed: 2097152, .. })));
@@ -98,7 +133,7 @@ impl Limits {
     ///
     /// ```
     /// use warpwork_life::Limits;
-    /// let limits = Limits { max_bytes: 100, ..Limits::DEFAULT };
+    /// let limits = Limits::DEFAULT.with_max_bytes(100);
     /// assert!(limits.check_text(100).is_ok());
     /// assert!(limits.check_text(101).is_err());
     /// ```

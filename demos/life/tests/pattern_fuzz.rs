@@ -242,7 +242,7 @@ fn check(text: &str, limits: &Limits) -> Result<bool, String> {
 
 /// `p` written as RLE (and plaintext) and read back must be `p` again.
 fn round_trip(p: &Pattern, limits: &Limits) -> Result<(), String> {
-    let loose = Limits { max_cells: limits.max_cells, max_bytes: u64::MAX };
+    let loose = limits.with_max_bytes(u64::MAX);
     let rle = pattern::to_rle(&p.grid, p.name.as_deref()).map_err(|e| e.to_string())?;
     let back = pattern::parse_rle(&rle, &loose).map_err(|e| format!("its RLE is refused: {e}\n{rle}"))?;
     if back != *p {
@@ -277,7 +277,10 @@ fn fuzz_pattern_readers() {
     let env = |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     let (secs, seed) = (env("WARPWORK_FUZZ_SECS", 1), env("WARPWORK_FUZZ_SEED", 1));
     let corpus = corpus();
-    let limits = [Limits { max_cells: 1 << 12, max_bytes: 1 << 10 }, Limits { max_cells: 1 << 16, max_bytes: 1 << 14 }];
+    let limits = [
+        Limits::DEFAULT.with_max_cells(1 << 12).with_max_bytes(1 << 10),
+        Limits::DEFAULT.with_max_cells(1 << 16).with_max_bytes(1 << 14),
+    ];
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let t = Instant::now();
     let (mut inputs, mut accepted) = (0u64, 0u64);
