@@ -53,8 +53,9 @@ pub enum Error {
         /// How much fits.
         capacity: u64,
     },
-    /// A board or pattern larger than its [`crate::life::Limits`] allow. Refused before anything
-    /// was allocated; raise the limit to accept it.
+    /// A request larger than a limit the caller configured: a size policy, such as the board and
+    /// pattern limits of the `warpwork-life` demo crate. Refused before anything was allocated;
+    /// raise the limit to accept it.
     #[error("{what}: {needed} is over the limit of {limit} (raise the limit to allow it)")]
     LimitExceeded {
         /// What was too large, and in which unit.

@@ -156,9 +156,8 @@ impl Gpu {
     ///   does not track events), and keeps raw buffers alive until the raw stream has finished
     ///   the work issued with them.
     /// * Without event tracking, the caller also keeps every cudarc buffer and warpwork object
-    ///   used on the raw stream (an [`crate::expand::Expander`], a [`crate::life::Life`]) alive
-    ///   until the raw stream has finished the work issued with it: they free their memory on
-    ///   [`Gpu::stream`].
+    ///   used on the raw stream (an [`crate::expand::Expander`], say) alive until the raw stream
+    ///   has finished the work issued with it: they free their memory on [`Gpu::stream`].
     ///
     /// # Examples
     /// ```no_run

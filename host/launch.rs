@@ -181,17 +181,21 @@ impl<'a> KernelArgs<'a> {
     /// # Examples
     /// ```no_run
     /// use cudarc::driver::LaunchConfig;
+    /// use cudarc::nvrtc::Ptx;
     /// # let gpu = warpwork::Gpu::new(0)?;
-    /// // warpwork's own `life_population` stands in for a kernel of yours.
-    /// let f = gpu.function("life_population")?; // (data, n_bytes, mask, total)
-    /// let cells = gpu.upload(&[1u32, 0, 1, 1])?;
+    /// # const MY_PTX: &str = "";
+    /// // Your kernels' PTX (a kernel crate of yours on `warpwork-kernels`, say), loaded once into
+    /// // the handle's context. `count_bits(words, n, total)` adds the set bits of `n` words to `*total`.
+    /// let module = gpu.context().load_module(Ptx::from_src(MY_PTX))?;
+    /// let f = module.load_function("count_bits")?;
+    /// let words = gpu.upload(&[1u32, 0, 3, 0xFF])?;
     /// let mut total = gpu.zeros::<u64>(1)?;
-    /// let (n_bytes, mask) = (16u64, 1u32);
+    /// let n = words.len() as u64;
     /// let mut l = gpu.kernel_args();
-    /// l.read(&cells).value(&n_bytes).value(&mask).write(&mut total);
-    /// // SAFETY: the arguments match `life_population`; `cells` holds `n_bytes` bytes.
-    /// unsafe { l.launch(f, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 })? };
-    /// assert_eq!(gpu.download(&total)?, [3]);
+    /// l.read(&words).value(&n).write(&mut total);
+    /// // SAFETY: the arguments match `count_bits`; `words` holds `n` words and `total` one u64.
+    /// unsafe { l.launch(&f, LaunchConfig::for_num_elems(n as u32))? };
+    /// assert_eq!(gpu.download(&total)?, [11]);
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub unsafe fn launch(self, f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {

@@ -60,9 +60,8 @@
 //! [`expand::Expander::pass1`] (once one
 //! pass 1 has run on the same counts: the first uploads the expander's descriptor from host
 //! memory), [`expand::Planned::pass2`] with [`expand::Dispatch::Persistent`],
-//! [`expand::Planned::pass2_with`], [`Gpu::copy`], [`Gpu::fill_bytes`], [`Gpu::shade_tiles_into`],
-//! [`Gpu::update_particles`] and [`KernelArgs::launch`]. What a graph cannot hold — waiting for the stream,
-//! copies from or to host memory, allocation — is refused with [`Error::StreamCapture`] before
+//! [`expand::Planned::pass2_with`], [`Gpu::copy`], [`Gpu::fill_bytes`] and [`KernelArgs::launch`].
+//! What a graph cannot hold — waiting for the stream, copies from or to host memory, allocation — is refused with [`Error::StreamCapture`] before
 //! anything is issued, so the capture stays valid. cudarc's event tracking must be off during
 //! the capture (`unsafe { ctx.disable_event_tracking() }`, then `enable_event_tracking()` after
 //! `end_capture`, as cudarc's own graph tests do): cudarc's wait on an event recorded outside a
@@ -79,9 +78,6 @@
 //!   sum), single pass with decoupled look-back.
 //! * [`expand`]: work expansion — each source spawns N items — with every strategy of the seed
 //!   article (`expand`, `expand_with`, [`expand::Expander`]).
-//! * [`access`]: memory access patterns: warp broadcast loads (`shade_tiles`) and thread-wise vs
-//!   group-wise list partitioning (`update_particles`).
-//! * [`life`]: Conway's Game of Life on a torus, from brute force to bit-packed temporal blocking.
 //! * [`timing`]: CUDA-event timing and the copy roof.
 //!
 //! ## Device code and start-up
@@ -97,6 +93,13 @@
 //! [`Gpu::preload`] loads families ahead of a timed region. A cubin that fails to load falls back
 //! to the PTX with the reason; `WARPWORK_CODE=ptx` forces the PTX.
 //!
+//! Demonstrations built on this public API and on `warpwork-kernels`' device building blocks,
+//! each with kernels of its own, are crates of their own in the repository's `demos/`:
+//! `warpwork-life` (Conway's Game of Life, from brute force to bit-packed temporal blocking) and
+//! `warpwork-access` (warp broadcast loads and list partitioning). They are also examples of a
+//! crate that loads its own PTX into a [`Gpu`]'s context and launches it with
+//! [`Gpu::kernel_args`].
+//!
 //! The driver is loaded at run time: without one, [`Gpu::new`] returns [`Error::NoDriver`];
 //! nothing panics. Building needs nothing but Rust: the device code is shipped with the crate.
 //!
@@ -107,7 +110,6 @@
 //! in the `warpwork-cpu-reference` crate with the same contract, which the tests check the GPU
 //! against. What is sound without `unsafe`, and why, is in `docs/api.md`.
 
-mod demo;
 mod driver;
 mod error;
 pub mod expand;
@@ -120,7 +122,6 @@ pub mod timing;
 mod transfer;
 
 pub use cudarc;
-pub use demo::{access, life};
 pub use error::{Error, Result};
 pub use gpu::{Code, DeviceInfo, Gpu, ModuleInfo, PtxReason, FORCE_PTX_VAR};
 pub use launch::KernelArgs;

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# Validates the shipped PTX with ptxas for every architecture each module claims, and fails if
-# any kernel spills to local memory or needs a stack frame (all of warpwork's kernels are hot),
-# or if a block barrier was duplicated onto divergent paths (see `barriers` below).
-#   scripts/check-ptx.sh PTXAS
+# Validates shipped PTX with ptxas for every architecture each module claims, and fails if any
+# kernel spills to local memory or needs a stack frame (every kernel here is hot), or if a block
+# barrier was duplicated onto divergent paths (see `barriers` below).
+#   scripts/check-ptx.sh PTXAS            # every shipped module: ptx/, demos/*/kernels, examples/*/kernels
+#   scripts/check-ptx.sh PTXAS FILE...    # these modules only
+# A module's name ends in its target: `*_sm_70.ptx` is checked for sm_70, sm_80 and sm_90 (it runs
+# on every GPU from compute capability 7.0), `*_sm_90.ptx` for sm_90.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ptxas="${1:?usage: check-ptx.sh PATH_TO_PTXAS}"
+ptxas="${1:?usage: check-ptx.sh PATH_TO_PTXAS [MODULE.ptx...]}"
+shift
+if [ $# -eq 0 ]; then
+  set -- ptx/*.ptx demos/*/kernels/*_sm_*.ptx examples/*/kernels/*_sm_*.ptx
+fi
 fail=0
 check() { # module arch
   local report
-  if ! report=$("$ptxas" -arch="$2" -v "ptx/$1" -o /dev/null 2>&1); then
+  if ! report=$("$ptxas" -arch="$2" -v "$1" -o /dev/null 2>&1); then
     echo "$report"; echo "FAIL: ptxas rejected $1 for $2"; fail=1; return
   fi
   # ptxas prints, per kernel: "Compiling entry function 'NAME'", then "N bytes stack frame,
@@ -32,23 +39,21 @@ check() { # module arch
 # GPU. A barrier followed by an unconditional jump is that shape.
 barriers() { # module
   local n
-  n=$(grep -A1 -E "^\s*bar\.sync" "ptx/$1" | grep -c -E "^\s*bra\.uni" || true)
+  n=$(grep -A1 -E "^\s*bar\.sync" "$1" | grep -c -E "^\s*bra\.uni" || true)
   if [ "$n" != 0 ]; then
     echo "FAIL: $1 has $n barrier(s) duplicated onto divergent paths (bar.sync then bra.uni)"; fail=1
   else
     echo "ok: $1 has no duplicated barriers"
   fi
 }
-# One module per kernel family (warpwork_abi::modules), each as sm_70 and sm_90 PTX. The cubins
-# are compiled from these by the same ptxas, so they carry what is checked here.
-for f in ptx/*_sm_70.ptx; do
-  m=$(basename "$f" _sm_70.ptx)
-  barriers "${m}_sm_70.ptx"
-  barriers "${m}_sm_90.ptx"
-  check "${m}_sm_70.ptx" sm_70
-  check "${m}_sm_70.ptx" sm_80
-  check "${m}_sm_70.ptx" sm_90
-  check "${m}_sm_90.ptx" sm_90
-  check "${m}_sm_90.ptx" sm_100
+for module in "$@"; do
+  [ -f "$module" ] || { echo "FAIL: no module $module"; fail=1; continue; }
+  barriers "$module"
+  case "$module" in
+    *_sm_70.ptx) archs="sm_70 sm_80 sm_90" ;;
+    *_sm_90.ptx) archs="sm_90 sm_100" ;;
+    *) echo "FAIL: $module: the name does not say its target (…_sm_70.ptx or …_sm_90.ptx)"; fail=1; continue ;;
+  esac
+  for arch in $archs; do check "$module" "$arch"; done
 done
 exit $fail

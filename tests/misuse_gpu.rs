@@ -96,14 +96,16 @@ fn buffers_and_streams_of_another_context_are_refused() {
     let mut e = gpu.expander(Strategy::ScanFused, 4, 64).unwrap();
     wrong(e.pass1(&gpu, &theirs).map(|_| ()), "expander counts");
     // A kernel argument of the other context: the launch fails, nothing is launched.
-    let mut total = gpu.zeros::<u64>(1).unwrap();
-    let (n_bytes, mask) = (16u64, 1u32);
+    let mut scanned = gpu.filled::<u32>(4, 0xAB).unwrap();
+    let mut states = gpu.zeros::<u32>(warpwork::scan::scratch_words::<u32>(4)).unwrap();
+    let (n, forced_fallback) = (4usize, 0u32);
     let mut l = gpu.kernel_args();
-    l.read(&theirs).value(&n_bytes).value(&mask).write(&mut total);
+    l.read(&theirs).write(&mut scanned).value(&n).write(&mut states).value(&forced_fallback);
     let cfg = warpwork::cudarc::driver::LaunchConfig::for_num_elems(32);
-    // SAFETY: would match `life_population(data, n_bytes, mask, total)`; refused before launch.
-    wrong(unsafe { l.launch(gpu.function("life_population").unwrap(), cfg) }, "kernel argument");
-    assert_eq!(gpu.download(&total).unwrap(), [0]);
+    // SAFETY: nothing is launched: binding `theirs` (another context's buffer) fails first. The
+    // arguments are those of `scan_exclusive_sum_u32(input, output, n, states, forced_fallback)`.
+    wrong(unsafe { l.launch(gpu.function("scan_exclusive_sum_u32").unwrap(), cfg) }, "kernel argument");
+    assert!(gpu.download(&scanned).unwrap().iter().all(|&v| v == 0xABAB_ABAB), "nothing was launched");
 
     // warpwork loaded into the other context works there, and refuses this context's buffers.
     let gpu2 = Gpu::from_stream(their_stream.clone()).unwrap();

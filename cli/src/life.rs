@@ -12,9 +12,9 @@ use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use warpwork::life::{pattern, BitGrid, Kernel, Life, Limits};
 use warpwork::{Error, Gpu, Result};
-use warpwork_cpu_reference::life as cpu;
+use warpwork_life::cpu;
+use warpwork_life::{pattern, BitGrid, Kernel, Life, Limits};
 
 #[derive(Args)]
 pub struct LifeArgs {

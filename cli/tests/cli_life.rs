@@ -1,6 +1,7 @@
-//! `warpwork life` as a user (or an attacker) runs it: every hostile argument of issue 17 ends
-//! in a typed error and exit status 1, before any work, and never in a panic. Runs the real
-//! binary; needs no GPU (runs are on the CPU reference with `--cpu`).
+//! `warpwork life` as a user (or an attacker) runs it: every hostile argument (sizes, windows,
+//! scales, densities, kernels, output paths) ends in a typed error and exit status 1, before any
+//! work, and never in a panic. Runs the real binary; needs no GPU (runs are on the CPU reference
+//! with `--cpu`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -107,7 +108,7 @@ fn a_small_run_writes_both_outputs() {
     assert!(stdout.contains("final population 5"), "{stdout}");
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     let text = std::fs::read_to_string(&rle).unwrap();
-    let p = warpwork::life::pattern::parse(&text, &warpwork::life::Limits::DEFAULT).unwrap();
+    let p = warpwork_life::pattern::parse(&text, &warpwork_life::Limits::DEFAULT).unwrap();
     assert_eq!((p.grid.width(), p.grid.population()), (16, 5));
     std::fs::remove_dir_all(&d).unwrap();
 }

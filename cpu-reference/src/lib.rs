@@ -8,8 +8,5 @@
 pub mod counts;
 pub mod expand;
 pub mod inputs;
-pub mod life;
-pub mod lighting;
-pub mod particles;
 pub mod scan;
 pub mod select;

@@ -7,8 +7,8 @@
 //!   scans, reductions, searches and appends), [`block`] (block-wide algorithms over shared
 //!   memory) and [`device`] (pieces of the general device-wide algorithms — scan, select,
 //!   expand, partition — that coordinate blocks through global memory); each layer uses only
-//!   the layers before it. [`demo`] holds the demonstration workloads (Game of Life, tiled
-//!   lighting, particles) built on them;
+//!   the layers before it. The demonstration workloads (Game of Life, tiled lighting, particles)
+//!   are crates of their own built on them, as yours would be (`demos/` in the repository);
 //! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature, or one
 //!   family's behind its own feature), which the host crate's `build.rs` compiles to PTX and
 //!   cubins, one module per family.
@@ -31,7 +31,6 @@ pub use warpwork_abi as abi;
 
 pub mod arch;
 pub mod block;
-pub mod demo;
 pub mod device;
 pub mod warp;
 

@@ -10,10 +10,10 @@
 
 use super::{cpu_median_ms, device_line, sizes, BenchArgs};
 use crate::table::{giga, size, Table};
-use warpwork::access::{tile_grid, LightingKernel, Partition, Shading, Step, TileLights};
 use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
-use warpwork_cpu_reference::{lighting, particles};
+use warpwork_access::cpu::{lighting, particles};
+use warpwork_access::{tile_grid, Access, LightingKernel, Partition, Shading, Step, TileLights};
 
 const RESOLUTIONS: [(&str, u32, u32); 2] = [("1080p", 1920, 1080), ("4K", 3840, 2160)];
 const LIGHTS_PER_TILE: [u32; 8] = [1, 4, 16, 32, 64, 256, 1024, 4096];
@@ -28,8 +28,9 @@ pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
         Some(gpu) => {
             let roof_bytes = ((1usize << args.max_log2()) * 32).min(1 << 30);
             let roof = device_line(gpu, roof_bytes)?;
-            lighting_gpu(gpu, args)?;
-            particles_gpu(gpu, args, roof)
+            let access = Access::new(gpu)?;
+            lighting_gpu(&access, args)?;
+            particles_gpu(&access, args, roof)
         }
         None => {
             lighting_cpu(args);
@@ -45,7 +46,8 @@ fn scene(w: u32, h: u32, count: u32) -> (Vec<lighting::Light>, Vec<TileLights>) 
     (lights, tiles)
 }
 
-fn lighting_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
+fn lighting_gpu(access: &Access, args: &BenchArgs) -> Result<()> {
+    let gpu = access.gpu();
     println!("## access: tiled lighting (8×8 tiles, 32-byte lights, lists into an {POOL}-light pool)\n");
     println!("body `point`: point-light falloff (~20 flops + a division per light); `raw`: the seed's");
     println!("loop, summing the light records (8 adds per light). speedup = naive time / this time.\n");
@@ -61,7 +63,7 @@ fn lighting_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
                 let mut naive_ms = 0.0;
                 for kernel in LightingKernel::ALL {
                     let ms = args.median_ms(gpu, 2, || {
-                        gpu.shade_tiles_into(w, h, &d_lights, &d_tiles, shading, kernel, &mut out)
+                        access.shade_tiles_into(w, h, &d_lights, &d_tiles, shading, kernel, &mut out)
                     })?;
                     if let Some(want) = &want {
                         self_check(&gpu.download(&out)?, want, kernel)?;
@@ -103,7 +105,8 @@ fn self_check(got: &[[f32; 4]], want: &[[f32; 4]], kernel: LightingKernel) -> Re
     }
 }
 
-fn particles_gpu(gpu: &Gpu, args: &BenchArgs, roof: f64) -> Result<()> {
+fn particles_gpu(access: &Access, args: &BenchArgs, roof: f64) -> Result<()> {
+    let gpu = access.gpu();
     println!("## access: particle update (pos + vel, f32x4 each: 32 B read + 32 B written per particle)\n");
     let sizes = sizes(args.max_log2(), 4);
     let largest = *sizes.last().unwrap();
@@ -123,7 +126,7 @@ fn particles_gpu(gpu: &Gpu, args: &BenchArgs, roof: f64) -> Result<()> {
         };
         for partition in Partition::ALL {
             for ipt in ITEMS_PER_THREAD {
-                let ms = args.median_ms(gpu, 2, || gpu.update_particles(p, v, STEP, partition, ipt))?;
+                let ms = args.median_ms(gpu, 2, || access.update_particles(p, v, STEP, partition, ipt))?;
                 let rate = gbps(n as u64 * PARTICLE_BYTES, ms);
                 if n == largest && partition != Partition::ThreadWise {
                     best_group = best_group.max(rate);
@@ -146,17 +149,18 @@ fn particles_gpu(gpu: &Gpu, args: &BenchArgs, roof: f64) -> Result<()> {
         size(largest),
         100.0 * best_group / roof
     );
-    particles_check(gpu)
+    particles_check(access)
 }
 
 /// A last GPU-vs-CPU check of every partition on fresh random particles.
-fn particles_check(gpu: &Gpu) -> Result<()> {
+fn particles_check(access: &Access) -> Result<()> {
+    let gpu = access.gpu();
     let (pos, vel) = particles::random((1 << 20) + 7, 5);
     let (mut want_p, mut want_v) = (pos.clone(), vel.clone());
     particles::update(&mut want_p, &mut want_v, STEP);
     for partition in Partition::ALL {
         let (mut p, mut v) = (gpu.upload(&pos)?, gpu.upload(&vel)?);
-        gpu.update_particles(&mut p, &mut v, STEP, partition, 16)?;
+        access.update_particles(&mut p, &mut v, STEP, partition, 16)?;
         let (got_p, got_v) = (gpu.download(&p)?, gpu.download(&v)?);
         let close = |g: &[[f32; 4]], w: &[[f32; 4]]| {
             g.iter().zip(w).all(|(a, b)| (0..4).all(|k| (a[k] - b[k]).abs() <= 1e-6 * b[k].abs() + 1e-5))

@@ -7,9 +7,9 @@
 
 use super::{cpu_median_ms, device_line, BenchArgs};
 use crate::table::Table;
-use warpwork::life::{BitGrid, Kernel, Life};
 use warpwork::{Gpu, Result};
-use warpwork_cpu_reference::life as cpu;
+use warpwork_life::cpu;
+use warpwork_life::{BitGrid, Kernel, Life};
 
 /// Generations per timed run.
 const GENS: u64 = 24;

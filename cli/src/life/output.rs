@@ -3,8 +3,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
-use warpwork::life::{pattern::without_controls, BitGrid};
 use warpwork::{Error, Result};
+use warpwork_life::{pattern::without_controls, BitGrid};
 
 /// An output file opened for writing before the run, so that a path that cannot be written is
 /// an error before any work. A file created here and never written (the run failed) is removed

@@ -4,9 +4,9 @@
 use super::output::{Output, PngView};
 use super::LifeArgs;
 use std::io::Read;
-use warpwork::life::pattern::{self, without_controls};
-use warpwork::life::{BitGrid, Kernel, Limits};
 use warpwork::{Error, Result};
+use warpwork_life::pattern::{self, without_controls};
+use warpwork_life::{BitGrid, Kernel, Limits};
 
 /// `WxH`, two sizes (range checks come later, with typed errors).
 pub fn parse_size(s: &str) -> std::result::Result<(usize, usize), String> {
@@ -45,7 +45,7 @@ pub struct Plan {
 
 /// The numeric options and the kernel, checked without touching a file or a GPU.
 pub fn check_options(args: &LifeArgs) -> Result<(Limits, Option<Kernel>, Option<PngView>)> {
-    let limits = Limits { max_cells: args.max_cells, max_bytes: args.max_bytes };
+    let limits = Limits::DEFAULT.with_max_cells(args.max_cells).with_max_bytes(args.max_bytes);
     let (w, h) = args.size;
     if w == 0 || h == 0 {
         return Err(Error::InvalidInput(format!("--size {w}x{h}: a board needs at least 1x1 cells")));
@@ -255,7 +255,7 @@ mod tests {
         let p = path.to_str().unwrap();
         let plan = Plan::new(&args(&[p, "--size", "16x16"])).unwrap();
         assert!(matches!(plan.start(&args(&[p])), Err(Error::LimitExceeded { .. })));
-        let small = Limits { max_cells: 1 << 36, max_bytes: 10 };
+        let small = Limits::DEFAULT.with_max_cells(1 << 36).with_max_bytes(10);
         assert!(matches!(read_text(p, &small), Err(Error::LimitExceeded { needed: 26, .. })));
         assert!(read_text(dir.to_str().unwrap(), &Limits::DEFAULT).is_err());
         std::fs::write(&path, "#N \u{1b}[31mred\nx = 3, y = 1\n3o!").unwrap();

@@ -88,58 +88,6 @@ kernel_names! {
     /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
     HOLD_STREAM = "hold_stream";
     }
-
-    /// The demonstration workloads (`kernels/src/kernels/demo/`).
-    DEMO_KERNELS {
-    /// Lighting, every lane loads every light, point-light falloff.
-    LIGHTING_NAIVE = "lighting_naive";
-    /// Lighting, warp broadcast loads through shuffles.
-    LIGHTING_BROADCAST = "lighting_broadcast";
-    /// Lighting, warp broadcast loads through shared memory.
-    LIGHTING_STAGED = "lighting_staged";
-    /// As [`LIGHTING_NAIVE`] with the raw body (sum the light records).
-    LIGHTING_RAW_NAIVE = "lighting_raw_naive";
-    /// As [`LIGHTING_BROADCAST`] with the raw body.
-    LIGHTING_RAW_BROADCAST = "lighting_raw_broadcast";
-    /// As [`LIGHTING_STAGED`] with the raw body.
-    LIGHTING_RAW_STAGED = "lighting_raw_staged";
-    /// Particles, a contiguous chunk per thread.
-    PARTICLES_THREAD_WISE = "particles_thread_wise";
-    /// Particles, a block-wide tile walked together.
-    PARTICLES_GROUP_WISE = "particles_group_wise";
-    /// Particles, a grid-stride loop.
-    PARTICLES_GRID_STRIDE = "particles_grid_stride";
-    /// Life, brute force, 1D launch.
-    LIFE_NAIVE_1D = "life_naive_1d";
-    /// Life, brute force, 2D launch.
-    LIFE_NAIVE_2D = "life_naive_2d";
-    /// Life, one byte per cell.
-    LIFE_BYTE = "life_byte";
-    /// Life, sparse write-skip.
-    LIFE_SPARSE = "life_sparse";
-    /// Life, several cells per thread.
-    LIFE_MULTI = "life_multi";
-    /// Life, shared-memory tile with halo.
-    LIFE_TILED = "life_tiled";
-    /// Life, ballot counting.
-    LIFE_BALLOT = "life_ballot";
-    /// Life, one bit per cell, 32 per thread.
-    LIFE_BIT32 = "life_bit32";
-    /// Life, one bit per cell, 64 per lane, one generation per launch.
-    LIFE_BIT64_T1 = "life_bit64_t1";
-    /// As [`LIFE_BIT64_T1`], 2 generations per launch.
-    LIFE_BIT64_T2 = "life_bit64_t2";
-    /// As [`LIFE_BIT64_T1`], 4 generations per launch.
-    LIFE_BIT64_T4 = "life_bit64_t4";
-    /// As [`LIFE_BIT64_T1`], 8 generations per launch.
-    LIFE_BIT64_T8 = "life_bit64_t8";
-    /// As [`LIFE_BIT64_T1`], 12 generations per launch.
-    LIFE_BIT64_T12 = "life_bit64_t12";
-    /// As [`LIFE_BIT64_T8`] with the pipeline unskewed.
-    LIFE_BIT64_T8_FLAT = "life_bit64_t8_flat";
-    /// Life, live cells of a board.
-    LIFE_POPULATION = "life_population";
-    }
 }
 
 /// The item types of the select kernels, as kernel-name suffixes: value tests for the ten

@@ -6,16 +6,15 @@
 //! an op code, a block size or a kernel's name. This crate is that boundary, written once and
 //! used by both (as CUB's tuning policies are read by both its dispatch and its agents):
 //!
-//! * the `#[repr(C)]` types that cross it ([`expand::Control`], [`expand::ExpandView`],
-//!   [`lighting::Light`], [`lighting::TileLights`]);
+//! * the `#[repr(C)]` types that cross it ([`expand::Control`], [`expand::ExpandView`]);
 //! * the codes a kernel switches on ([`expand::strategy`], [`select::op`], [`expand::FLAG_CAPACITY`] …);
 //! * the tuning constants the host sizes grids with and the kernels are built for (threads per
 //!   block, items per thread, tiles, claims);
 //! * the exported kernels' names ([`kernels`]), which the host's tests check against the PTX,
 //!   and the modules they are shipped and loaded in ([`modules`]);
-//! * the pure functions both sides compute (the Life rule, the select predicates, the lighting
-//!   and particle bodies, S2.5f's plan records), so that they are unit-tested on the CPU and the
-//!   CPU reference runs the very code the kernels run.
+//! * the pure functions both sides compute (the select predicates, the scan's tile shapes,
+//!   S2.5f's plan records), so that they are unit-tested on the CPU and the CPU reference runs
+//!   the very code the kernels run.
 //!
 //! `#![no_std]`, no dependencies: it builds for `nvptx64-nvidia-cuda` with `-Zbuild-std=core`
 //! and on stable Rust for the host. The `bytemuck` feature (the host enables it) derives
@@ -27,10 +26,7 @@
 
 pub mod expand;
 pub mod kernels;
-pub mod life;
-pub mod lighting;
 pub mod modules;
-pub mod particles;
 pub mod scan;
 pub mod select;
 

@@ -26,13 +26,11 @@ pub enum Family {
     Expand,
     /// The stream hold behind event timing: [`kernels::TIMING_KERNELS`].
     Timing,
-    /// The demonstration workloads: [`kernels::DEMO_KERNELS`].
-    Demo,
 }
 
 impl Family {
     /// Every family, in the order of their indices ([`Family::index`]).
-    pub const ALL: [Family; 5] = [Family::Select, Family::Scan, Family::Expand, Family::Timing, Family::Demo];
+    pub const ALL: [Family; 4] = [Family::Select, Family::Scan, Family::Expand, Family::Timing];
 
     /// The family's name: the kernel crate's cargo feature that exports its kernels, and the
     /// stem of its shipped files.
@@ -42,7 +40,6 @@ impl Family {
             Family::Scan => "scan",
             Family::Expand => "expand",
             Family::Timing => "timing",
-            Family::Demo => "demo",
         }
     }
 
@@ -65,7 +62,6 @@ impl Family {
             ],
             Family::Expand => &[kernels::EXPAND_KERNELS],
             Family::Timing => &[kernels::TIMING_KERNELS],
-            Family::Demo => &[kernels::DEMO_KERNELS],
         };
         lists.iter().flat_map(|l| l.iter().copied())
     }

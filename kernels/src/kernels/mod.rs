@@ -1,12 +1,9 @@
 //! warpwork's exported kernels (`extern "ptx-kernel"`), compiled to PTX by the host's `build.rs`.
-//! Each is a thin instantiation of a building block: of [`crate::device`] for the general
-//! algorithms, of [`crate::demo`] for the demonstration workloads (in [`demo`]).
+//! Each is a thin instantiation of a building block of [`crate::device`].
 
 //! Each family's kernels are exported only with its cargo feature, so that every family is a
 //! module of its own (`warpwork_abi::modules::Family`).
 
-#[cfg(feature = "demo")]
-mod demo;
 #[cfg(feature = "expand")]
 mod expand;
 #[cfg(feature = "lab")]

@@ -1,0 +1,205 @@
+//! Moving a [`BitGrid`] to and from the device in a kernel's [`Layout`]. Boards are converted
+//! 2^20 cells at a time through a 4 MiB host buffer (a chunk may end inside a row), so a board
+//! of `u32` cells never needs a `u32`-per-cell copy on the host (32 times the packed board),
+//! however wide its rows.
+
+use crate::support::zeroed_vec;
+use crate::{BitGrid, Error, Layout, Limits, Result};
+use bytemuck::Pod;
+use warpwork::cudarc::driver::CudaSlice;
+use warpwork::Gpu;
+
+/// The two device boards (current and next generation) in a kernel's layout.
+pub(super) enum Boards {
+    U32([CudaSlice<u32>; 2]),
+    U8([CudaSlice<u8>; 2]),
+    Bits32([CudaSlice<u32>; 2]),
+    Bits64([CudaSlice<u64>; 2]),
+}
+
+/// Elements (cells, or 32-bit words) converted per host-to-device (or back) copy: 4 MiB of
+/// `u32` cells, however wide the rows.
+const CHUNK: usize = 1 << 20;
+
+/// A host buffer of `n` zeroed values, or [`Error::OutOfMemory`].
+fn host_buffer<T: Pod>(n: usize) -> Result<Vec<T>> {
+    zeroed_vec(n, "Life transfer buffer")
+}
+
+/// The chunks of `n` row-major elements in rows of `per_row`: `(first, len, row, column)` of
+/// each, at most [`CHUNK`] elements, rows split where a chunk ends.
+fn chunks(n: usize, per_row: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    (0..n).step_by(CHUNK).map(move |first| (first, CHUNK.min(n - first), first / per_row, first % per_row))
+}
+
+/// Calls `f(y, x, element)` for `len` row-major elements from `(y, x)` in rows of `per_row`.
+fn walk<T>(items: &mut [T], per_row: usize, (mut y, mut x): (usize, usize), mut f: impl FnMut(usize, usize, &mut T)) {
+    for item in items {
+        f(y, x, item);
+        x += 1;
+        if x == per_row {
+            (x, y) = (0, y + 1);
+        }
+    }
+}
+
+/// `n` row-major elements in rows of `per_row` on the device, element `(y, x)` being `f(y, x)`,
+/// converted [`CHUNK`] elements at a time.
+fn upload_chunked<T: Pod>(gpu: &Gpu, n: usize, per_row: usize, f: impl Fn(usize, usize) -> T) -> Result<CudaSlice<T>> {
+    let mut board = gpu.zeros::<T>(n)?;
+    let mut host = host_buffer::<T>(CHUNK.min(n))?;
+    for (first, len, y, x) in chunks(n, per_row) {
+        walk(&mut host[..len], per_row, (y, x), |y, x, out| *out = f(y, x));
+        gpu.upload_into(&host[..len], &mut board.slice_mut(first..first + len))?;
+    }
+    Ok(board)
+}
+
+/// Reads a device board of `per_row` elements a row back into a `width × height` board,
+/// `put(row, x, element)` setting element `x`'s bits of its row, [`CHUNK`] elements at a time.
+fn download_chunked<T: Pod>(
+    gpu: &Gpu,
+    board: &CudaSlice<T>,
+    (width, height): (usize, usize),
+    per_row: usize,
+    put: impl Fn(&mut [u64], usize, T),
+) -> Result<BitGrid> {
+    let mut grid = readback_grid(width, height)?;
+    let n = per_row * height;
+    let mut host = host_buffer::<T>(CHUNK.min(n))?;
+    for (first, len, y, x) in chunks(n, per_row) {
+        gpu.download_into(&board.slice(first..first + len), &mut host[..len])?;
+        walk(&mut host[..len], per_row, (y, x), |y, x, c| put(grid.row_mut(y), x, *c));
+    }
+    Ok(grid)
+}
+
+/// `grid` as one `T` per cell (`alive` or zero) on the device, converted [`CHUNK`] cells at a
+/// time.
+fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T) -> Result<CudaSlice<T>> {
+    let w = grid.width();
+    upload_chunked(gpu, w * grid.height(), w, |y, x| {
+        if grid.row(y)[x / 64] >> (x % 64) & 1 != 0 {
+            alive
+        } else {
+            T::zeroed()
+        }
+    })
+}
+
+/// Reads one `T` per cell back into a board (`is_alive` decides), [`CHUNK`] cells at a time.
+fn download_cells<T: Pod>(
+    gpu: &Gpu,
+    board: &CudaSlice<T>,
+    size: (usize, usize),
+    is_alive: impl Fn(T) -> bool,
+) -> Result<BitGrid> {
+    download_chunked(gpu, board, size, size.0, |row, x, c| row[x / 64] |= (is_alive(c) as u64) << (x % 64))
+}
+
+/// An empty board to read a device board back into. The device board was made from a board
+/// that passed its limits, so the copy needs no second check (the caller's limits are not
+/// known here); its allocation can still fail, as [`Error::OutOfMemory`].
+fn readback_grid(width: usize, height: usize) -> Result<BitGrid> {
+    BitGrid::with_limits(width, height, &Limits { max_cells: u64::MAX, max_bytes: u64::MAX })
+}
+
+/// The 32-bit word `wx` of row `y` of `grid` (bit `x` of the row is bit `x % 32` of word `x / 32`).
+fn word32(grid: &BitGrid, y: usize, wx: usize) -> u32 {
+    (grid.row(y)[wx / 2] >> (32 * (wx % 2))) as u32
+}
+
+/// The two boards of `layout` holding `grid`. `sparse` needs both equal at the start (its
+/// skipped writes rely on it); the other kernels overwrite the second before reading it.
+pub(super) fn upload(gpu: &Gpu, layout: Layout, sparse: bool, grid: &BitGrid) -> Result<Boards> {
+    let (w, h) = (grid.width(), grid.height());
+    Ok(match layout {
+        Layout::U32 => {
+            let a = upload_cells(gpu, grid, 1u32)?;
+            let mut b = gpu.zeros(a.len())?;
+            if sparse {
+                gpu.copy(&a, &mut b)?;
+            }
+            Boards::U32([a, b])
+        }
+        Layout::U8 => {
+            let a = upload_cells(gpu, grid, 1u8)?;
+            let b = gpu.zeros(a.len())?;
+            Boards::U8([a, b])
+        }
+        Layout::Bits32 if w % 64 == 0 => {
+            // Rows of whole 64-bit words are rows of whole 32-bit words: no conversion.
+            let a = gpu.upload::<u32>(bytemuck::cast_slice(grid.words()))?;
+            let b = gpu.zeros(a.len())?;
+            Boards::Bits32([a, b])
+        }
+        Layout::Bits32 => {
+            // Each row ends with half a 64-bit word: drop the padding half, a chunk at a time.
+            let a = upload_chunked(gpu, w / 32 * h, w / 32, |y, wx| word32(grid, y, wx))?;
+            let b = gpu.zeros(a.len())?;
+            Boards::Bits32([a, b])
+        }
+        Layout::Bits64 => Boards::Bits64([gpu.upload(grid.words())?, gpu.zeros(grid.words().len())?]),
+    })
+}
+
+/// Board `cur` of `boards`, read back (waits for the GPU).
+pub(super) fn download(gpu: &Gpu, boards: &Boards, cur: usize, width: usize, height: usize) -> Result<BitGrid> {
+    match boards {
+        Boards::U32(b) => download_cells(gpu, &b[cur], (width, height), |c| c & 1 != 0),
+        Boards::U8(b) => download_cells(gpu, &b[cur], (width, height), |c| c != 0),
+        Boards::Bits32(b) if width.is_multiple_of(64) => download_words(gpu, &b[cur], width, height),
+        Boards::Bits32(b) => download_chunked(gpu, &b[cur], (width, height), width / 32, |row, wx, word| {
+            row[wx / 2] |= (word as u64) << (32 * (wx % 2))
+        }),
+        Boards::Bits64(b) => download_words(gpu, &b[cur], width, height),
+    }
+}
+
+/// A board whose rows are whole 64-bit words on the device, copied straight into its words.
+fn download_words<T: Pod>(gpu: &Gpu, board: &CudaSlice<T>, width: usize, height: usize) -> Result<BitGrid> {
+    let n = width.div_ceil(64) * height;
+    let bytes = board.len() * size_of::<T>();
+    if bytes != n * 8 {
+        return Err(Error::InvalidInput(format!("device board of {bytes} bytes is not {width}x{height}")));
+    }
+    let mut words = zeroed_vec(n, "Life board")?;
+    gpu.download_into(board, bytemuck::cast_slice_mut::<u64, T>(&mut words))?;
+    BitGrid::from_words(width, height, words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_split_rows_anywhere_and_cover_everything() {
+        let got: Vec<_> = chunks(3 * CHUNK + 5, CHUNK + 1).collect();
+        assert_eq!(
+            got,
+            [
+                (0, CHUNK, 0, 0),
+                (CHUNK, CHUNK, 0, CHUNK),
+                (2 * CHUNK, CHUNK, 1, CHUNK - 1),
+                (3 * CHUNK, 5, 2, CHUNK - 2)
+            ]
+        );
+        assert_eq!(chunks(10, 3).collect::<Vec<_>>(), [(0, 10, 0, 0)]);
+        assert_eq!(chunks(0, 3).count(), 0);
+        let mut seen = Vec::new();
+        walk(&mut [0u8; 5], 3, (1, 2), |y, x, _| seen.push((y, x)));
+        assert_eq!(seen, [(1, 2), (2, 0), (2, 1), (2, 2), (3, 0)]);
+        assert!(matches!(host_buffer::<u64>(usize::MAX / 8), Err(Error::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn words32_are_the_halves_of_words64() {
+        let g = BitGrid::random(96, 3, 0.5, 1).unwrap();
+        for y in 0..3 {
+            let row: &[u32] = bytemuck::cast_slice(g.row(y));
+            for (wx, &word) in row.iter().enumerate() {
+                assert_eq!(word32(&g, y, wx), word, "little-endian halves");
+            }
+        }
+    }
+}
