@@ -11,9 +11,11 @@ use std::sync::Arc;
 
 mod code;
 mod loaded;
+mod own;
 pub use code::{Code, ModuleInfo, PtxReason, FORCE_PTX_VAR};
 pub use loaded::DeviceInfo;
 use loaded::{driver_present, Loaded};
+pub use own::DeviceCode;
 use warpwork_abi::modules::Family;
 
 /// warpwork on one device: its kernels loaded into a CUDA context, and the stream its calls on
@@ -355,6 +357,32 @@ impl Gpu {
             self.loaded.module(f)?;
         }
         Ok(())
+    }
+
+    /// The module of `code` (kernels of your own crate) in this handle's context: loaded the
+    /// first time any handle on the context asks — from the cubin of the device's exact
+    /// architecture if `code` has one (unless `WARPWORK_CODE=ptx`), otherwise from the newest PTX
+    /// the device runs — and shared from then on, so that objects made per call (a board, a
+    /// pipeline stage) need not each load it. [`Error::InvalidInput`] when `code` has nothing
+    /// the device runs.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::DeviceCode;
+    /// static MY_KERNELS: DeviceCode = DeviceCode {
+    ///     name: "my-kernels",
+    ///     ptx: &[("sm_70", ".version 6.0\n.target sm_70\n.address_size 64\n")],
+    ///     cubins: &[],
+    /// };
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let module = gpu.load(&MY_KERNELS)?;
+    /// let again = gpu.load(&MY_KERNELS)?; // the same module: nothing is loaded twice
+    /// assert!(std::sync::Arc::ptr_eq(&module, &again));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn load(&self, code: &'static DeviceCode) -> Result<Arc<cudarc::driver::CudaModule>> {
+        self.context().bind_to_thread()?;
+        self.loaded.own_module(code)
     }
 
     /// The modules loaded into this handle's context so far: each family's, what it was loaded

@@ -82,4 +82,31 @@ fn cubins_ptx_and_first_use_in_a_capture() {
     for m in gpu.modules() {
         println!("{:?} module: {} in {:?}", m.family, m.code, m.load_time);
     }
+    drop(gpu);
+
+    // A user's own device code: loaded once per context, shared by every handle, and it runs.
+    let gpu = common::gpu();
+    let module = gpu.load(&OWN).unwrap();
+    let other = Gpu::from_stream(gpu.context().new_stream().unwrap()).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&module, &other.load(&OWN).unwrap()), "one load per context");
+    let f = module.load_function("write_seven").unwrap();
+    let mut out = gpu.zeros::<u32>(1).unwrap();
+    let mut l = gpu.kernel_args();
+    l.write(&mut out);
+    // SAFETY: `write_seven(out)` writes one u32 at `out`, which holds one.
+    unsafe { l.launch(&f, warpwork::cudarc::driver::LaunchConfig::for_num_elems(1)).unwrap() };
+    assert_eq!(gpu.download(&out).unwrap(), [7]);
 }
+
+/// A module of "your own": one kernel that writes 7.
+static OWN: warpwork::DeviceCode = warpwork::DeviceCode {
+    name: "write-seven",
+    ptx: &[(
+        "sm_70",
+        ".version 6.0\n.target sm_70\n.address_size 64\n\
+         .visible .entry write_seven(.param .u64 out)\n{\n.reg .b64 %rd<3>;\n.reg .b32 %r<2>;\n\
+         ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, 7;\n\
+         st.global.u32 [%rd2], %r1;\nret;\n}\n",
+    )],
+    cubins: &[],
+};

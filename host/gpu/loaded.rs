@@ -47,6 +47,9 @@ pub(crate) struct Loaded {
     modules: [OnceLock<FamilyModule>; Family::ALL.len()],
     /// Held while a module loads, so that two threads never load the same one.
     loading: Mutex<()>,
+    /// Modules of users' crates ([`super::own::DeviceCode`]) loaded so far, by the address of
+    /// their `DeviceCode`.
+    pub(super) own: Mutex<Vec<(usize, Arc<CudaModule>)>>,
     pub(crate) hold: Mutex<Option<crate::timing::HoldFlag>>,
 }
 
@@ -87,7 +90,14 @@ impl Loaded {
         let code = Code::for_device(major as u32, minor as u32);
         let info =
             DeviceInfo { name, compute_capability: (major, minor), sm_count, total_memory: ctx.total_mem()?, code };
-        Ok(Loaded { ctx, info, modules: Default::default(), loading: Mutex::new(()), hold: Mutex::new(None) })
+        Ok(Loaded {
+            ctx,
+            info,
+            modules: Default::default(),
+            loading: Mutex::new(()),
+            own: Mutex::new(Vec::new()),
+            hold: Mutex::new(None),
+        })
     }
 
     /// Kernel `name`, loading its family's module first if this is the first use.
@@ -110,6 +120,11 @@ impl Loaded {
         }
         let m = load(&self.ctx, family, &self.info.code, Shipped::of(family).cubin_for(&self.info.code))?;
         Ok(slot.get_or_init(|| m))
+    }
+
+    /// The context the modules are loaded into.
+    pub(super) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
     }
 
     /// The modules loaded so far.
@@ -157,10 +172,10 @@ pub(super) fn load(ctx: &Arc<CudaContext>, family: Family, code: &Code, cubin: &
 
 /// This thread's stream-capture mode set to relaxed until dropped (the mode it replaced, if
 /// the exchange worked).
-struct RelaxedCapture(Option<sys::CUstreamCaptureMode>);
+pub(super) struct RelaxedCapture(Option<sys::CUstreamCaptureMode>);
 
 impl RelaxedCapture {
-    fn new() -> RelaxedCapture {
+    pub(super) fn new() -> RelaxedCapture {
         let mut mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
         // SAFETY: exchanges this thread's mode; a failure leaves it as it was.
         let exchanged = unsafe { sys::cuThreadExchangeStreamCaptureMode(&mut mode) }.result().is_ok();

@@ -7,11 +7,13 @@
 
 use std::sync::Arc;
 use warpwork::cudarc::driver::{CudaFunction, CudaModule};
-use warpwork::cudarc::nvrtc::Ptx;
-use warpwork::{Error, Gpu, Result};
+use warpwork::{DeviceCode, Error, Gpu, Result};
 
 /// The shipped PTX of `kernels/`.
 pub(crate) const PTX: &str = include_str!("../kernels/warpwork_access_sm_70.ptx");
+
+/// The crate's device code, as [`Gpu::load`] takes it: loaded once per context.
+pub(crate) static DEVICE_CODE: DeviceCode = DeviceCode { name: "warpwork-access", ptx: &[("sm_70", PTX)], cubins: &[] };
 
 /// The module in one context, with every kernel of [`crate::abi::kernels::KERNELS`] looked up
 /// once (never per launch).
@@ -22,13 +24,10 @@ pub(crate) struct Kernels {
 }
 
 impl Kernels {
-    /// Loads the module into `gpu`'s context and looks up its kernels. The driver compiles the
-    /// PTX here (it caches the result on disk, so later loads are quicker).
-    ///
-    /// This is the one place the module is loaded: a cache of modules per context, shared by
-    /// every `Access` of that context, would replace this function and nothing else.
+    /// The module in `gpu`'s context (loaded by the first `Access` on the context, shared by
+    /// every later one: [`Gpu::load`]) with its kernels looked up.
     pub(crate) fn load(gpu: &Gpu) -> Result<Kernels> {
-        let module = gpu.context().load_module(Ptx::from_src(PTX))?;
+        let module = gpu.load(&DEVICE_CODE)?;
         let functions = crate::abi::kernels::KERNELS
             .iter()
             .map(|&name| Ok((name, module.load_function(name)?)))
