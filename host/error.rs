@@ -37,6 +37,30 @@ pub enum Error {
     /// The arguments are inconsistent (lengths that differ, out-of-range parameters, ...).
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A buffer is shorter than the call needs (an output, a scratch or state buffer, a
+    /// destination of a copy). Nothing was issued.
+    #[error("{what}: {len} elements, {needed} needed")]
+    BufferTooSmall {
+        /// Which buffer, in words a caller recognises (e.g. "scan output").
+        what: &'static str,
+        /// Its length, in its own elements.
+        len: u64,
+        /// The length the call needs.
+        needed: u64,
+    },
+    /// A device address is not aligned as the kernels need: a raw pointer, or a cudarc view
+    /// that starts inside an allocation (`slice.slice(1..)`), where warpwork's vector loads and
+    /// stores would fault. Nothing was issued; copy into an aligned buffer, or start the view
+    /// at a multiple of the alignment.
+    #[error("{what} at {address:#x} is not aligned to {align} bytes")]
+    Misaligned {
+        /// Which buffer.
+        what: &'static str,
+        /// Its device address.
+        address: u64,
+        /// The alignment needed, in bytes.
+        align: u64,
+    },
     /// The call cannot be recorded into a CUDA graph: the stream it would be issued to is
     /// capturing one, and the call would wait for the stream, copy from or to host memory,
     /// allocate, or record cudarc's stream events (see "Graph capture" in the crate docs).
@@ -88,3 +112,19 @@ macro_rules! ensure_input {
     };
 }
 pub(crate) use ensure_input;
+
+/// [`Error::BufferTooSmall`] unless `len >= needed`.
+pub(crate) fn ensure_len(what: &'static str, len: usize, needed: u64) -> Result<()> {
+    if (len as u64) < needed {
+        return Err(Error::BufferTooSmall { what, len: len as u64, needed });
+    }
+    Ok(())
+}
+
+/// [`Error::Misaligned`] unless `address` is a multiple of `align`.
+pub(crate) fn ensure_aligned(what: &'static str, address: u64, align: u64) -> Result<()> {
+    if !address.is_multiple_of(align) {
+        return Err(Error::Misaligned { what, address, align });
+    }
+    Ok(())
+}

@@ -148,7 +148,7 @@ pub struct RawSliceMut<'a, T> {
 /// Checks a raw range's alignment and size: the kernels load `T` at its natural alignment.
 fn check_raw<T>(addr: CUdeviceptr, len: usize) -> Result<()> {
     let align = std::mem::align_of::<T>() as u64;
-    crate::error::ensure_input!(addr.is_multiple_of(align), "device address {addr:#x} is not aligned to {align} bytes");
+    crate::error::ensure_aligned("a raw device slice", addr, align)?;
     let bytes = (len as u64).checked_mul(std::mem::size_of::<T>() as u64);
     crate::error::ensure_input!(
         bytes.and_then(|b| addr.checked_add(b)).is_some(),
@@ -245,9 +245,10 @@ mod tests {
             assert!(RawSlice::<u32>::from_raw_parts(0x1000, 4).is_ok());
             assert!(RawSlice::<u32>::from_raw_parts(0, 0).is_ok());
             assert!(matches!(RawSlice::<u32>::from_raw_parts(0, 1), Err(Error::InvalidInput(m)) if m.contains("null")));
-            assert!(
-                matches!(RawSlice::<u64>::from_raw_parts(0x1004, 1), Err(Error::InvalidInput(m)) if m.contains("aligned"))
-            );
+            assert!(matches!(
+                RawSlice::<u64>::from_raw_parts(0x1004, 1),
+                Err(Error::Misaligned { address: 0x1004, align: 8, .. })
+            ));
             assert!(matches!(
                 RawSliceMut::<u64>::from_raw_parts(0x1000, usize::MAX / 4),
                 Err(Error::InvalidInput(m)) if m.contains("overflow")

@@ -24,7 +24,7 @@
 //! timing, and changes the rounding). NaN and infinities propagate through sums as in IEEE
 //! arithmetic.
 
-use crate::error::ensure_input;
+use crate::error::ensure_len;
 use crate::launch::grid_x;
 use crate::{DeviceRead, DeviceWrite, Gpu, Result};
 use bytemuck::Pod;
@@ -310,7 +310,7 @@ impl Gpu {
         let n = match &operands {
             Operands::Apart(input, output) => {
                 let n = input.len();
-                ensure_input!(output.len() >= n, "scan of {n} elements into a buffer of {}", output.len());
+                ensure_len("scan output", output.len(), n as u64)?;
                 n
             }
             Operands::InPlace(data) => data.len(),
@@ -318,7 +318,7 @@ impl Gpu {
         let tiles = tiles::<T>(n);
         let blocks = grid_x(tiles as u64, "scan tiles (blocks of one launch)")?;
         let needed = scratch_words::<T>(n);
-        ensure_input!(scratch.len() >= needed, "scan scratch of {} words; {needed} needed", scratch.len());
+        ensure_len("scan scratch (u32 words)", scratch.len(), needed as u64)?;
         if n == 0 {
             return Ok(());
         }

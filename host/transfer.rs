@@ -87,7 +87,7 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn upload_into<T: Pod>(&self, data: &[T], dst: &mut impl DeviceWrite<T>) -> Result<()> {
-        crate::error::ensure_input!(data.len() <= dst.len(), "{} elements into a buffer of {}", data.len(), dst.len());
+        crate::error::ensure_len("upload destination", dst.len(), data.len() as u64)?;
         self.refuse_in_capture("a copy from host memory (a graph would read it at replay time)")?;
         let target = self.target()?;
         let b = dst.bind_mut(&target)?;
@@ -132,7 +132,7 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn download_prefix<T: Pod>(&self, src: &impl DeviceRead<T>, len: usize) -> Result<Vec<T>> {
-        crate::error::ensure_input!(len <= src.len(), "download of {len} elements from a buffer of {}", src.len());
+        crate::error::ensure_len("download source", src.len(), len as u64)?;
         self.refuse_in_capture("a copy to host memory waits for the stream")?;
         let mut out = try_vec::<T>(len)?;
         self.download_into(src, &mut out)?;
@@ -151,12 +151,7 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn download_into<T: Pod>(&self, src: &impl DeviceRead<T>, dst: &mut [T]) -> Result<()> {
-        crate::error::ensure_input!(
-            dst.len() <= src.len(),
-            "download of {} elements from a buffer of {}",
-            dst.len(),
-            src.len()
-        );
+        crate::error::ensure_len("download source", src.len(), dst.len() as u64)?;
         self.refuse_in_capture("a copy to host memory waits for the stream")?;
         let target = self.target()?;
         let b = src.bind(&target)?;
@@ -184,7 +179,7 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn copy<T: Pod>(&self, src: &impl DeviceRead<T>, dst: &mut impl DeviceWrite<T>) -> Result<()> {
-        crate::error::ensure_input!(src.len() <= dst.len(), "copy of {} elements into {}", src.len(), dst.len());
+        crate::error::ensure_len("copy destination", dst.len(), src.len() as u64)?;
         let target = self.target()?;
         let (s, d) = (src.bind(&target)?, dst.bind_mut(&target)?);
         if src.is_empty() {

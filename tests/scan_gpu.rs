@@ -323,10 +323,13 @@ fn bad_input_is_a_typed_error() {
     let gpu = gpu();
     let d = gpu.upload(&[1u32, 2, 3]).unwrap();
     let mut short = gpu.zeros::<u32>(2).unwrap();
-    assert!(matches!(gpu.exclusive_scan(&d, &mut short), Err(Error::InvalidInput(_))));
+    assert!(matches!(gpu.exclusive_scan(&d, &mut short), Err(Error::BufferTooSmall { len: 2, needed: 3, .. })));
     let mut out = gpu.zeros::<u32>(3).unwrap();
     let mut scratch = gpu.zeros::<u32>(scratch_words::<u32>(3) - 1).unwrap();
-    assert!(matches!(gpu.scan_into(&d, &mut out, Scan::EXCLUSIVE_SUM, &mut scratch), Err(Error::InvalidInput(_))));
+    assert!(matches!(
+        gpu.scan_into(&d, &mut out, Scan::EXCLUSIVE_SUM, &mut scratch),
+        Err(Error::BufferTooSmall { what: "scan scratch (u32 words)", .. })
+    ));
     // More tiles than one launch can have: refused before anything is bound or issued (the
     // raw slices are never dereferenced).
     let n = 1usize << 46;

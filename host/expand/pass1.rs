@@ -30,7 +30,13 @@ impl Expander {
         // look-back words), and pass 2 clears its claims: no memset before it, one operation
         // less on the stream.
         let clears_itself = facts.pass1_clears_state && p1 > 0;
-        self.reset_for(gpu, p1, gpu.device_address(counts)?, !clears_itself)?;
+        let counts_at = gpu.device_address(counts)?;
+        // The kernels read the counts four at a time (16 bytes): a view that starts inside an
+        // allocation at an odd element is refused before anything is issued.
+        if p1 > 0 {
+            crate::error::ensure_aligned("expansion counts", counts_at, 16)?;
+        }
+        self.reset_for(gpu, p1, counts_at, !clears_itself)?;
         if let (Some(push), true) = (facts.push_in(self.is_wide()), p1 > 0) {
             self.launch_push(gpu, push, p1, Some(counts))?;
         }

@@ -3,7 +3,7 @@
 
 use super::facts::{Pass2Items, Pass2Launch};
 use super::{Control, Dispatch, Expander, Planned};
-use crate::{error::ensure_input, DeviceWrite, Gpu, Result};
+use crate::{DeviceWrite, Gpu, Result};
 use cudarc::driver::LaunchConfig;
 use warpwork_abi::expand::fused::FUSED_CLAIM_UNITS;
 use warpwork_abi::expand::{dst_count_wide, BUCKETS, MAXN_ITEMS, PASS2_STEP, THREADS};
@@ -42,12 +42,11 @@ impl Planned<'_, '_> {
     /// ```
     pub fn pass2(&mut self, gpu: &Gpu, out: &mut impl DeviceWrite<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
         let facts = self.e.strategy.facts();
-        ensure_input!(
-            out.len() >= self.e.capacity,
-            "an output of {} pairs for capacity {}",
-            out.len(),
-            self.e.capacity
-        );
+        crate::error::ensure_len("expansion output (pairs)", out.len(), self.e.capacity as u64)?;
+        // Pass 2 stores two pairs at a time (16 bytes).
+        if !out.is_empty() {
+            crate::error::ensure_aligned("expansion output", gpu.device_address(out)?, 16)?;
+        }
         self.user_pass2 = false;
         if facts.pass2_counts_pairs && self.pass2_ran {
             // This pass 2 counts the pairs it writes in the control block: start again from zero.

@@ -38,10 +38,8 @@ impl Body {
         ensure_input!(size > 0, "select items of zero bytes");
         let aligned = |to: u64| items.is_multiple_of(to) && out.is_multiple_of(to);
         if let Some(suffix) = predicate {
-            ensure_input!(
-                aligned(size as u64),
-                "select items at {items:#x} and output at {out:#x} must be aligned to the items' {size} bytes"
-            );
+            crate::error::ensure_aligned("select items", items, size as u64)?;
+            crate::error::ensure_aligned("select output", out, size as u64)?;
             return Ok(Body::Typed { suffix, size });
         }
         let unsigned = match size {
@@ -151,7 +149,7 @@ pub(super) fn check_args(n: usize, flags: Option<usize>, out: usize, state: usiz
     if let Some(flags) = flags {
         ensure_input!(flags == n, "{n} items but {flags} flags");
     }
-    ensure_input!(state as u64 >= needed, "a select state of {state} elements; {needed} needed");
+    crate::error::ensure_len("select state (u64 elements)", state, needed)?;
     Ok((n as u64, out as u64))
 }
 
@@ -164,7 +162,7 @@ mod tests {
         assert_eq!(check_args(10, Some(10), 7, 1, 1).unwrap(), (10, 7));
         assert_eq!(check_args(0, None, 0, 1, 1).unwrap(), (0, 0));
         assert!(matches!(check_args(10, Some(9), 10, 1, 1), Err(Error::InvalidInput(m)) if m.contains("9 flags")));
-        assert!(matches!(check_args(10, None, 10, 2, 3), Err(Error::InvalidInput(m)) if m.contains("state")));
+        assert!(matches!(check_args(10, None, 10, 2, 3), Err(Error::BufferTooSmall { len: 2, needed: 3, .. })));
         // Past 2^32 items and slots: 64-bit throughout.
         let big = (1usize << 36) + 7;
         assert_eq!(check_args(big, Some(big), big, 1, 1).unwrap(), (big as u64, big as u64));
@@ -193,7 +191,10 @@ mod tests {
         let typed = |suffix, size| Body::Typed { suffix, size };
         // Value tests: the type's own kernel; misaligned items are refused.
         assert_eq!(Body::choose(4, Some("f32"), 256, 512).unwrap(), typed("f32", 4));
-        assert!(matches!(Body::choose(8, Some("i64"), 260, 512), Err(Error::InvalidInput(_))));
+        assert!(matches!(
+            Body::choose(8, Some("i64"), 260, 512),
+            Err(Error::Misaligned { address: 260, align: 8, .. })
+        ));
         // By flag: the unsigned kernel of the size, aligned; the generic path otherwise.
         assert_eq!(Body::choose(1, None, 3, 5).unwrap(), typed("u8", 1));
         assert_eq!(Body::choose(2, None, 256, 512).unwrap(), typed("u16", 2));
