@@ -1,0 +1,170 @@
+//! `warpwork bench`'s options, and the one place they are checked against the bench asked for
+//! ([`BenchArgs::check`]), before anything runs.
+
+use super::sizes;
+use crate::report::Format;
+use clap::{Args, ValueEnum};
+use warpwork::{Error, Result};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum What {
+    /// Stream compaction: lane vs warp vs block atomics, and the ordered variant beside CUB's.
+    Compact,
+    /// Work expansion: every strategy of the seed and Auto, two-pass breakdown, fixed overhead.
+    Expand,
+    /// Device-wide exclusive scan, u32 and u64, 2^16 to 2^30.
+    Scan,
+    /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
+    Access,
+    /// Game of Life: every kernel, cell updates per second.
+    Life,
+    /// A new process's wait for its first result, per kernel family: cubins vs PTX, driver
+    /// cache disabled and warm.
+    Startup,
+}
+
+impl What {
+    /// The bench's name, as typed and as `bench` in JSON and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            What::Compact => "compact",
+            What::Expand => "expand",
+            What::Scan => "scan",
+            What::Access => "access",
+            What::Life => "life",
+            What::Startup => "startup",
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+pub struct BenchArgs {
+    /// Which primitive to measure.
+    pub(super) what: What,
+    /// Largest input as a power of two (inputs run from 2^16 up to this; default 30 for scan, 28
+    /// for the others; life: boards of at most 4·2^MAX_LOG2 cells).
+    #[arg(long = "max-log2", value_name = "MAX_LOG2", value_parser = clap::value_parser!(u32).range(16..=30))]
+    max_log2_arg: Option<u32>,
+    /// Timed repetitions per measurement (min, median and max are kept; tables show the median).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// Time every run on its own, the host waiting for each (no held stream): what a profiler
+    /// such as Nsight Compute needs, which serializes and replays launches. Includes launch
+    /// gaps, so the numbers are not the default mode's.
+    #[arg(long)]
+    paced: bool,
+    /// Only the rows whose name contains ROW (compact: `lane`, `warp`, `block`, `ordered`,
+    /// `ordered, flagged`; scan: `u32`, `u64`), and CUB only beside those.
+    #[arg(long, value_name = "ROW")]
+    only: Option<String>,
+    /// One input size instead of the bench's range: `2^28` or `268435456` (compact, scan).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    size: Option<usize>,
+    /// Output: Markdown tables, one JSON document, or CSV (every row of every table, with min,
+    /// median and max of each timing).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub(super) format: Format,
+}
+
+/// `2^k` (k ≤ 40) or a plain count, at least 1.
+fn parse_size(s: &str) -> std::result::Result<usize, String> {
+    let n = match s.split_once('^') {
+        Some(("2", k)) => match k.parse::<u32>() {
+            Ok(k) if k <= 40 => 1usize << k,
+            _ => return Err(format!("{s}: expected 2^k with k at most 40")),
+        },
+        Some(_) => return Err(format!("{s}: powers are written 2^k")),
+        None => s.parse::<usize>().map_err(|e| format!("{s}: {e}"))?,
+    };
+    if n == 0 {
+        return Err("the size must be at least 1".into());
+    }
+    Ok(n)
+}
+
+impl BenchArgs {
+    /// `--max-log2`, or the bench's default.
+    pub fn max_log2(&self) -> u32 {
+        let default = if self.what == What::Scan { 30 } else { 28 };
+        self.max_log2_arg.unwrap_or(default)
+    }
+
+    /// Timed repetitions per measurement.
+    pub fn reps(&self) -> usize {
+        self.reps as usize
+    }
+
+    /// The sizes a bench of `step` runs: `--size`, or 2^16 … 2^max-log2.
+    pub fn sizes(&self, step: usize) -> Vec<usize> {
+        self.size.map_or_else(|| sizes(self.max_log2(), step), |n| vec![n])
+    }
+
+    /// Whether row `name` is wanted (`--only`).
+    pub fn wants(&self, name: &str) -> bool {
+        self.only.as_deref().is_none_or(|o| name.contains(o))
+    }
+
+    /// Whether `--paced` was given.
+    pub fn paced(&self) -> bool {
+        self.paced
+    }
+
+    /// Checks what the options ask of the bench: an error before anything runs.
+    pub fn check(&self) -> Result<()> {
+        let refuse = |m: String| Err(Error::InvalidInput(m));
+        if self.size.is_some() && !matches!(self.what, What::Compact | What::Scan) {
+            return refuse("--size is for compact and scan".into());
+        }
+        if self.only.is_some() && !matches!(self.what, What::Compact | What::Scan) {
+            return refuse("--only is for compact and scan".into());
+        }
+        let rows: &[&str] = match self.what {
+            What::Compact => &["lane", "warp", "block", "ordered", "ordered, flagged"],
+            What::Scan => &["u32", "u64"],
+            _ => &[],
+        };
+        if let Some(o) = &self.only {
+            if !rows.iter().any(|r| r.contains(o.as_str())) {
+                return refuse(format!("--only {o}: no row of this bench is named so (rows: {})", rows.join(", ")));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: BenchArgs,
+    }
+
+    fn parse(line: &str) -> std::result::Result<BenchArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("bench").chain(line.split_whitespace())).map(|c| c.args)
+    }
+
+    #[test]
+    fn sizes_are_powers_or_counts() {
+        assert_eq!(parse_size("2^28"), Ok(1 << 28));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("0").is_err() && parse_size("2^41").is_err() && parse_size("3^4").is_err());
+        assert!(parse_size("2^").is_err() && parse_size("lots").is_err());
+    }
+
+    #[test]
+    fn options_are_checked_before_anything_runs() {
+        let args = parse("compact --only ordered --size 2^20 --paced --format csv").unwrap();
+        assert!(args.check().is_ok() && args.paced() && args.format == Format::Csv);
+        assert_eq!(args.sizes(4), [1 << 20]);
+        assert!(args.wants("ordered, flagged") && !args.wants("block"));
+        assert!(parse("compact --reps 0").is_err(), "no repetitions");
+        assert!(parse("compact --only nothing").unwrap().check().is_err(), "a row no bench has");
+        assert!(parse("life --size 2^20").unwrap().check().is_err(), "--size is not life's");
+        assert_eq!(parse("scan").unwrap().sizes(2).len(), 8);
+        assert!(parse("compact --format xml").is_err());
+    }
+}
