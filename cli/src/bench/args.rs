@@ -1,7 +1,7 @@
 //! `warpwork bench`'s options, and the one place they are checked against the bench asked for
 //! ([`BenchArgs::check`]), before anything runs.
 
-use super::sizes;
+use super::{access, compact, expand, life, scan, sizes};
 use crate::report::Format;
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Result};
@@ -35,6 +35,38 @@ impl What {
             What::Startup => "startup",
         }
     }
+
+    /// The names of the rows `--only` picks from (none: the bench takes no `--only`).
+    pub fn rows(self) -> Vec<&'static str> {
+        match self {
+            What::Compact => compact::rows(),
+            What::Scan => scan::ROWS.to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether `--size` replaces the bench's range of sizes.
+    fn takes_size(self) -> bool {
+        matches!(self, What::Compact | What::Scan)
+    }
+
+    /// Whether the bench times repetitions (and so takes `--reps` and `--paced`) and has sizes up
+    /// to `--max-log2`: all but `startup`, which times new processes, once each.
+    fn is_timed(self) -> bool {
+        self != What::Startup
+    }
+
+    /// How many sizes (boards for `life`, P1s for `expand`) the bench runs with `args`.
+    fn sizes_run(self, args: &BenchArgs) -> usize {
+        match self {
+            What::Compact => args.sizes(4).len(),
+            What::Scan => args.sizes(2).len(),
+            What::Expand => expand::p1s(args).len(),
+            What::Access => access::particle_sizes(args).len(),
+            What::Life => life::sides(args).len(),
+            What::Startup => 1,
+        }
+    }
 }
 
 #[derive(Args, Clone)]
@@ -45,9 +77,10 @@ pub struct BenchArgs {
     /// for the others; life: boards of at most 4·2^MAX_LOG2 cells).
     #[arg(long = "max-log2", value_name = "MAX_LOG2", value_parser = clap::value_parser!(u32).range(16..=30))]
     max_log2_arg: Option<u32>,
-    /// Timed repetitions per measurement (min, median and max are kept; tables show the median).
-    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..))]
-    reps: u32,
+    /// Timed repetitions per measurement (min, median and max are kept; tables show the
+    /// median) [default: 15].
+    #[arg(long = "reps", value_name = "REPS", value_parser = clap::value_parser!(u32).range(1..))]
+    reps_arg: Option<u32>,
     /// Time every run on its own, the host waiting for each (no held stream): what a profiler
     /// such as Nsight Compute needs, which serializes and replays launches. Includes launch
     /// gaps, so the numbers are not the default mode's.
@@ -91,7 +124,7 @@ impl BenchArgs {
 
     /// Timed repetitions per measurement.
     pub fn reps(&self) -> usize {
-        self.reps as usize
+        self.reps_arg.unwrap_or(15) as usize
     }
 
     /// The sizes a bench of `step` runs: `--size`, or 2^16 … 2^max-log2.
@@ -112,21 +145,39 @@ impl BenchArgs {
     /// Checks what the options ask of the bench: an error before anything runs.
     pub fn check(&self) -> Result<()> {
         let refuse = |m: String| Err(Error::InvalidInput(m));
-        if self.size.is_some() && !matches!(self.what, What::Compact | What::Scan) {
-            return refuse("--size is for compact and scan".into());
+        let bench = self.what.name();
+        if self.size.is_some() && !self.what.takes_size() {
+            return refuse(format!("--size is for compact and scan, not {bench}"));
         }
-        if self.only.is_some() && !matches!(self.what, What::Compact | What::Scan) {
-            return refuse("--only is for compact and scan".into());
+        if self.size.is_some() && self.max_log2_arg.is_some() {
+            return refuse("--size and --max-log2 together: --size replaces the range --max-log2 ends".into());
         }
-        let rows: &[&str] = match self.what {
-            What::Compact => &["lane", "warp", "block", "ordered", "ordered, flagged"],
-            What::Scan => &["u32", "u64"],
-            _ => &[],
-        };
-        if let Some(o) = &self.only {
-            if !rows.iter().any(|r| r.contains(o.as_str())) {
-                return refuse(format!("--only {o}: no row of this bench is named so (rows: {})", rows.join(", ")));
+        let rows = self.what.rows();
+        match &self.only {
+            Some(_) if rows.is_empty() => return refuse(format!("--only is for compact and scan, not {bench}")),
+            Some(o) if !rows.iter().any(|r| r.contains(o.as_str())) => {
+                return refuse(format!("--only {o}: no row of {bench} is named so (rows: {})", rows.join("; ")))
             }
+            _ => {}
+        }
+        if !self.what.is_timed() {
+            let given = [
+                ("--max-log2", self.max_log2_arg.is_some()),
+                ("--reps", self.reps_arg.is_some()),
+                ("--paced", self.paced),
+            ];
+            if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
+                return refuse(format!("{option} is not for {bench}: it has no sizes and times each process once"));
+            }
+        }
+        if self.what.sizes_run(self) == 0 {
+            let k = self.max_log2();
+            let fits =
+                (k..=30).find(|&m| self.what.sizes_run(&BenchArgs { max_log2_arg: Some(m), ..self.clone() }) > 0);
+            return refuse(match fits {
+                Some(m) => format!("--max-log2 {k} leaves {bench} no size to run (its smallest needs --max-log2 {m})"),
+                None => format!("--max-log2 {k} leaves {bench} no size to run"),
+            });
         }
         Ok(())
     }
@@ -147,6 +198,14 @@ mod tests {
         Cli::try_parse_from(std::iter::once("bench").chain(line.split_whitespace())).map(|c| c.args)
     }
 
+    /// The refusal of `line` by [`BenchArgs::check`], which must mention `needle`.
+    fn refused(line: &str, needle: &str) {
+        match parse(line).expect(line).check() {
+            Err(Error::InvalidInput(m)) => assert!(m.contains(needle), "{line}: {m}"),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
     #[test]
     fn sizes_are_powers_or_counts() {
         assert_eq!(parse_size("2^28"), Ok(1 << 28));
@@ -156,15 +215,52 @@ mod tests {
     }
 
     #[test]
-    fn options_are_checked_before_anything_runs() {
+    fn good_options_pass() {
         let args = parse("compact --only ordered --size 2^20 --paced --format csv").unwrap();
         assert!(args.check().is_ok() && args.paced() && args.format == Format::Csv);
         assert_eq!(args.sizes(4), [1 << 20]);
         assert!(args.wants("ordered, flagged") && !args.wants("block"));
-        assert!(parse("compact --reps 0").is_err(), "no repetitions");
-        assert!(parse("compact --only nothing").unwrap().check().is_err(), "a row no bench has");
-        assert!(parse("life --size 2^20").unwrap().check().is_err(), "--size is not life's");
         assert_eq!(parse("scan").unwrap().sizes(2).len(), 8);
+        for line in
+            ["compact --only flagged", "scan --only u64 --max-log2 20", "life --max-log2 22", "startup", "access"]
+        {
+            assert!(parse(line).unwrap().check().is_ok(), "{line}");
+        }
+        assert_eq!(parse("expand --format json").unwrap().format, Format::Json);
+        assert_eq!((parse("life").unwrap().format, parse("life").unwrap().reps()), (Format::Table, 15));
+    }
+
+    #[test]
+    fn clap_refuses_what_is_never_valid() {
+        for line in ["compact --reps 0", "compact --max-log2 15", "compact --max-log2 31", "compact --size 0"] {
+            assert!(parse(line).is_err(), "{line}");
+        }
         assert!(parse("compact --format xml").is_err());
+    }
+
+    #[test]
+    fn options_that_do_not_apply_are_refused() {
+        refused("compact --only nothing", "no row of compact");
+        refused("scan --only ordered", "rows: u32; u64");
+        refused("life --size 2^20", "--size is for compact and scan");
+        refused("expand --size 2^20", "not expand");
+        refused("access --only lane", "--only is for compact and scan");
+        refused("compact --size 2^20 --max-log2 20", "together");
+        refused("startup --max-log2 20", "--max-log2 is not for startup");
+        refused("startup --reps 3", "--reps is not for startup");
+        refused("startup --paced", "--paced is not for startup");
+    }
+
+    #[test]
+    fn an_empty_size_range_is_refused() {
+        refused("life --max-log2 16", "--max-log2 16 leaves life no size to run (its smallest needs --max-log2 22)");
+        refused("life --max-log2 21", "needs --max-log2 22");
+    }
+
+    #[test]
+    fn only_names_the_rows_the_benches_print() {
+        assert_eq!(What::Compact.rows(), ["lane", "warp", "block", "ordered", "ordered, flagged"]);
+        assert_eq!(What::Scan.rows(), ["u32", "u64"]);
+        assert!(What::Life.rows().is_empty());
     }
 }

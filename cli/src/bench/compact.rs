@@ -25,6 +25,12 @@ const FLAGGED: &str = "ordered, flagged";
 /// The selection rate of a row: the share of the items kept.
 const KEPT: Col = Col::key("kept", "kept", "%");
 
+/// Every row name of the GPU table, the names `--only` picks from: the variants, then
+/// [`FLAGGED`].
+pub fn rows() -> Vec<&'static str> {
+    Variant::ALL.iter().map(|v| v.name()).chain([FLAGGED]).collect()
+}
+
 /// A row's selection rate, `1%` in the table.
 fn kept_share(rate: f64) -> Value {
     Value::Num { v: rate * 100.0, shown: format!("{:.0}%", rate * 100.0) }

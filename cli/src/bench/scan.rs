@@ -19,6 +19,7 @@ use warpwork_cpu_reference::{expand as cpu, inputs};
 /// The element types, the row names `--only` picks from.
 const U32: &str = "u32";
 const U64: &str = "u64";
+pub const ROWS: [&str; 2] = [U32, U64];
 
 const TYPE: Col = Col::key("type", "type", "");
 const CUB_ROOF: Col = Col::value("CUB % roof", "cub_roof_share", "% of the copy roof");
