@@ -70,8 +70,8 @@ fn run_gpu(
         for rate in RATES {
             let t = threshold(rate);
             let kept = select::select_if(&items[..n], |v| v < t);
-            let mut row = |name: &str, t: Stats, flag_bytes: usize, cub: Option<[Value; 2]>| {
-                let ms = t.median;
+            let mut row = |name: &str, timed: Stats, flag_bytes: usize, cub: Option<[Value; 2]>| {
+                let ms = timed.median;
                 let rate_gbps = gbps((4 * (n + kept.len()) + flag_bytes) as u64, ms);
                 // No CUB twin: blank (the ordered rows read "—" without the peer).
                 let [cub_ms, vs] = cub.unwrap_or([Value::BLANK, Value::BLANK]);
@@ -79,7 +79,7 @@ fn run_gpu(
                     Value::text(name),
                     Value::Size(n as u64),
                     kept_share(rate),
-                    Value::time(t, 4),
+                    Value::time(timed, 4),
                     Value::giga(n as f64 / (ms * 1e-3)),
                     Value::fixed(rate_gbps, 0),
                     Value::fixed(100.0 * rate_gbps / roof, 1),
@@ -89,12 +89,12 @@ fn run_gpu(
             };
             let keep = Keep::If(Predicate::Less(t));
             for variant in Variant::ALL.into_iter().filter(|v| args.wants(v.name())) {
-                let t = time_warpwork(gpu, args, &input, keep, variant, &mut out, &kept)?;
+                let timed = time_warpwork(gpu, args, &input, keep, variant, &mut out, &kept)?;
                 let cub = match variant {
-                    Variant::Ordered => Some(cub_cells(t.median, time_cub(gpu, peer, args, &input, keep, &kept)?)),
+                    Variant::Ordered => Some(cub_cells(timed.median, time_cub(gpu, peer, args, &input, keep, &kept)?)),
                     _ => None,
                 };
-                row(variant.name(), t, 0, cub);
+                row(variant.name(), timed, 0, cub);
             }
             if !args.wants(FLAGGED) {
                 continue;
@@ -102,9 +102,9 @@ fn run_gpu(
             let flags: Vec<u8> = items[..n].iter().map(|&v| (v < t) as u8).collect();
             let flags = gpu.upload(&flags)?;
             let keep = Keep::Flagged(&flags);
-            let t = time_warpwork(gpu, args, &input, keep, Variant::Ordered, &mut out, &kept)?;
-            let cub = cub_cells(t.median, time_cub(gpu, peer, args, &input, keep, &kept)?);
-            row(FLAGGED, t, n, Some(cub));
+            let timed = time_warpwork(gpu, args, &input, keep, Variant::Ordered, &mut out, &kept)?;
+            let cub = cub_cells(timed.median, time_cub(gpu, peer, args, &input, keep, &kept)?);
+            row(FLAGGED, timed, n, Some(cub));
         }
     }
     report.table(table);

@@ -141,9 +141,9 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
             for s in group {
                 let mut e = gpu.expander(s, p1, p2)?;
                 let name = row_name(s, e.strategy());
-                let (s1, st) =
+                let (pass1, total) =
                     time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
-                let (t1, t) = (s1.median, st.median);
+                let (t1, t) = (pass1.median, total.median);
                 let got = {
                     let mut planned = e.pass1(gpu, &d)?;
                     planned.pass2(gpu, &mut out, Dispatch::Persistent)?;
@@ -152,8 +152,9 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
                 if got != p2 {
                     return Err(Error::InvalidInput(format!("bench self-check: {name} gave {got} of {p2}")));
                 }
-                let (_, srb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps().min(7), true)?;
-                let rb = srb.median;
+                let (_, read_back) =
+                    time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps().min(7), true)?;
+                let rb = read_back.median;
                 let bytes = 4 * p1 as u64 + 8 * p2 as u64;
                 let bw = gbps(bytes, t);
                 let items = p2 as f64 / (t * 1e-3);
@@ -173,13 +174,13 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
                     Value::text(dist),
                     Value::Size(p1 as u64),
                     Value::Int(p2 as u64),
-                    Value::time(s1, 4),
+                    Value::time(pass1, 4),
                     Value::fixed((t - t1).max(0.0), 4),
-                    Value::time(st, 4),
+                    Value::time(total, 4),
                     Value::giga(items),
                     Value::fixed(bw, 0),
                     Value::fixed(roof_percent, 1),
-                    Value::time(srb, 4),
+                    Value::time(read_back, 4),
                     Value::fixed(workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64, 1),
                     cub_ms,
                     vs,
@@ -190,7 +191,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
                     strategy: s,
                     resolved: e.strategy(),
                     name,
-                    ms: st,
+                    ms: total,
                     items_per_s: items,
                     roof_percent,
                     cub_ms: cub,

@@ -20,7 +20,7 @@ const CPU_GENS: u64 = 4;
 const CPU_BOARDS: usize = 2;
 
 const KERNEL: Col = Col::key("kernel", "kernel", "");
-const BOARD: Col = Col::key("board", "board_side", "cells");
+const BOARD: Col = Col::key("board", "board_side", "cells per side");
 const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
 const UPDATE_RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
 
