@@ -2,7 +2,7 @@
 
 mod bench;
 mod life;
-mod table;
+mod report;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

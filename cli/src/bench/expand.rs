@@ -19,8 +19,10 @@
 //! warpwork's.
 
 use super::cub::{pairs_are_canonical, CubPeer};
-use super::{cpu_median_ms, cub_cells, device_line, peer_line, BenchArgs};
-use crate::table::{giga, size, Table};
+use super::timing::gpu_stats;
+use super::{cpu_stats, cub_cells, device_line, peer_line, BenchArgs};
+use crate::report::cols::{BANDWIDTH, CUB_TIME, ITEMS_RATE, ROOF, TIME, VARIANT, VS_CUB};
+use crate::report::{giga, size, Col, CpuNote, Report, Stats, Table, Value};
 use warpwork::cudarc::driver::CudaSlice;
 use warpwork::expand::{workspace_bytes, Dispatch, Expander, Strategy};
 use warpwork::timing::gbps;
@@ -52,6 +54,16 @@ fn row_name(s: Strategy, resolved: Strategy) -> String {
     }
 }
 
+const STRATEGY: Col = Col::key("strategy", "strategy", "");
+const DISTRIBUTION: Col = Col::key("N", "distribution", "");
+const P1: Col = Col::key("P1", "p1", "sources");
+const P2: Col = Col::value("P2", "p2", "items");
+
+/// The P1s (sources) of the bench: 2^10, 2^16 and 2^22, up to 2^max-log2.
+pub fn p1s(args: &BenchArgs) -> Vec<usize> {
+    [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2() as usize).map(|k| 1 << k).collect()
+}
+
 /// One timed row, for the per-case summary.
 struct Measured {
     case: String,
@@ -59,25 +71,24 @@ struct Measured {
     /// What the expander resolved `strategy` to (itself unless Auto).
     resolved: Strategy,
     name: String,
-    ms: f64,
+    ms: Stats,
     items_per_s: f64,
     roof_percent: f64,
-    cub_ms: Option<f64>,
+    cub_ms: Option<Stats>,
 }
 
-pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs) -> Result<()> {
-    println!("## expand: (src, local) pairs materialized on the device\n");
-    let p1s: Vec<usize> =
-        [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2() as usize).map(|k| 1 << k).collect();
+pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs, report: &mut Report) -> Result<()> {
+    report.say("## expand: (src, local) pairs materialized on the device\n");
+    let p1s = p1s(args);
     match gpu {
-        Some(gpu) => run_gpu(gpu, peer, args, &p1s),
-        None => run_cpu(args, &p1s),
+        Some(gpu) => run_gpu(gpu, peer, args, &p1s, report),
+        None => run_cpu(args, &p1s, report),
     }
 }
 
-/// (pass-1 ms, total ms) medians: device time ([`Gpu::median_ms`]), or with `paced` the time
-/// with the host issuing each launch as the device waits ([`Gpu::median_paced_ms`]; the only way
-/// to time [`Dispatch::ReadBack`], which waits for pass 1 on the host).
+/// (pass-1 ms, total ms): device time ([`Gpu::time_ms`]), or with `paced` the time with the host
+/// issuing each launch as the device waits ([`Gpu::paced_time_ms`]; the only way to time
+/// [`Dispatch::ReadBack`], which waits for pass 1 on the host).
 fn time_strategy(
     gpu: &Gpu,
     e: &mut Expander,
@@ -86,38 +97,34 @@ fn time_strategy(
     dispatch: Dispatch,
     reps: usize,
     paced: bool,
-) -> Result<(f64, f64)> {
-    let median = |f: &mut dyn FnMut() -> Result<()>| {
-        if paced {
-            gpu.median_paced_ms(3, reps, f)
-        } else {
-            gpu.median_ms(3, reps, f)
-        }
-    };
-    let p1 = median(&mut || e.pass1(gpu, d).map(drop))?;
-    let total = median(&mut || e.pass1(gpu, d)?.pass2(gpu, out, dispatch))?;
+) -> Result<(Stats, Stats)> {
+    let p1 = gpu_stats(gpu, 3, reps, paced, || e.pass1(gpu, d).map(drop))?;
+    let total = gpu_stats(gpu, 3, reps, paced, || e.pass1(gpu, d)?.pass2(gpu, out, dispatch))?;
     Ok((p1, total))
 }
 
-fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -> Result<()> {
-    let roof = device_line(gpu, 1 << 30)?;
-    peer_line(peer);
-    let mut table = Table::new(&[
-        "strategy",
-        "N",
-        "P1",
-        "P2",
-        "pass 1 ms",
-        "pass 2 ms",
-        "total ms",
-        "G items/s",
-        "GB/s",
-        "% roof",
-        "read-back ms",
-        "workspace MiB",
-        "CUB ms",
-        "vs CUB",
-    ]);
+fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], report: &mut Report) -> Result<()> {
+    let roof = device_line(gpu, 1 << 30, report)?;
+    peer_line(peer, report);
+    let mut table = Table::new(
+        "expand",
+        &[
+            STRATEGY,
+            DISTRIBUTION,
+            P1,
+            P2,
+            Col::timed("pass 1 ms", "pass1_time", "ms"),
+            Col::value("pass 2 ms", "pass2_time", "ms (total median - pass 1 median)"),
+            Col::timed("total ms", "total_time", "ms"),
+            ITEMS_RATE,
+            BANDWIDTH,
+            ROOF,
+            Col::timed("read-back ms", "readback_time", "ms"),
+            Col::value("workspace MiB", "workspace", "MiB"),
+            CUB_TIME,
+            VS_CUB,
+        ],
+    );
     let mut measured: Vec<Measured> = Vec::new();
     for &p1 in p1s {
         for dist in CountDistribution::ALL {
@@ -134,8 +141,9 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             for s in group {
                 let mut e = gpu.expander(s, p1, p2)?;
                 let name = row_name(s, e.strategy());
-                let (t1, t) =
+                let (pass1, total) =
                     time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
+                let (t1, t) = (pass1.median, total.median);
                 let got = {
                     let mut planned = e.pass1(gpu, &d)?;
                     planned.pass2(gpu, &mut out, Dispatch::Persistent)?;
@@ -144,7 +152,9 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                 if got != p2 {
                     return Err(Error::InvalidInput(format!("bench self-check: {name} gave {got} of {p2}")));
                 }
-                let (_, rb) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps().min(7), true)?;
+                let (_, read_back) =
+                    time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps().min(7), true)?;
+                let rb = read_back.median;
                 let bytes = 4 * p1 as u64 + 8 * p2 as u64;
                 let bw = gbps(bytes, t);
                 let items = p2 as f64 / (t * 1e-3);
@@ -152,7 +162,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                 let dist = dist.name();
                 // CUB's twin writes the canonical order: on the canonical rows, and on Auto's.
                 let with_cub = s.is_canonical() || matches!(s, Strategy::Auto { .. });
-                let [cub_ms, vs] = if with_cub { cub_cells(t, cub) } else { Default::default() };
+                let [cub_ms, vs] = if with_cub { cub_cells(t, cub) } else { [Value::BLANK, Value::BLANK] };
                 // Progress on stderr, so a run cut short still reports what it measured.
                 eprintln!(
                     "progress: {name} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms",
@@ -160,18 +170,18 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                     giga(items)
                 );
                 table.row(vec![
-                    name.clone(),
-                    dist.into(),
-                    size(p1),
-                    p2.to_string(),
-                    format!("{t1:.4}"),
-                    format!("{:.4}", (t - t1).max(0.0)),
-                    format!("{t:.4}"),
-                    giga(items),
-                    format!("{bw:.0}"),
-                    format!("{roof_percent:.1}"),
-                    format!("{rb:.4}"),
-                    format!("{:.1}", workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64),
+                    Value::text(&name),
+                    Value::text(dist),
+                    Value::Size(p1 as u64),
+                    Value::Int(p2 as u64),
+                    Value::time(pass1, 4),
+                    Value::fixed((t - t1).max(0.0), 4),
+                    Value::time(total, 4),
+                    Value::giga(items),
+                    Value::fixed(bw, 0),
+                    Value::fixed(roof_percent, 1),
+                    Value::time(read_back, 4),
+                    Value::fixed(workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64, 1),
                     cub_ms,
                     vs,
                 ]);
@@ -181,7 +191,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
                     strategy: s,
                     resolved: e.strategy(),
                     name,
-                    ms: t,
+                    ms: total,
                     items_per_s: items,
                     roof_percent,
                     cub_ms: cub,
@@ -189,16 +199,19 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             }
         }
     }
-    table.print();
+    report.table(table);
 
-    println!("\n### fixed overhead: P1 = 32, N = 1 (pass 1 + pass 2, ms)\n");
-    let mut t = Table::new(&[
-        "strategy",
-        "persistent, device ms",
-        "persistent, host-paced ms",
-        "read-back then launch, host-paced ms",
-        "launches",
-    ]);
+    report.say("\n### fixed overhead: P1 = 32, N = 1 (pass 1 + pass 2, ms)\n");
+    let mut t = Table::new(
+        "fixed overhead",
+        &[
+            STRATEGY,
+            Col::timed("persistent, device ms", "persistent_time", "ms"),
+            Col::timed("persistent, host-paced ms", "persistent_paced_time", "ms"),
+            Col::timed("read-back then launch, host-paced ms", "readback_paced_time", "ms"),
+            Col::value("launches", "launches", ""),
+        ],
+    );
     let c = vec![1u32; 32];
     let d = gpu.upload(&c)?;
     let mut out = gpu.zeros::<[u32; 2]>(32)?;
@@ -214,48 +227,57 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize]) -
             Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
             _ => "memset + 2",
         };
-        t.row(vec![s.name().into(), format!("{p:.4}"), format!("{pp:.4}"), format!("{r:.4}"), launches.into()]);
+        t.row(vec![
+            Value::text(s.name()),
+            Value::time(p, 4),
+            Value::time(pp, 4),
+            Value::time(r, 4),
+            Value::text(launches),
+        ]);
     }
     if let Some(peer) = peer {
         let mut temp = peer.expand_temp(gpu, 32)?;
         let mut total = gpu.zeros::<u32>(1)?;
         let mut run = || peer.expand(gpu, &mut temp, &d, &mut out, &mut total);
-        let p = args.median_ms(gpu, 3, &mut run)?;
-        let pp = gpu.median_paced_ms(3, args.reps(), &mut run)?;
+        let p = args.time(gpu, 3, &mut run)?;
+        let pp = gpu_stats(gpu, 3, args.reps(), true, &mut run)?;
         if gpu.download(&total)?[0] != 32 || !pairs_are_canonical(&c, &gpu.download(&out)?) {
             return Err(Error::InvalidInput("bench self-check: the CUB expansion of 32 ones differs".into()));
         }
         t.row(vec![
-            "CUB scan + binary search".into(),
-            format!("{p:.4}"),
-            format!("{pp:.4}"),
-            "—".into(),
-            "CUB scan + 1".into(),
+            Value::text("CUB scan + binary search"),
+            Value::time(p, 4),
+            Value::time(pp, 4),
+            Value::DASH,
+            Value::text("CUB scan + 1"),
         ]);
     }
-    t.print();
+    report.table(t);
 
-    print_cases(&measured);
+    print_cases(&measured, report);
     Ok(())
 }
 
 /// Per case: the best concrete strategy (its time, rate, % of the roof, and speed against the
 /// CUB peer's), and Auto's pick with its time over the best's (within 5% is the target).
-fn print_cases(measured: &[Measured]) {
-    println!("\n### best strategy per case, and Auto against it\n");
-    let mut t = Table::new(&[
-        "case",
-        "best strategy",
-        "best ms",
-        "best G items/s",
-        "best % roof",
-        "CUB G items/s",
-        "best vs CUB",
-        "Auto",
-        "Auto ms",
-        "Auto / best",
-        "pick's row / best",
-    ]);
+fn print_cases(measured: &[Measured], report: &mut Report) {
+    report.say("\n### best strategy per case, and Auto against it\n");
+    let mut t = Table::new(
+        "best per case",
+        &[
+            Col::key("case", "case", ""),
+            Col::value("best strategy", "best_strategy", ""),
+            Col::timed("best ms", "best_time", "ms"),
+            Col::value("best G items/s", "best_items_rate", "G items/s"),
+            Col::value("best % roof", "best_roof_share", "% of the copy roof"),
+            Col::value("CUB G items/s", "cub_items_rate", "G items/s"),
+            Col::value("best vs CUB", "best_vs_cub", "CUB time / best time"),
+            Col::value("Auto", "auto_strategy", ""),
+            Col::timed("Auto ms", "auto_time", "ms"),
+            Col::value("Auto / best", "auto_over_best", "Auto time / best time"),
+            Col::value("pick's row / best", "pick_over_best", "time of Auto's pick / best time"),
+        ],
+    );
     let mut cases: Vec<&str> = Vec::new();
     for m in measured {
         if !cases.contains(&m.case.as_str()) {
@@ -265,32 +287,36 @@ fn print_cases(measured: &[Measured]) {
     for case in cases {
         let of_case = || measured.iter().filter(|m| m.case == case);
         let is_auto = |m: &&Measured| matches!(m.strategy, Strategy::Auto { .. });
-        let Some(best) = of_case().filter(|m| !is_auto(m)).min_by(|a, b| a.ms.total_cmp(&b.ms)) else { continue };
+        let Some(best) = of_case().filter(|m| !is_auto(m)).min_by(|a, b| a.ms.median.total_cmp(&b.ms.median)) else {
+            continue;
+        };
+        let best_ms = best.ms.median;
         // Rates: the ratio is best / CUB, above 1 where warpwork's best is faster.
         let (cub_rate, vs) = match best.cub_ms {
-            Some(ms) => (giga(best.items_per_s * best.ms / ms), format!("{:.2}×", ms / best.ms)),
-            None => ("—".into(), "—".into()),
+            Some(c) => (Value::giga(best.items_per_s * best_ms / c.median), Value::ratio(c.median / best_ms)),
+            None => (Value::DASH, Value::DASH),
         };
         // Auto's own timing, and the timing of the concrete row it resolved to (the same
         // kernels, timed apart: their difference is the timing noise).
         let (auto_name, auto_ms, ratio, pick_ratio) = match of_case().find(is_auto) {
             Some(a) => {
-                let ratio = a.ms / best.ms;
+                let ratio = a.ms.median / best_ms;
                 let verdict = if ratio <= 1.05 { "within 5%" } else { "OVER 5%" };
                 let pick_ratio = match of_case().find(|m| m.strategy == a.resolved) {
-                    Some(m) => format!("{:.3}", m.ms / best.ms),
-                    None => "—".into(),
+                    Some(m) => Value::fixed(m.ms.median / best_ms, 3),
+                    None => Value::DASH,
                 };
-                (a.name.clone(), format!("{:.4}", a.ms), format!("{ratio:.3} ({verdict})"), pick_ratio)
+                let ratio = Value::Num { v: ratio, shown: format!("{ratio:.3} ({verdict})") };
+                (Value::text(&a.name), Value::time(a.ms, 4), ratio, pick_ratio)
             }
-            None => ("—".into(), "—".into(), "—".into(), "—".into()),
+            None => (Value::DASH, Value::DASH, Value::DASH, Value::DASH),
         };
         t.row(vec![
-            case.into(),
-            best.name.clone(),
-            format!("{:.4}", best.ms),
-            giga(best.items_per_s),
-            format!("{:.1}", best.roof_percent),
+            Value::text(case),
+            Value::text(&best.name),
+            Value::time(best.ms, 4),
+            Value::giga(best.items_per_s),
+            Value::fixed(best.roof_percent, 1),
             cub_rate,
             vs,
             auto_name,
@@ -299,31 +325,33 @@ fn print_cases(measured: &[Measured]) {
             pick_ratio,
         ]);
     }
-    t.print();
+    report.table(t);
 }
 
-fn run_cpu(args: &BenchArgs, p1s: &[usize]) -> Result<()> {
-    let mut table = Table::new(&["variant", "N", "P1", "P2", "time ms", "G items/s"]);
+fn run_cpu(args: &BenchArgs, p1s: &[usize], report: &mut Report) -> Result<()> {
+    let reps = args.reps().min(5);
+    let note = CpuNote::new("warpwork_cpu_reference::expand::expand", reps, "sources (P1)", p1s, &[]);
+    let mut table = Table::cpu("expand", &[VARIANT, DISTRIBUTION, P1, P2, TIME, ITEMS_RATE], note);
     for &p1 in p1s {
         for dist in CountDistribution::ALL {
             let c = dist.counts(p1);
             let mut n = 0;
-            let ms = cpu_median_ms(args.reps().min(5), || n = cpu::expand(&c).len());
+            let t = cpu_stats(reps, || n = cpu::expand(&c).len());
             table.row(vec![
-                "cpu-rayon".into(),
-                dist.name().into(),
-                size(p1),
-                n.to_string(),
-                format!("{ms:.3}"),
-                giga(n as f64 / (ms * 1e-3)),
+                Value::text("cpu-rayon"),
+                Value::text(dist.name()),
+                Value::Size(p1 as u64),
+                Value::Int(n as u64),
+                Value::time(t, 3),
+                Value::giga(n as f64 / (t.median * 1e-3)),
             ]);
         }
     }
-    table.print();
+    report.table(table);
     Ok(())
 }
 
-/// Median device time of the CUB peer's expansion of `counts` (`None` without the peer), with
+/// Device time of the CUB peer's expansion of `counts` (`None` without the peer), with
 /// its temporary storage allocated first, into a fresh poisoned output; its pairs and total are
 /// checked against the counts.
 fn time_cub(
@@ -333,17 +361,17 @@ fn time_cub(
     counts: &[u32],
     d: &CudaSlice<u32>,
     p2: usize,
-) -> Result<Option<f64>> {
+) -> Result<Option<Stats>> {
     let Some(peer) = peer else { return Ok(None) };
     let mut temp = peer.expand_temp(gpu, counts.len())?;
     let mut pairs = gpu.filled::<[u32; 2]>(p2.max(1), 0xAB)?;
     let mut total = gpu.zeros::<u32>(1)?;
-    let ms = args.median_ms(gpu, 3, || peer.expand(gpu, &mut temp, d, &mut pairs, &mut total))?;
+    let t = args.time(gpu, 3, || peer.expand(gpu, &mut temp, d, &mut pairs, &mut total))?;
     let got = gpu.download(&total)?[0] as usize;
     if got != p2 || !pairs_are_canonical(counts, &gpu.download_prefix(&pairs, p2)?) {
         return Err(Error::InvalidInput(format!(
             "bench self-check: the CUB expansion gave {got} of {p2} pairs, or not the canonical ones"
         )));
     }
-    Ok(Some(ms))
+    Ok(Some(t))
 }

@@ -5,8 +5,8 @@
 //! bytes, 1/4 for bits, 1/(4·k) for `k` generations per launch). Then a sweep of the strip
 //! height of the temporally blocked kernels.
 
-use super::{cpu_median_ms, device_line, BenchArgs};
-use crate::table::Table;
+use super::{cpu_stats, device_line, BenchArgs};
+use crate::report::{Col, CpuNote, Report, Table, Value};
 use warpwork::{Gpu, Result};
 use warpwork_life::cpu;
 use warpwork_life::{BitGrid, Kernel, Life};
@@ -14,36 +14,62 @@ use warpwork_life::{BitGrid, Kernel, Life};
 /// Generations per timed run.
 const GENS: u64 = 24;
 
+/// Generations per timed run on the CPU reference.
+const CPU_GENS: u64 = 4;
+/// Boards the CPU reference runs: the first two of the GPU's.
+const CPU_BOARDS: usize = 2;
+
+const KERNEL: Col = Col::key("kernel", "kernel", "");
+const BOARD: Col = Col::key("board", "board_side", "cells per side");
+const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
+const UPDATE_RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
+
 /// Board sides measured: those with at most `4 · 2^max_log2` cells (all three by default).
-fn sides(args: &BenchArgs) -> Vec<usize> {
+pub fn sides(args: &BenchArgs) -> Vec<usize> {
     [4096usize, 16384, 32768].into_iter().filter(|s| s * s <= 1usize << (args.max_log2() + 2)).collect()
 }
 
-/// Cell updates per second as `x.xxe13`.
-fn rate(cells: usize, gens: u64, ms: f64) -> String {
-    format!("{:.3e}", cells as f64 * gens as f64 / (ms * 1e-3))
+/// Cell updates per second, `x.xxxe13` in the table.
+fn rate(cells: usize, gens: u64, ms: f64) -> Value {
+    Value::sci(cells as f64 * gens as f64 / (ms * 1e-3))
 }
 
-pub fn run(gpu: Option<&Gpu>, args: &BenchArgs) -> Result<()> {
-    println!("## life: B3/S23 on a torus, random start (density 1/2), {GENS} generations per timing\n");
+/// A board side, `4096²` in the table.
+fn board(side: usize) -> Value {
+    Value::Num { v: side as f64, shown: format!("{side}²") }
+}
+
+pub fn run(gpu: Option<&Gpu>, args: &BenchArgs, report: &mut Report) -> Result<()> {
+    report.say(format!("## life: B3/S23 on a torus, random start (density 1/2), {GENS} generations per timing\n"));
     match gpu {
-        Some(gpu) => run_gpu(gpu, args),
-        None => run_cpu(args),
+        Some(gpu) => run_gpu(gpu, args, report),
+        None => run_cpu(args, report),
     }
 }
 
-fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
-    let roof = device_line(gpu, 1 << 30)?;
+fn run_gpu(gpu: &Gpu, args: &BenchArgs, report: &mut Report) -> Result<()> {
+    let roof = device_line(gpu, 1 << 30, report)?;
     let reps = args.reps().clamp(1, 7);
-    let mut table = Table::new(&["kernel", "board", "B/cell/gen", "ms/gen", "cell updates/s", "GB/s", "% own roof"]);
-    let mut tune = Table::new(&["kernel", "board", "strip rows", "ms/gen", "cell updates/s"]);
+    let cols = [
+        KERNEL,
+        BOARD,
+        Col::value("B/cell/gen", "bytes_per_cell_generation", "B"),
+        MS_PER_GEN,
+        UPDATE_RATE,
+        Col::value("GB/s", "bandwidth", "GB/s"),
+        Col::value("% own roof", "own_roof_share", "% of copy roof / bytes per cell and generation"),
+    ];
+    let mut table = Table::new("life", &cols);
+    let strip_rows = Col::key("strip rows", "strip_rows", "rows");
+    let mut tune = Table::new("strip height", &[KERNEL, BOARD, strip_rows, MS_PER_GEN, UPDATE_RATE]);
     for side in sides(args) {
         let start = BitGrid::random(side, side, 0.5, side as u64)?;
         let cells = side * side;
         let mut check: Option<(BitGrid, u64)> = None;
         for kernel in Kernel::ALL {
             let mut life = Life::new(gpu, kernel, &start)?;
-            let ms = args.median_of(gpu, 1, reps, || life.step(GENS))?;
+            let t = args.time_of(gpu, 1, reps, || life.step(GENS))?;
+            let ms = t.median;
             // Self-check: every kernel must agree after the same number of generations.
             let g = life.generation();
             let grid = life.grid()?;
@@ -58,13 +84,13 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
             let bytes = kernel.bytes_per_cell() * cells as f64 * GENS as f64;
             let gbs = bytes / (ms * 1e-3) / 1e9;
             table.row(vec![
-                kernel.name().into(),
-                format!("{side}²"),
-                format!("{:.4}", kernel.bytes_per_cell()),
-                format!("{:.4}", ms / GENS as f64),
+                Value::text(kernel.name()),
+                board(side),
+                Value::fixed(kernel.bytes_per_cell(), 4),
+                Value::time(t.scaled(1.0 / GENS as f64), 4),
                 rate(cells, GENS, ms),
-                format!("{gbs:.0}"),
-                format!("{:.1}", 100.0 * gbs / roof),
+                Value::fixed(gbs, 0),
+                Value::fixed(100.0 * gbs / roof, 1),
             ]);
         }
         if side >= 16384 {
@@ -72,41 +98,49 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs) -> Result<()> {
                 let mut life = Life::new(gpu, kernel, &start)?;
                 for rows in [None, Some(48), Some(64), Some(96), Some(128), Some(192), Some(256), Some(512)] {
                     life.set_strip_rows(rows)?;
-                    let ms = args.median_of(gpu, 1, reps, || life.step(GENS))?;
+                    let t = args.time_of(gpu, 1, reps, || life.step(GENS))?;
+                    let chosen = life.strip_rows(kernel.generations_per_launch());
                     tune.row(vec![
-                        kernel.name().into(),
-                        format!("{side}²"),
-                        rows.map_or(format!("default ({})", life.strip_rows(kernel.generations_per_launch())), |r| {
-                            r.to_string()
-                        }),
-                        format!("{:.4}", ms / GENS as f64),
-                        rate(cells, GENS, ms),
+                        Value::text(kernel.name()),
+                        board(side),
+                        match rows {
+                            Some(r) => Value::Int(r as u64),
+                            // Text, so that the row's keys differ from those of the same height given.
+                            None => Value::text(format!("default ({chosen})")),
+                        },
+                        Value::time(t.scaled(1.0 / GENS as f64), 4),
+                        rate(cells, GENS, t.median),
                     ]);
                 }
             }
         }
     }
-    table.print();
-    println!("\n### strip height of the temporally blocked kernels\n");
-    tune.print();
+    report.table(table);
+    report.say("\n### strip height of the temporally blocked kernels\n");
+    report.table(tune);
     Ok(())
 }
 
-fn run_cpu(args: &BenchArgs) -> Result<()> {
-    let mut table = Table::new(&["kernel", "board", "ms/gen", "cell updates/s"]);
-    for side in sides(args).into_iter().take(2) {
+fn run_cpu(args: &BenchArgs, report: &mut Report) -> Result<()> {
+    let sides = sides(args);
+    let (timed, dropped) = sides.split_at(sides.len().min(CPU_BOARDS));
+    let cells = |v: &[usize]| v.iter().map(|s| s * s).collect::<Vec<_>>();
+    let reps = args.reps().min(3);
+    let mut note = CpuNote::new("warpwork_life::cpu::step (bit64)", reps, "cells", &cells(timed), &cells(dropped));
+    note.generations = Some(CPU_GENS);
+    let mut table = Table::cpu("life", &[KERNEL, BOARD, MS_PER_GEN, UPDATE_RATE], note);
+    for &side in timed {
         let start = cpu::BitGrid::random(side, side, 0.5, side as u64);
-        let gens = 4;
-        let ms = cpu_median_ms(args.reps().min(3), || {
-            std::hint::black_box(cpu::step(&start, gens));
+        let t = cpu_stats(reps, || {
+            std::hint::black_box(cpu::step(&start, CPU_GENS));
         });
         table.row(vec![
-            "cpu-bit64 (rayon)".into(),
-            format!("{side}²"),
-            format!("{:.3}", ms / gens as f64),
-            rate(side * side, gens, ms),
+            Value::text("cpu-bit64 (rayon)"),
+            board(side),
+            Value::time(t.scaled(1.0 / CPU_GENS as f64), 3),
+            rate(side * side, CPU_GENS, t.median),
         ]);
     }
-    table.print();
+    report.table(table);
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! repeat. The child stamps wall-clock times (shared between processes) at its start, once
 //! `Gpu::new` returns, and once the first result is on the host; the parent stamps the spawn.
 
-use crate::table::Table;
+use crate::report::{Col, Report, Table, Value};
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 use warpwork::abi::modules::Family;
@@ -102,38 +102,42 @@ fn spawn(family: &str, ptx: bool, cache: Option<&std::path::Path>) -> Result<Sta
     Ok(Stamps { to_main: start - spawned, gpu_new: opened - start, first_result: done - opened, load, code })
 }
 
-pub fn run(gpu: Option<&Gpu>) -> Result<()> {
-    println!("## startup: a new process's first result, per kernel family\n");
+/// One process each: single times in ms, not timings of repetitions.
+const COLS: [Col; 8] = [
+    Col::key("family", "family", ""),
+    Col::key("code", "code", ""),
+    Col::key("driver cache", "driver_cache", ""),
+    Col::value("start → main ms", "to_main", "ms"),
+    Col::value("Gpu::new ms", "gpu_new", "ms"),
+    Col::value("→ first result ms", "first_result", "ms"),
+    Col::value("of which loading ms", "loading", "ms"),
+    Col::value("loaded", "loaded", ""),
+];
+
+pub fn run(gpu: Option<&Gpu>, report: &mut Report) -> Result<()> {
+    report.say("## startup: a new process's first result, per kernel family\n");
     let Some(gpu) = gpu else {
-        println!("No GPU: nothing to time (the startup is the driver's and the GPU's).");
+        report.say("No GPU: nothing to time (the startup is the driver's and the GPU's).");
         return Ok(());
     };
     let i = gpu.info();
-    println!(
+    report.say(format!(
         "device: {} (CC {}.{}); this device is given {}\n",
         i.name, i.compute_capability.0, i.compute_capability.1, i.code
-    );
+    ));
     let cache = std::env::temp_dir().join(format!("warpwork-startup-cache-{}", std::process::id()));
-    let mut table = Table::new(&[
-        "family",
-        "code",
-        "driver cache",
-        "start → main ms",
-        "Gpu::new ms",
-        "→ first result ms",
-        "of which loading ms",
-        "loaded",
-    ]);
+    let mut table = Table::new("startup", &COLS);
+    let ms = |v: f64| Value::fixed(v, 1);
     let driver = spawn("driver", false, None)?;
     table.row(vec![
-        "(none)".into(),
-        "—".into(),
-        "disabled".into(),
-        format!("{:.1}", driver.to_main),
-        format!("{:.1}", driver.gpu_new),
-        "—".into(),
-        "—".into(),
-        driver.code,
+        Value::text("(none)"),
+        Value::DASH,
+        Value::text("disabled"),
+        ms(driver.to_main),
+        ms(driver.gpu_new),
+        Value::DASH,
+        Value::DASH,
+        Value::text(driver.code),
     ]);
     for family in FAMILIES.map(|f| f.name()) {
         for ptx in [false, true] {
@@ -146,25 +150,25 @@ pub fn run(gpu: Option<&Gpu>) -> Result<()> {
                     spawn(family, ptx, None)?
                 };
                 table.row(vec![
-                    family.into(),
-                    if ptx { "PTX (forced)".into() } else { "shipped default".into() },
-                    if warm { "on, warm".into() } else { "disabled".into() },
-                    format!("{:.1}", s.to_main),
-                    format!("{:.1}", s.gpu_new),
-                    format!("{:.1}", s.first_result),
-                    format!("{:.1}", s.load),
-                    s.code,
+                    Value::text(family),
+                    Value::text(if ptx { "PTX (forced)" } else { "shipped default" }),
+                    Value::text(if warm { "on, warm" } else { "disabled" }),
+                    ms(s.to_main),
+                    ms(s.gpu_new),
+                    ms(s.first_result),
+                    ms(s.load),
+                    Value::text(s.code),
                 ]);
             }
         }
     }
     let _ = std::fs::remove_dir_all(&cache);
-    table.print();
-    println!(
+    report.table(table);
+    report.say(
         "\n\"Gpu::new\" is the driver's initialisation and the primary context (the first row, \
          \"cudarc only\", is the same for a program that never loads warpwork); \"→ first result\" \
          runs from its return to the result on the host: loading the family's module, a 4 MiB \
-         upload, the call and the download."
+         upload, the call and the download.",
     );
     Ok(())
 }
