@@ -5,7 +5,7 @@
 #   run.sh sanitize  the GPU tests under compute-sanitizer memcheck, racecheck and synccheck,
 #                    with small inputs (WARPWORK_SMALL=1) to keep it short
 #   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some; BENCH_ARGS
-#                    are passed on, e.g. "--max-log2 20 --reps 5" for a quick look), with CUB's
+#                    are passed on, e.g. "--reps 5" for a quick look), with CUB's
 #                    times beside warpwork's where nvcc can build the CUB peer (peers/cub)
 #   run.sh criterion the criterion benches, with short measurement times
 #   run.sh all       tests, sanitize and bench (default)
