@@ -89,7 +89,7 @@ pub fn test<T: PartialOrd + Default + Copy>(op: u32, v: T, a: T, b: T) -> bool {
 /// A value test on an integer type as one unsigned range check, prepared once per launch: item
 /// `x` passes when `any` and `key(x) − lo ≤ last` (wrapping), `key(x)` being `x`'s bits with the
 /// sign bit flipped for signed types (so that keys order as values do). It decides exactly as
-/// [`test`] does (checked for every code and edge operand by the tests below), in two or three
+/// [`test()`] does (checked for every code and edge operand by the tests below), in two or three
 /// instructions and without a branch on the code per item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyRange<K> {
