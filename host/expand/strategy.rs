@@ -126,7 +126,8 @@ impl Strategy {
         }
     }
 
-    /// Short name for tables: the seed's number and the API name.
+    /// Short name for tables: the strategy's number (S0 … S3, see [`Strategy`]) and the API
+    /// name.
     ///
     /// ```
     /// use warpwork::expand::Strategy;

@@ -49,7 +49,7 @@ fn scene(w: u32, h: u32, count: u32) -> (Vec<lighting::Light>, Vec<TileLights>) 
 fn lighting_gpu(access: &Access, args: &BenchArgs) -> Result<()> {
     let gpu = access.gpu();
     println!("## access: tiled lighting (8×8 tiles, 32-byte lights, lists into an {POOL}-light pool)\n");
-    println!("body `point`: point-light falloff (~20 flops + a division per light); `raw`: the seed's");
+    println!("body `point`: point-light falloff (~20 flops + a division per light); `raw`: WaveLane's");
     println!("loop, summing the light records (8 adds per light). speedup = naive time / this time.\n");
     let mut table = Table::new(&["body", "kernel", "image", "lights/tile", "time ms", "G light·px/s", "speedup"]);
     for shading in [Shading::Point, Shading::Raw] {
