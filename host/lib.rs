@@ -76,8 +76,9 @@
 //! * [`scan`]: device-wide exclusive and inclusive scans under sum, min or max (`scan`,
 //!   `scan_into`, `scan_in_place`; `exclusive_scan`, `exclusive_scan_into` for the exclusive
 //!   sum), single pass with decoupled look-back.
-//! * [`expand`]: work expansion — each source spawns N items — with every strategy of the seed
-//!   article (`expand`, `expand_with`, [`expand::Expander`]).
+//! * [`expand`]: work expansion — each source spawns N items — with eight strategies, S0 to S3
+//!   (defined in [`expand::Strategy`]), and `Auto` to pick one (`expand`, `expand_with`,
+//!   [`expand::Expander`]).
 //! * [`timing`]: CUDA-event timing and the copy roof.
 //!
 //! ## Device code and start-up
