@@ -108,13 +108,20 @@
 //! `cuda-12080` by default; its features `cuda-11080` … `cuda-13040` pick another, and
 //! `default-features = false` leaves the choice to your own cudarc dependency. The feature does
 //! not limit the driver: drivers of CUDA 11.8 through 13.x work. Every primitive has a CPU twin
-//! in the `warpwork-cpu-reference` crate with the same contract, which the tests check the GPU
-//! against. What is sound without `unsafe`, and why, is in `docs/api.md`.
+//! with the same contract in the repository's `warpwork-cpu-reference` crate (not published),
+//! which the tests check the GPU against.
+//!
+//! ## Design notes
+//!
+//! [`guide`] holds the notes behind these docs: what is sound without `unsafe`, and why
+//! ([`guide::api`]), what each call refuses ([`guide::errors`]), the design and measurements of
+//! each primitive, and every benchmark table ([`guide::benchmarks`]).
 
 mod driver;
 mod error;
 pub mod expand;
 mod gpu;
+pub mod guide;
 mod launch;
 pub mod memory;
 pub mod scan;
