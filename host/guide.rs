@@ -8,7 +8,7 @@
 //! * [`scan`]: the device-wide scans: what they compute (float sums included), the kernel,
 //!   measurements.
 //! * [`expand`]: work expansion: the strategies (S0 … S3), `Auto`'s rule and the data behind it,
-//!   measurements.
+//!   measurements; [`expand_history`]: how its kernels got there, and what was dropped.
 //! * [`benchmarks`]: every benchmark table, with the device and the date of each run.
 //!
 //! ## Outside this package
@@ -29,7 +29,7 @@ macro_rules! note {
         #[doc = "[select]: crate::guide::select"]
         #[doc = "[scan]: crate::guide::scan"]
         #[doc = "[expand]: crate::guide::expand"]
-        #[doc = "[expand-history]: crate::guide::expand#history-of-measurements"]
+        #[doc = "[expand-history]: crate::guide::expand_history"]
         #[doc = "[benchmarks]: crate::guide::benchmarks"]
         #[doc = "[benchmarks-select]: crate::guide::benchmarks#select-bench-compact"]
         #[doc = "[benchmarks-expand]: crate::guide::benchmarks#work-expansion-bench-expand"]
@@ -47,4 +47,5 @@ note!(errors, "../docs/errors.md");
 note!(select, "../docs/select.md");
 note!(scan, "../docs/scan.md");
 note!(expand, "../docs/expand.md");
+note!(expand_history, "../docs/expand-history.md");
 note!(benchmarks, "../BENCHMARKS.md");
