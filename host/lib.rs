@@ -115,7 +115,9 @@
 //!
 //! [`guide`] holds the notes behind these docs: what is sound without `unsafe`, and why
 //! ([`guide::api`]), what each call refuses ([`guide::errors`]), the design and measurements of
-//! each primitive, and every benchmark table ([`guide::benchmarks`]).
+//! each primitive, and every benchmark table ([`guide::benchmarks`]). Paths such as
+//! `examples/cust-interop` or `tests/graph_gpu.rs` in these docs name files of warpwork's source
+//! repository, which are not part of this package.
 
 mod driver;
 mod error;
