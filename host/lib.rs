@@ -76,8 +76,9 @@
 //! * [`scan`]: device-wide exclusive and inclusive scans under sum, min or max (`scan`,
 //!   `scan_into`, `scan_in_place`; `exclusive_scan`, `exclusive_scan_into` for the exclusive
 //!   sum), single pass with decoupled look-back.
-//! * [`expand`]: work expansion — each source spawns N items — with every strategy of the seed
-//!   article (`expand`, `expand_with`, [`expand::Expander`]).
+//! * [`expand`]: work expansion — each source spawns N items — with eight strategies, S0 to S3
+//!   (defined in [`expand::Strategy`]), and `Auto` to pick one (`expand`, `expand_with`,
+//!   [`expand::Expander`]).
 //! * [`timing`]: CUDA-event timing and the copy roof.
 //!
 //! ## Device code and start-up
@@ -107,13 +108,22 @@
 //! `cuda-12080` by default; its features `cuda-11080` … `cuda-13040` pick another, and
 //! `default-features = false` leaves the choice to your own cudarc dependency. The feature does
 //! not limit the driver: drivers of CUDA 11.8 through 13.x work. Every primitive has a CPU twin
-//! in the `warpwork-cpu-reference` crate with the same contract, which the tests check the GPU
-//! against. What is sound without `unsafe`, and why, is in `docs/api.md`.
+//! with the same contract in the repository's `warpwork-cpu-reference` crate (not published),
+//! which the tests check the GPU against.
+//!
+//! ## Design notes
+//!
+//! [`guide`] holds the notes behind these docs: what is sound without `unsafe`, and why
+//! ([`guide::api`]), what each call refuses ([`guide::errors`]), the design and measurements of
+//! each primitive, and every benchmark table ([`guide::benchmarks`]). Paths such as
+//! `examples/cust-interop` or `tests/graph_gpu.rs` in these docs name files of warpwork's source
+//! repository, which are not part of this package.
 
 mod driver;
 mod error;
 pub mod expand;
 mod gpu;
+pub mod guide;
 mod launch;
 pub mod memory;
 pub mod scan;

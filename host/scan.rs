@@ -1,7 +1,7 @@
 //! Device-wide scans: exclusive and inclusive, under sum, min or max, of `u32`, `i32`, `u64`,
 //! `i64`, `f32` and `f64`, in a single pass with decoupled look-back
 //! (`kernels/src/device/scan/tile.rs`, `kernels/src/device/lookback.rs`; design and
-//! measurements in `docs/scan.md`).
+//! measurements in [`guide::scan`](crate::guide::scan)).
 //!
 //! * [`Gpu::scan`] allocates its scratch; [`Gpu::scan_into`] takes scratch of
 //!   [`scratch_words`] `u32`s (CUB's temp storage) and allocates nothing; [`Gpu::scan_in_place`]
@@ -18,7 +18,7 @@
 //! **Floats.** Min and max are IEEE 754-2019 `minimum` / `maximum`: a NaN anywhere before (or
 //! at, inclusive) `i` makes `output[i]` a NaN — always `f32::NAN` / `f64::NAN` — and `-0.0 <
 //! +0.0`; these results are exact and the same on every run. Sums are evaluated in the order
-//! `docs/scan.md` gives (sequential within a thread's run, tree-shaped within a tile, a chain
+//! [the scan notes](crate::guide::scan#float-sums-order-of-evaluation-and-rounding) give (sequential within a thread's run, tree-shaped within a tile, a chain
 //! over tiles): not bit-equal to a sequential CPU sum, with an error bounded like a blocked sum's,
 //! and **not deterministic from run to run** (how far a tile's look-back reaches depends on
 //! timing, and changes the rounding). NaN and infinities propagate through sums as in IEEE

@@ -16,7 +16,7 @@
 //! compare results as multisets. `Ordered` keeps input order, in one pass: each block copies its
 //! tile into shared memory, counts the kept items, compacts them there while one warp learns the
 //! count of all earlier tiles from a decoupled look-back, and writes them with coalesced stores
-//! (`kernels/src/device/select/ordered.rs`; design and measurements in `docs/select.md`). Its
+//! (`kernels/src/device/select/ordered.rs`; design and measurements in [`guide::select`](crate::guide::select)). Its
 //! tiles come in three sizes, chosen by the input's size.
 //!
 //! **Items.** By flag ([`Keep::Flagged`], [`Gpu::select_flagged`]): any [`Pod`] type of at
@@ -36,7 +36,7 @@
 //! a warp-aggregated one: `VOTEU.ANY` → `FLO` (leader) → `POPC` → one `ATOMG.ADD` per warp and
 //! per loop step, then a shuffle of the base. So on these GPUs "per lane" really costs one atomic
 //! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
-//! block per tile for `Block`. See `docs/select.md`.
+//! block per tile for `Block`. See [`guide::select`](crate::guide::select).
 
 mod keep;
 mod plan;

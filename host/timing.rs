@@ -28,7 +28,7 @@ unsafe impl Sync for HoldFlag {}
 
 impl Drop for HoldFlag {
     fn drop(&mut self) {
-        // SAFETY: allocated by `malloc_host` in `Gpu::hold_flag`, freed once.
+        // SAFETY: allocated by `malloc_host` in `Gpu::time_ms`, freed once.
         unsafe {
             let _ = cudarc::driver::result::free_host(self.0.cast());
         }

@@ -1,6 +1,6 @@
 //! GPU tests of the expansion strategies that go past 2^32 destination items, S2.5
 //! (`ScanBinarySearch`) and S2.5f (`ScanFused`), with the 64-bit kernels the host picks for a
-//! capacity past `u32::MAX` (issue 15, item 5):
+//! capacity past `u32::MAX`:
 //! * a total of exactly 2^32 + 7 items, **every** pair checked against the canonical expansion
 //!   (computed on the fly from the counts' prefix, chunk by chunk), from millions of small
 //!   sources and from a few sources whose largest fills one S2.5f tile with more than 2^32 items

@@ -1,4 +1,4 @@
-//! Misuse on the GPU (issue 17): every call below is refused with a typed error before anything
+//! Misuse on the GPU: every call below is refused with a typed error before anything
 //! is issued, and the context stays usable — each case is followed by a call that must succeed
 //! and give the right answer. (Misuse the types already rule out is in `tests/compile-fail/`.)
 

@@ -1,6 +1,6 @@
 //! Select past 2^32: an input of 2^32 + 7 items whose kept count passes 2^32 in one launch, and
-//! a counter preset just below 2^32 (issue 17: the slots used to wrap to 0 and overwrite the
-//! existing items). Needs a GPU with about 10 GB of memory (`--include-ignored`); skipped under
+//! a counter preset just below 2^32 (a 32-bit slot would wrap to 0 and overwrite the existing
+//! items). Needs a GPU with about 10 GB of memory (`--include-ignored`); skipped under
 //! `WARPWORK_SMALL`. Host memory stays bounded: inputs come from a cheap formula, uploaded and
 //! checked in chunks of 64 MiB.
 

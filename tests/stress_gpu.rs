@@ -1,4 +1,4 @@
-//! Stress (issue 16): 1000 runs each of the exclusive scan (u32), the ordered select and the
+//! Stress: 1000 runs each of the exclusive scan (u32), the ordered select and the
 //! S2.5f expansion (`Strategy::ScanFused`), at sizes from one item to several full waves of the
 //! GPU, with inputs, seeds and sizes varied from run to run, every result checked against the
 //! CPU reference and every output poisoned so that a missing or stray write shows.

@@ -1,7 +1,7 @@
 //! [`Strategy::Auto`]'s rule: which strategy to run, decided on the host from P1 and what the
 //! caller states, before anything is allocated or launched. Derived from the H100 expansion
-//! table of 2026-11-23 (BENCHMARKS.md, "Work expansion"; docs/expand.md, "Choosing a
-//! strategy").
+//! table of 2026-11-23 ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand);
+//! [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)).
 
 use super::facts::UserPass2;
 use super::strategy::Strategy;
@@ -35,7 +35,8 @@ impl Strategy {
     /// [`crate::expand::Expander::strategy`] returns the result.
     ///
     /// The rule, from the H100 table of every strategy × distribution at P1 = 2^10, 2^16, 2^22
-    /// (BENCHMARKS.md, 2026-11-23; the reasons are in docs/expand.md):
+    /// ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand), 2026-11-23; the
+    /// reasons are in [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)):
     /// 1. `MaxN { max_n }` if the caller gave `max_n` (> 0) and `p1 · max_n ≤ 2^20`: few slots,
     ///    and S0 has no pass 1 (it won every row where that held: all-small N at 2^16, uniform
     ///    and all-small N at 2^10).

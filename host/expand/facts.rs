@@ -49,7 +49,7 @@ pub(super) enum Pass2Items {
 /// Everything the host needs to know about one strategy.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Facts {
-    /// Short name for tables: the seed's number and the API name.
+    /// Short name for tables: the strategy's number (S0 … S3) and the API name.
     pub name: &'static str,
     /// The code the kernels switch on (`warpwork_abi::expand::strategy`).
     pub code: u32,

@@ -1,6 +1,6 @@
 //! Work expansion: source `i` spawns `counts[i]` destination items; pass 2 runs per destination
-//! item and knows its `(source, local)` pair. Every strategy of the seed article is here (see
-//! [`Strategy`] and `docs/expand.md`); the device building blocks are in
+//! item and knows its `(source, local)` pair. Eight strategies, S0 to S3, each defined in
+//! [`Strategy`]'s docs (design notes: [`guide::expand`](crate::guide::expand)); the device building blocks are in
 //! `kernels/src/device/expand/` for users' own kernels.
 //!
 //! * [`Gpu::expand`]: materializes the `(src, local)` pairs on the device.

@@ -3,7 +3,18 @@
 
 use super::facts::*;
 
-/// How pass 2 finds the `(src, local)` of a destination item. Names match the seed article.
+/// How pass 2 finds the `(src, local)` of a destination item.
+///
+/// Each strategy also has a short name, which [`Strategy::name`] returns and the benchmark
+/// tables print: **S0** [`MaxN`](Strategy::MaxN), **S1** [`AppendPerItem`](Strategy::AppendPerItem),
+/// **S2** [`LinearSearch`](Strategy::LinearSearch), **S2.5**
+/// [`ScanBinarySearch`](Strategy::ScanBinarySearch), **S2.5+**
+/// [`PackedAtomicCas`](Strategy::PackedAtomicCas) and [`PackedAtomicAdd`](Strategy::PackedAtomicAdd),
+/// **S3** [`Po2Buckets`](Strategy::Po2Buckets) and [`Po2BucketsPerBucket`](Strategy::Po2BucketsPerBucket),
+/// **S2.5f** [`ScanFused`](Strategy::ScanFused). The numbers order them roughly from the
+/// simplest to the one with the most bookkeeping; S2.5+ and S2.5f are variants of S2.5 (`+`: a
+/// packed atomic instead of the scan, `f`: the scan fused into pass 2). Each variant's docs say
+/// what it does; [`Auto`](Strategy::Auto) picks one of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Strategy {
@@ -126,7 +137,8 @@ impl Strategy {
         }
     }
 
-    /// Short name for tables: the seed's number and the API name.
+    /// Short name for tables: the strategy's number (S0 … S3, see [`Strategy`]) and the API
+    /// name.
     ///
     /// ```
     /// use warpwork::expand::Strategy;

@@ -103,7 +103,8 @@ impl Layout {
 }
 
 /// Device memory each strategy needs besides the counts and the output, in bytes, for `p1`
-/// sources and `capacity` destination items (the "memory cost" column of docs/expand.md);
+/// sources and `capacity` destination items (the "workspace" column of
+/// [the expansion notes](crate::guide::expand#strategies-and-their-memory-cost));
 /// for [`Strategy::Auto`], that of the strategy it resolves to for `p1`.
 ///
 /// ```

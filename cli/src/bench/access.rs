@@ -65,7 +65,7 @@ fn scene(w: u32, h: u32, count: u32) -> (Vec<lighting::Light>, Vec<TileLights>) 
 fn lighting_gpu(access: &Access, args: &BenchArgs, report: &mut Report) -> Result<()> {
     let gpu = access.gpu();
     report.say(format!("## access: tiled lighting (8×8 tiles, 32-byte lights, lists into an {POOL}-light pool)\n"));
-    report.say("body `point`: point-light falloff (~20 flops + a division per light); `raw`: the seed's");
+    report.say("body `point`: point-light falloff (~20 flops + a division per light); `raw`: WaveLane's");
     report.say("loop, summing the light records (8 adds per light). speedup = naive time / this time.\n");
     let cols = [
         Col::key("body", "body", ""),

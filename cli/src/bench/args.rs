@@ -10,7 +10,7 @@ use warpwork::{Error, Result};
 pub enum What {
     /// Stream compaction: lane vs warp vs block atomics, and the ordered variant beside CUB's.
     Compact,
-    /// Work expansion: every strategy of the seed and Auto, two-pass breakdown, fixed overhead.
+    /// Work expansion: every strategy (S0 … S3) and Auto, two-pass breakdown, fixed overhead.
     Expand,
     /// Device-wide exclusive scan, u32 and u64, 2^16 to 2^30.
     Scan,

@@ -69,7 +69,7 @@ macro_rules! ensure_input {
 pub enum LightingKernel {
     /// Every lane loads every light (a warp-uniform address per load).
     Naive,
-    /// One coalesced load per 32 lights, then `shfl.sync.idx` broadcasts (the seed's WaveLane).
+    /// One coalesced load per 32 lights, then `shfl.sync.idx` broadcasts (sebbbi's "WaveLane").
     Broadcast,
     /// One coalesced load per 32 lights into shared memory, then uniform-address shared loads.
     Staged,
@@ -220,8 +220,8 @@ impl<'g> Access<'g> {
     }
 
     /// [`Access::shade_tiles`] into an existing image of `width · height` pixels, with a choice
-    /// of [`Shading`]: `Point` lights, or `Raw` (the seed's microbenchmark: sum the light
-    /// records; the CPU twin is [`cpu::lighting::shade_with`]). Allocates nothing; asynchronous;
+    /// of [`Shading`]: `Point` lights, or `Raw` (the "WaveLane" microbenchmark: sum the
+    /// light records; the CPU twin is [`cpu::lighting::shade_with`]). Allocates nothing; asynchronous;
     /// capturable into a CUDA graph (as warpwork's own launches are).
     ///
     /// # Examples

@@ -74,7 +74,7 @@ fn grid_x(blocks: u64, what: &'static str) -> Result<u32> {
 }
 
 impl Kernel {
-    /// Every kernel, in the order of the seed article, then the bit-packed ones.
+    /// Every kernel: the one-cell-per-element ones from brute force up, then the bit-packed ones.
     pub const ALL: [Kernel; 16] = [
         Kernel::Naive1d64,
         Kernel::Naive1d256,

@@ -1,7 +1,7 @@
 //! # warpwork-life
 //!
-//! Conway's Game of Life (B3/S23) on a torus, on the GPU, with every kernel of the seed article
-//! and the bit-packed ones beyond it: a demonstration built on warpwork's public API the way a
+//! Conway's Game of Life (B3/S23) on a torus, on the GPU, with the kernels of a well-known blog post
+//! on brute-forcing Life in compute shaders and bit-packed ones beyond them: a demonstration built on warpwork's public API the way a
 //! user's crate is. Its kernels are its own crate (`kernels/`, on `warpwork-kernels`' device
 //! building blocks), shipped as PTX that [`Life`] loads into the [`Gpu`](warpwork::Gpu)'s
 //! context and launches with [`Gpu::kernel_args`](warpwork::Gpu::kernel_args). Errors are

@@ -21,7 +21,8 @@ pub const BYTES_ITEMS: usize = 16;
 /// tiles named by `kernels::ORDERED_TILE_NAMES`): (warps per block, 16-byte chunks per thread)
 /// for 2- to 16-byte items ([`ordered_tile`] gives 1-byte items theirs). A tile waits in shared
 /// memory, not in registers, so that a block waiting for its look-back holds few. Chosen on an
-/// H100 (2026-11-25) among 13 shapes measured side by side for 4-byte items (docs/select.md):
+/// H100 (2026-11-25) among the shapes timed side by side for 4-byte items (the "Tile shapes"
+/// table of warpwork's design notes, `warpwork::guide::select`):
 /// small inputs want few chunks per thread (latency: a thread's chunks are handled one after
 /// the other), large ones tiles that many blocks keep resident (4 warps × 12 chunks, 24 KiB:
 /// nine blocks per SM), and the medium ones between.
@@ -89,7 +90,7 @@ pub fn test<T: PartialOrd + Default + Copy>(op: u32, v: T, a: T, b: T) -> bool {
 /// A value test on an integer type as one unsigned range check, prepared once per launch: item
 /// `x` passes when `any` and `key(x) − lo ≤ last` (wrapping), `key(x)` being `x`'s bits with the
 /// sign bit flipped for signed types (so that keys order as values do). It decides exactly as
-/// [`test`] does (checked for every code and edge operand by the tests below), in two or three
+/// [`test()`] does (checked for every code and edge operand by the tests below), in two or three
 /// instructions and without a branch on the code per item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyRange<K> {

@@ -30,7 +30,7 @@ macro_rules! lanemask {
     };
 }
 lanemask!(/// Bits of the lanes below this one (`%lanemask_lt`): `popc(ballot & lanemask_lt())` is the
-          /// rank of this lane among the voting lanes (the seed's `mbcnt`).
+          /// rank of this lane among the voting lanes (AMD's `mbcnt`).
           lanemask_lt, "%lanemask_lt");
 lanemask!(/// Bits of the lanes at or below this one (`%lanemask_le`).
           lanemask_le, "%lanemask_le");
@@ -78,7 +78,7 @@ pub fn popc(x: u32) -> u32 {
     x.count_ones()
 }
 
-/// Rank of this lane among the lanes whose bit is set in `mask` (the seed's `mbcnt(mask)`).
+/// Rank of this lane among the lanes whose bit is set in `mask` (AMD's `mbcnt(mask)`).
 #[inline(always)]
 pub fn rank_in(mask: u32) -> u32 {
     popc(mask & lanemask_lt())

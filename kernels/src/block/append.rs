@@ -49,7 +49,7 @@ impl AppendCounter for u64 {
 /// every lane of a warp), with one shared atomic per warp and one global atomic on `counter` per
 /// block. Returns the warp's first slot on every lane. Warps' runs are in no fixed order.
 ///
-/// This is the seed's third pattern: global atomics between blocks, shared atomics between the
+/// Three levels of reservation: global atomics between blocks, shared atomics between the
 /// warps of a block, ballot + popc within a warp. A block's total must fit in `u32`.
 ///
 /// # Safety

@@ -1,6 +1,6 @@
 //! List partitioning: which indices of an `n`-item list each thread of a launch processes.
 //!
-//! Two orders of the same work (the seed "thread-wise vs group-wise list partitioning"):
+//! Two orders of the same work ("thread-wise vs group-wise list partitioning"):
 //!
 //! * [`thread_wise`]: thread `g` takes the contiguous chunk `g·k .. g·k + k`. The CPU habit
 //!   (each core streams its own cache lines), but on a GPU the 32 lanes of one load instruction

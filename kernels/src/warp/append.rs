@@ -1,7 +1,7 @@
 //! Warp-aggregated append: reserving output slots with one global atomic per warp.
 //!
-//! The seed's `mbcnt(ballot(keep))` trick: the warp votes, each keeping lane's slot inside the
-//! warp's run is the number of keeping lanes below it, and a single lane reserves the whole run.
+//! AMD's `mbcnt(ballot(keep))` compaction trick: the warp votes, each keeping lane's slot inside
+//! the warp's run is the number of keeping lanes below it, and one lane reserves the whole run.
 
 use super::warp_inclusive_sum;
 use crate::arch::{atomic_add_u32, ballot, lanemask_lt, popc, shfl_idx};

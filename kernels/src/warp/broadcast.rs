@@ -1,4 +1,4 @@
-//! Warp broadcast loads (the seed's "WaveLane"): iterating a warp-uniform list with one load per
+//! Warp broadcast loads (sebbbi's "WaveLane"): iterating a warp-uniform list with one load per
 //! 32 items instead of one per item.
 //!
 //! When every lane of a warp walks the same list (the lights of a lighting tile, the edges of a

@@ -3,7 +3,7 @@
 //!
 //! * `lighting_{naive,broadcast,staged}(lights, n_lights, tiles, tiles_x, width, height, out)`:
 //!   tiled lighting with three ways of walking the light list; launch a `(tiles_x, tiles_y)`
-//!   grid of 64-thread blocks. `lighting_raw_*`: the same walks with the seed's body (sum the
+//!   grid of 64-thread blocks. `lighting_raw_*`: the same walks with the "WaveLane" body (sum the
 //!   light records), where the walk is all the cost.
 //! * `particles_{thread_wise,group_wise,grid_stride}(pos, vel, n, items_per_thread, dt, gx, gy,
 //!   gz)`: the particle update under three list partitionings; launch

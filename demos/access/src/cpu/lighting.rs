@@ -29,7 +29,7 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
     acc[3] += w;
 }
 
-/// The seed article's microbenchmark body: adds the raw light record to `acc`
+/// The "WaveLane" microbenchmark's body: adds the raw light record to `acc`
 /// (`acc[k] += word[k] + word[k + 4]`), as the GPU's `lighting_raw_*` kernels do.
 #[inline]
 pub fn accumulate_raw(acc: &mut [f32; 4], l: &Light) {

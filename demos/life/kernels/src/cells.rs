@@ -1,9 +1,9 @@
-//! One cell per element (`u32` or `u8`, 0 dead / non-zero alive): the seed article's kernels.
+//! One cell per element (`u32` or `u8`, 0 dead / non-zero alive): the compute-shader kernels.
 
 use super::{rule, wrap, MULTI_CELLS, TILE};
 use warpwork_kernels::arch::lane_id;
 
-/// Brute force, as in the seed: counts the eight neighbours of `(x, y)` with the seed's modulo
+/// Brute force: counts the eight neighbours of `(x, y)` with the compute-shader version's modulo
 /// wrap `(x + dx + width) % width` and writes the next state (0 or 1). `T` is `u32` or `u8`.
 ///
 /// # Safety
@@ -34,7 +34,7 @@ pub unsafe fn naive_cell<T: Copy + Into<u32> + From<bool>>(
     *dst.add(i) = T::from(rule(alive, n));
 }
 
-/// Sparse write-skip (the seed's states 0/1 = "unchanged since the last step", 2/3 = "just
+/// Sparse write-skip (states 0/1 = "unchanged since the last step", 2/3 = "just
 /// changed", bit 0 = alive). `dst` holds the generation before `src`; a cell that is unchanged
 /// now and was unchanged the step before already has the right value there, so it is not
 /// written. Invariant: where a cell's flag is 0, the other buffer holds the same alive bit

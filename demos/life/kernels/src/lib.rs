@@ -7,7 +7,7 @@
 //! B3/S23 on a torus, two layouts, two rule implementations:
 //!
 //! * **one cell per element** (`u32` or `u8`, 0 dead / non-zero alive): [`abi::rule`] decides one
-//!   cell from its neighbour count. The seed article's variants (brute force, sparse write-skip,
+//!   cell from its neighbour count. The compute-shader variants (brute force, sparse write-skip,
 //!   several cells per thread, shared tile, bytes, ballot) all use it ([`cells`]);
 //! * **one bit per cell**, rows of 64-bit words with cell `x` in bit `x % 64` of word `x / 64`
 //!   (least significant bit first, so the same memory read as `u32` words has cell `x` in bit

@@ -143,7 +143,7 @@ fn decision_line_ends_counts_rules_and_trailing_text() {
 }
 
 #[test]
-fn issue_17_a_26_byte_header_is_refused_before_allocating() {
+fn a_26_byte_header_asking_for_2_pow_40_cells_is_refused_before_allocating() {
     let text = "x = 1048576, y = 1048576\n!";
     assert_eq!(text.len(), 26);
     let e = parse(text, &L).unwrap_err();
@@ -159,7 +159,7 @@ fn issue_17_a_26_byte_header_is_refused_before_allocating() {
 }
 
 #[test]
-fn issue_17_a_2_mb_cells_file_of_blank_lines_and_one_long_row_is_refused() {
+fn a_2_mb_cells_file_of_blank_lines_and_one_long_row_is_refused() {
     let mut text = "\n".repeat(1 << 20);
     text.push_str(&"O".repeat(1 << 20));
     let e = parse(&text, &L).unwrap_err();
@@ -178,7 +178,7 @@ fn wide_rows(end: &str) -> String {
 }
 
 #[test]
-fn issue_17_an_18_kb_file_with_a_bad_end_is_refused_without_touching_the_board() {
+fn an_18_kb_rle_file_without_its_end_is_refused_within_a_second() {
     let text = wide_rows("");
     assert!((18_000..19_000).contains(&text.len()));
     let t = Instant::now();
@@ -188,7 +188,7 @@ fn issue_17_an_18_kb_file_with_a_bad_end_is_refused_without_touching_the_board()
 }
 
 #[test]
-fn issue_17_the_same_file_completed_is_read_a_word_at_a_time() {
+fn the_18_kb_rle_file_completed_sets_2_pow_31_cells_a_word_at_a_time() {
     let t = Instant::now();
     let p = parse(&wide_rows("!"), &L).unwrap();
     assert_eq!(p.grid.population(), 1 << 31);

@@ -7,8 +7,8 @@ pub mod fused;
 
 use crate::WARP_SIZE;
 
-/// Strategy codes ([`ExpandView::strategy`]): the host's `warpwork::expand::Strategy`, by
-/// the seed article's numbering.
+/// Strategy codes ([`ExpandView::strategy`]): the host's `warpwork::expand::Strategy`. The
+/// short names S0 … S3 are the ones `Strategy`'s docs define and the benchmark tables print.
 pub mod strategy {
     /// S0 `MaxN`: `P1·MAX_N` slots, early out.
     pub const MAX_N: u32 = 0;

@@ -1,7 +1,7 @@
 //! Work expansion: source item `i` of pass 1 spawns `counts[i]` destination items; pass 2 runs
 //! one thread (or lane-item) per destination item and needs its `(source, local)` index.
 //!
-//! Every strategy of the seed article is here as a pass-1 **push** (what a source writes, in
+//! Every strategy (S0 … S3, defined below) is here as a pass-1 **push** (what a source writes, in
 //! [`push`]) and a pass-2 **locate** (how a destination index finds its source, in [`locate`]):
 //!
 //! | strategy | pass 1 writes | pass 2 finds `(src, local)` by |

@@ -169,7 +169,7 @@ const LOCAL_SUM_BITS: u32 = 51;
 
 /// S2.5+ `PackedAtomic`: the block scans its `(records, sum)` pairs, then takes its place in the
 /// global packed word `ctrl.packed = (records << 32) | sum` with **one** 64-bit atomic — a
-/// compare-and-swap loop (`cas = true`, the seed's form; it can refuse a sum that would carry out
+/// compare-and-swap loop (`cas = true`, the form first described; it can refuse a sum that would carry out
 /// of 32 bits) or a single `atom.add.u64`. Each non-empty source writes its record: the exclusive
 /// prefix to `offsets[r]` and its index to `srcs[r]`, so pass 2 binary-searches `offsets`.
 ///

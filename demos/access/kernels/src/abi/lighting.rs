@@ -42,7 +42,7 @@ pub struct TileLights {
 pub enum Shading {
     /// A point light's falloff ([`accumulate`]): about 20 flops and a division per light.
     Point,
-    /// The raw sum of the light records ([`accumulate_raw`]): the seed's microbenchmark, 8 adds
+    /// The raw sum of the light records ([`accumulate_raw`]): sebbbi's "WaveLane" microbenchmark, 8 adds
     /// per light, where the cost is all in how the lights reach the lanes.
     Raw,
 }
@@ -70,7 +70,7 @@ pub fn accumulate(acc: &mut [f32; 4], p: [f32; 3], l: &Light) {
     acc[3] += w;
 }
 
-/// The seed article's microbenchmark body: adds the light's raw record to `acc`, the first four
+/// The "WaveLane" microbenchmark's body: adds the light's raw record to `acc`, the first four
 /// words and then the last four (`acc[k] += word[k] + word[k + 4]`).
 #[inline(always)]
 pub fn accumulate_raw(acc: &mut [f32; 4], l: &Light) {
