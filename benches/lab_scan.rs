@@ -9,7 +9,7 @@
 use bytemuck::Pod;
 use warpwork::abi::scan::TileClass;
 use warpwork::cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig};
-use warpwork::scan::{scratch_words, ScanItem};
+use warpwork::scan::{scratch_len, ScanItem};
 use warpwork::Gpu;
 
 const SIZES: [u32; 9] = [16, 17, 18, 19, 20, 21, 22, 23, 24];
@@ -125,7 +125,7 @@ fn row<T: ScanItem + Pod + DeviceRepr + PartialEq + std::ops::Add<Output = T> + 
         Ok(if gpu.download(out)? == expected { "" } else { "!" })
     };
     // The public call.
-    let mut scratch = gpu.zeros::<u32>(scratch_words::<T>(n))?;
+    let mut scratch = gpu.zeros::<u32>(scratch_len::<T>(n))?;
     gpu.fill_bytes(&mut out, 0xAB)?;
     gpu.exclusive_scan_into(&input, &mut out, &mut scratch)?;
     let api_ok = check(&out)?;

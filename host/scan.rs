@@ -4,7 +4,7 @@
 //! measurements in [`guide::scan`](crate::guide::scan)).
 //!
 //! * [`Gpu::scan`] allocates its scratch; [`Gpu::scan_into`] takes scratch of
-//!   [`scratch_words`] `u32`s (CUB's temp storage) and allocates nothing; [`Gpu::scan_in_place`]
+//!   [`scratch_len`] `u32`s (CUB's temp storage) and allocates nothing; [`Gpu::scan_in_place`]
 //!   scans one buffer into itself. All are asynchronous on the handle's stream and clear the
 //!   scratch themselves (one memset), so the scratch needs no preparation and can be reused.
 //! * [`Gpu::exclusive_scan`] / [`Gpu::exclusive_scan_into`] are the exclusive sum, as before.
@@ -164,19 +164,20 @@ fn tiles<T: ScanItem>(n: usize) -> usize {
     warpwork_abi::scan::tiles(std::mem::size_of::<T>(), n as u64) as usize
 }
 
-/// `u32` words of scratch a scan of `n` elements of `T` needs ([`Gpu::scan_into`],
-/// [`Gpu::scan_in_place`]): the look-back's tile states (8 bytes per tile of 4-byte elements,
-/// 16 per tile of 8-byte ones), plus three words so that they can start 16-byte aligned in any
-/// `u32` buffer.
+/// The length, in `u32` elements, of the `scratch` buffer a scan of `n` elements of `T` takes
+/// ([`Gpu::scan_into`], [`Gpu::scan_in_place`], [`Gpu::exclusive_scan_into`]): the look-back's
+/// tile states (8 bytes per tile of 4-byte elements, 16 per tile of 8-byte ones), plus three
+/// elements so that they can start 16-byte aligned in any `u32` buffer. Like
+/// [`crate::select::state_len`], it counts elements of the buffer it sizes.
 ///
 /// # Examples
 /// ```
-/// use warpwork::scan::scratch_words;
-/// assert_eq!(scratch_words::<u32>(0), 3);
-/// assert_eq!(scratch_words::<u32>(1), 5); // one tile: one u64, plus the alignment words
-/// assert!(scratch_words::<f64>(1 << 20) > scratch_words::<f32>(1 << 20));
+/// use warpwork::scan::scratch_len;
+/// assert_eq!(scratch_len::<u32>(0), 3);
+/// assert_eq!(scratch_len::<u32>(1), 5); // one tile: one u64, plus the alignment words
+/// assert!(scratch_len::<f64>(1 << 20) > scratch_len::<f32>(1 << 20));
 /// ```
-pub fn scratch_words<T: ScanItem>(n: usize) -> usize {
+pub fn scratch_len<T: ScanItem>(n: usize) -> usize {
     tile_state_words(std::mem::size_of::<T>(), tiles::<T>(n)) + 3
 }
 
@@ -203,23 +204,23 @@ impl Gpu {
         output: &mut impl DeviceWrite<T>,
         scan: Scan,
     ) -> Result<()> {
-        let mut scratch = self.zeros::<u32>(scratch_words::<T>(input.len()))?;
+        let mut scratch = self.zeros::<u32>(scratch_len::<T>(input.len()))?;
         self.scan_into(input, output, scan, &mut scratch)
     }
 
     /// [`Gpu::scan`] with caller-provided scratch of at least
-    /// [`scratch_words::<T>(input.len())`](scratch_words) words, which it clears (one memset on
+    /// [`scratch_len::<T>(input.len())`](scratch_len) words, which it clears (one memset on
     /// the stream) and overwrites: allocates nothing, so it can be captured into a CUDA graph.
     /// Asynchronous. Sizes up to `2^31 - 1` tiles of 8192 (4-byte) or 4096 (8-byte) elements;
     /// beyond, [`crate::Error::CapacityExceeded`] before anything is issued.
     ///
     /// # Examples
     /// ```no_run
-    /// use warpwork::scan::{scratch_words, Scan, ScanOp};
+    /// use warpwork::scan::{scratch_len, Scan, ScanOp};
     /// # let gpu = warpwork::Gpu::new(0)?;
     /// let input = gpu.upload(&[1.5f64; 1000])?;
     /// let mut output = gpu.zeros::<f64>(1000)?;
-    /// let mut scratch = gpu.zeros::<u32>(scratch_words::<f64>(1000))?;
+    /// let mut scratch = gpu.zeros::<u32>(scratch_len::<f64>(1000))?;
     /// gpu.scan_into(&input, &mut output, Scan::inclusive(ScanOp::Sum), &mut scratch)?;
     /// assert_eq!(gpu.download(&output)?[999], 1500.0); // exact here: every sum is representable
     /// # Ok::<(), warpwork::Error>(())
@@ -239,10 +240,10 @@ impl Gpu {
     ///
     /// # Examples
     /// ```no_run
-    /// use warpwork::scan::{scratch_words, Scan, ScanOp};
+    /// use warpwork::scan::{scratch_len, Scan, ScanOp};
     /// # let gpu = warpwork::Gpu::new(0)?;
     /// let mut data = gpu.upload(&[2u64, 7, 1, 8])?;
-    /// let mut scratch = gpu.zeros::<u32>(scratch_words::<u64>(4))?;
+    /// let mut scratch = gpu.zeros::<u32>(scratch_len::<u64>(4))?;
     /// gpu.scan_in_place(&mut data, Scan::inclusive(ScanOp::Max), &mut scratch)?;
     /// assert_eq!(gpu.download(&data)?, [2, 7, 7, 8]);
     /// # Ok::<(), warpwork::Error>(())
@@ -284,7 +285,7 @@ impl Gpu {
     /// # let gpu = warpwork::Gpu::new(0)?;
     /// let input = gpu.upload(&[2u64; 1000])?;
     /// let mut output = gpu.zeros::<u64>(1000)?;
-    /// let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_words::<u64>(1000))?;
+    /// let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_len::<u64>(1000))?;
     /// gpu.exclusive_scan_into(&input, &mut output, &mut scratch)?;
     /// assert_eq!(gpu.download(&output)?[999], 1998);
     /// # Ok::<(), warpwork::Error>(())
@@ -317,7 +318,7 @@ impl Gpu {
         };
         let tiles = tiles::<T>(n);
         let blocks = grid_x(tiles as u64, "scan tiles (blocks of one launch)")?;
-        let needed = scratch_words::<T>(n);
+        let needed = scratch_len::<T>(n);
         ensure_len("scan scratch (u32 words)", scratch.len(), needed as u64)?;
         if n == 0 {
             return Ok(());

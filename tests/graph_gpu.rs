@@ -143,7 +143,7 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
         })
         .collect();
     let mut scan_out = gpu.filled::<u32>(n, 0xAB).unwrap();
-    let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_words::<u32>(n)).unwrap();
+    let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_len::<u32>(n)).unwrap();
     let strategies =
         [Strategy::ScanFused, Strategy::ScanBinarySearch, Strategy::AppendPerItem, Strategy::MaxN { max_n: 1 << 10 }];
     let mut expanders: Vec<_> = strategies.iter().map(|&s| gpu.expander(s, p1, capacity(p1)).unwrap()).collect();

@@ -117,13 +117,13 @@ fn buffers_and_streams_of_another_context_are_refused() {
         "select items",
     );
     wrong(gpu.select_into(&mine, Keep::Flagged(&their_flags), Variant::Block, &mut out, &mut state), "select flags");
-    let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_words::<u32>(4)).unwrap();
+    let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_len::<u32>(4)).unwrap();
     wrong(gpu.exclusive_scan_into(&theirs, &mut out, &mut scratch), "scan input");
     let mut e = gpu.expander(Strategy::ScanFused, 4, 64).unwrap();
     wrong(e.pass1(&gpu, &theirs).map(|_| ()), "expander counts");
     // A kernel argument of the other context: the launch fails, nothing is launched.
     let mut scanned = gpu.filled::<u32>(4, 0xAB).unwrap();
-    let mut states = gpu.zeros::<u32>(warpwork::scan::scratch_words::<u32>(4)).unwrap();
+    let mut states = gpu.zeros::<u32>(warpwork::scan::scratch_len::<u32>(4)).unwrap();
     let (n, forced_fallback) = (4usize, 0u32);
     let mut l = gpu.kernel_args();
     l.read(&theirs).write(&mut scanned).value(&n).write(&mut states).value(&forced_fallback);

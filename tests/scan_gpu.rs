@@ -9,7 +9,7 @@ use warpwork::abi::scan as scan_abi;
 use common::{gpu, small, POISON};
 
 use bytemuck::Pod;
-use warpwork::scan::{scratch_words, Scan, ScanItem, ScanKind, ScanOp};
+use warpwork::scan::{scratch_len, Scan, ScanItem, ScanKind, ScanOp};
 use warpwork::{Error, Gpu, RawSlice};
 use warpwork_cpu_reference::inputs;
 use warpwork_cpu_reference::scan::{self as cpu, Element, Op};
@@ -283,7 +283,7 @@ fn in_place<T: TestElement>(gpu: &Gpu, scratch: &mut cudarc::driver::CudaSlice<u
 fn in_place_scans_reuse_one_scratch() {
     let gpu = gpu();
     // Large enough for every call below; each call clears what it uses.
-    let mut scratch = gpu.filled::<u32>(scratch_words::<f64>(1_000_003), 0xff).unwrap();
+    let mut scratch = gpu.filled::<u32>(scratch_len::<f64>(1_000_003), 0xff).unwrap();
     in_place::<u32>(&gpu, &mut scratch);
     in_place::<i64>(&gpu, &mut scratch);
     in_place::<f32>(&gpu, &mut scratch);
@@ -298,7 +298,7 @@ fn misaligned_views_take_the_element_path() {
     let input = u32::random(n + 1, 5);
     let d = gpu.upload(&input).unwrap();
     let mut out = gpu.filled::<u32>(n + 2, POISON).unwrap();
-    let mut scratch = gpu.zeros::<u32>(scratch_words::<u32>(n) + 1).unwrap();
+    let mut scratch = gpu.zeros::<u32>(scratch_len::<u32>(n) + 1).unwrap();
     // Views one element in: 4 bytes off the 16-byte alignment of the fast path, and the
     // scratch one word in (the states realign themselves).
     let mut scratch_view = scratch.slice_mut(1..);
@@ -325,7 +325,7 @@ fn bad_input_is_a_typed_error() {
     let mut short = gpu.zeros::<u32>(2).unwrap();
     assert!(matches!(gpu.exclusive_scan(&d, &mut short), Err(Error::BufferTooSmall { len: 2, needed: 3, .. })));
     let mut out = gpu.zeros::<u32>(3).unwrap();
-    let mut scratch = gpu.zeros::<u32>(scratch_words::<u32>(3) - 1).unwrap();
+    let mut scratch = gpu.zeros::<u32>(scratch_len::<u32>(3) - 1).unwrap();
     assert!(matches!(
         gpu.scan_into(&d, &mut out, Scan::EXCLUSIVE_SUM, &mut scratch),
         Err(Error::BufferTooSmall { what: "scan scratch (u32 words)", .. })

@@ -31,7 +31,7 @@ fn scratch_covers_the_states_at_any_alignment() {
         let t32 = tiles::<u32>(n);
         let small = TileClass::of(4, n as u64) == TileClass::Small;
         assert_eq!(t32, n.div_ceil(if small { 2048 } else { 8192 }));
-        assert_eq!(scratch_words::<u32>(n), 2 * t32 + 3);
+        assert_eq!(scratch_len::<u32>(n), 2 * t32 + 3);
         let t64 = tiles::<u64>(n);
         let (items, threads) = match TileClass::of(8, n as u64) {
             TileClass::Small => (1024, 128),
@@ -39,7 +39,7 @@ fn scratch_covers_the_states_at_any_alignment() {
             TileClass::Standard => (4096, 128),
         };
         assert_eq!(t64, n.div_ceil(items));
-        assert_eq!(scratch_words::<f64>(n), 4 * t64 + 3);
+        assert_eq!(scratch_len::<f64>(n), 4 * t64 + 3);
         assert_eq!(kernel::<u64>(Scan::EXCLUSIVE_SUM, n).1, threads);
     }
     assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 16), ("scan_small_exclusive_sum_u32", 256));
@@ -60,7 +60,7 @@ fn forced_fallback_matches_cpu() {
     let gpu = Gpu::new(0).expect("GPU");
     for n in [4097usize, 300_001, 1 << 20] {
         let small = inputs::uniform_range(n, 7, 0, 100);
-        let mut scratch = gpu.zeros::<u32>(scratch_words::<f64>(n)).unwrap();
+        let mut scratch = gpu.zeros::<u32>(scratch_len::<f64>(n)).unwrap();
 
         let d = gpu.upload(&small).unwrap();
         let mut out = gpu.filled::<u32>(n + 1, 0xAB).unwrap();

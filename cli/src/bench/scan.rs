@@ -83,7 +83,7 @@ fn rows<T: PeerScanItem + PartialEq>(
         let d = gpu.upload(&v[..n])?;
         let mut o = gpu.zeros::<T>(n)?;
         // The allocation-free form, its scratch allocated once, as CUB's temporary storage is.
-        let mut scratch = gpu.zeros::<u32>(scan::scratch_words::<T>(n))?;
+        let mut scratch = gpu.zeros::<u32>(scan::scratch_len::<T>(n))?;
         let t = args.time(gpu, 3, || gpu.exclusive_scan_into(&d, &mut o, &mut scratch))?;
         check("warpwork", gpu.download(&o)?, n)?;
         drop(o);

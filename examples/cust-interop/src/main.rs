@@ -59,7 +59,7 @@ fn main() -> Result<(), AnyError> {
     let mut d_kept = DeviceBuffer::<u32>::zeroed(n)?;
     let mut d_state = DeviceBuffer::<u64>::zeroed(state_len::<u32>(Variant::Ordered, n))?;
     let mut d_prefix = DeviceBuffer::<u32>::zeroed(n)?;
-    let mut d_scratch = DeviceBuffer::<u32>::zeroed(warpwork::scan::scratch_words::<u32>(n))?;
+    let mut d_scratch = DeviceBuffer::<u32>::zeroed(warpwork::scan::scratch_len::<u32>(n))?;
     let mut d_pairs = DeviceBuffer::<[u32; 2]>::zeroed(total)?;
     // cust's copies and memsets above went to the legacy default stream, which a non-blocking
     // stream does not wait for: finish them before handing the buffers over.
