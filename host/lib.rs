@@ -57,9 +57,8 @@
 //!
 //! The allocation-free forms can be recorded into a CUDA graph by stream capture and replayed:
 //! [`Gpu::select_into`], [`Gpu::scan_into`], [`Gpu::scan_in_place`], [`Gpu::exclusive_scan_into`],
-//! [`expand::Expander::pass1`] (once one
-//! pass 1 has run on the same counts: the first uploads the expander's descriptor from host
-//! memory), [`expand::Planned::pass2`] with [`expand::Dispatch::Persistent`],
+//! [`expand::Expander::pass1`] (on any counts: a change of counts rewrites the expander's
+//! descriptor with memsets), [`expand::Planned::pass2`] with [`expand::Dispatch::Persistent`],
 //! [`expand::Planned::pass2_with`], [`Gpu::copy`], [`Gpu::fill_bytes`] and [`KernelArgs::launch`].
 //! What a graph cannot hold — waiting for the stream, copies from or to host memory, allocation — is refused with [`Error::StreamCapture`] before
 //! anything is issued, so the capture stays valid. cudarc's event tracking must be off during

@@ -40,7 +40,6 @@ pub struct Expander {
     offsets: CudaSlice<u32>,
     srcs: CudaSlice<u32>,
     records: CudaSlice<[u32; 2]>,
-    view_uploaded: bool,
     pub(super) pass2_blocks: u32,
 }
 
@@ -113,7 +112,7 @@ impl Gpu {
         let srcs = self.zeros::<u32>(layout.srcs.max(1))?;
         let records = self.zeros::<[u32; 2]>(layout.records.max(1))?;
         let state = self.zeros::<u32>(STATES_AT + layout.lookback_words)?;
-        let view = self.zeros::<ExpandView>(1)?;
+        let mut view = self.zeros::<ExpandView>(1)?;
         let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
         // Only S3 reads the bucket layout; for it, record bases must fit the kernels' u32.
         let bucket_base = match bucket_base {
@@ -148,6 +147,9 @@ impl Gpu {
             pad: 0,
             wide_capacity: capacity as u64,
         };
+        // The descriptor goes up once, here; a pass 1 on other counts rewrites its two fields by
+        // memsets, which a graph can hold.
+        self.upload_into(std::slice::from_ref(&host_view), &mut view)?;
         let wide = offset_bytes == 8;
         let per_sm = self.occupancy(facts.pass2_in(wide), facts.pass2_threads, 0)?.max(1);
         Ok(Expander {
@@ -160,7 +162,6 @@ impl Gpu {
             offsets,
             srcs,
             records,
-            view_uploaded: false,
             pass2_blocks: per_sm * self.info().sm_count,
         })
     }
@@ -211,16 +212,16 @@ impl Expander {
     /// block and the scan state.
     pub(super) fn reset_for(&mut self, gpu: &Gpu, p1: usize, counts_addr: u64, clear: bool) -> Result<()> {
         ensure_input!(p1 <= self.max_p1, "{p1} sources for an expander of at most {}", self.max_p1);
-        if !self.view_uploaded || counts_addr != self.host_view.counts || p1 as u32 != self.host_view.p1 {
-            // The descriptor changes: one copy from host memory, which a graph cannot hold.
-            gpu.refuse_in_capture(
-                "the expander's descriptor is uploaded from host memory when the counts' address \
-                 or length change: run one pass 1 with the same counts before capturing",
-            )?;
+        // New counts: the descriptor's two fields are rewritten on the stream by memsets (no host
+        // memory, so a graph can hold them and alternating buffers cost no copy).
+        if counts_addr != self.host_view.counts {
+            let word = std::mem::offset_of!(ExpandView, counts) / 4;
+            gpu.set_words(&mut self.view, word, &[counts_addr as u32, (counts_addr >> 32) as u32])?;
             self.host_view.counts = counts_addr;
+        }
+        if p1 as u32 != self.host_view.p1 {
+            gpu.set_words(&mut self.view, std::mem::offset_of!(ExpandView, p1) / 4, &[p1 as u32])?;
             self.host_view.p1 = p1 as u32;
-            gpu.upload_into(std::slice::from_ref(&self.host_view), &mut self.view)?;
-            self.view_uploaded = true;
         }
         // The whole state buffer — the control block and the look-back words, all of which hold
         // statuses: one memset.
