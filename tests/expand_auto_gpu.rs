@@ -16,7 +16,7 @@ use warpwork_cpu_reference::counts::CountDistribution;
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
 fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
-    Strategy::Auto { max_n, nonzero_percent: None, own_pass2 }
+    Strategy::Auto { max_n, nonzero_per_mille: None, own_pass2 }
 }
 
 /// Sizes around Auto's switches (2^12 sources; 16 644 sources, the most whose bound of 63
@@ -41,9 +41,10 @@ fn auto_expands_every_bench_distribution_like_the_cpu() {
             // One run per strategy Auto resolves to (told nothing, the distribution's bound, and
             // the bound with the share of non-empty sources).
             let mut tried: Vec<Strategy> = Vec::new();
-            let nonzero = Some(dist.nonzero_percent());
-            for (max_n, nonzero_percent) in [(None, None), (Some(dist.bound()), None), (Some(dist.bound()), nonzero)] {
-                let s = Strategy::Auto { max_n, nonzero_percent, own_pass2: false };
+            let nonzero = Some(dist.nonzero_per_mille());
+            for (max_n, nonzero_per_mille) in [(None, None), (Some(dist.bound()), None), (Some(dist.bound()), nonzero)]
+            {
+                let s = Strategy::Auto { max_n, nonzero_per_mille, own_pass2: false };
                 let resolved = s.resolve(p1, total + 5);
                 if tried.contains(&resolved) {
                     continue;

@@ -54,15 +54,15 @@ impl CountDistribution {
         }
     }
 
-    /// The share of sources that spawn at least one item, in whole percent rounded up: what a
-    /// caller states as `Strategy::Auto`'s `nonzero_percent` (a culling ratio, say).
-    pub fn nonzero_percent(self) -> u8 {
+    /// The share of sources that spawn at least one item, in thousandths rounded up: what a
+    /// caller states as `Strategy::Auto`'s `nonzero_per_mille` (a culling ratio, say).
+    pub fn nonzero_per_mille(self) -> u16 {
         match self {
-            CountDistribution::Uniform => 99,
-            CountDistribution::PowerLaw => 100,
-            CountDistribution::PowerLawMostlyZero | CountDistribution::Culled => 10,
-            CountDistribution::SmallN => 80,
-            CountDistribution::FewHuge => 1,
+            CountDistribution::Uniform => 990,
+            CountDistribution::PowerLaw => 1000,
+            CountDistribution::PowerLawMostlyZero | CountDistribution::Culled => 100,
+            CountDistribution::SmallN => 800,
+            CountDistribution::FewHuge => 10,
         }
     }
 

@@ -20,12 +20,12 @@ pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
 /// (linear in P1), so the switch sits between.
 pub(super) const SMALL_P1: usize = 1 << 12;
 
-/// The most sources with a nonzero count, in percent of P1, at which a caller's
-/// `nonzero_percent` makes Auto pick `PackedAtomicAdd` (H100, 2026-11-23: with 10% of the
+/// The most sources with a nonzero count, in thousandths of P1 (25%), at which a caller's
+/// `nonzero_per_mille` makes Auto pick `PackedAtomicAdd` (H100, 2026-11-23: with 10% of the
 /// sources non-empty — power-law 90% zero, culled 90% — it was the best strategy at P1 = 2^16
 /// and 2^22, by 1.3× to 1.75× over `ScanFused` at 2^16; with 1% — few huge — within 4% of the
 /// best; at 80% — all-small N — 2.5× behind `ScanFused`).
-pub const SPARSE_PERCENT: u8 = 25;
+pub const SPARSE_PER_MILLE: u16 = 250;
 
 impl Strategy {
     /// The concrete strategy that runs for `p1` sources and up to `capacity` destination items:
@@ -43,8 +43,8 @@ impl Strategy {
     /// 2. Else `PackedAtomicAdd` if `p1 ≤ 2^12`: one atomic per 2048 sources and the least
     ///    fixed cost once pass 1 exists (within 5% of the best strategy without a bound at 2^10,
     ///    where all of them take 9–12 µs, mostly launches).
-    /// 3. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PERCENT`] (25) % of
-    ///    the sources spawn anything (`nonzero_percent`): its pass 1 writes a record per
+    /// 3. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PER_MILLE`] (250 ‰, 25%) of
+    ///    the sources spawn anything (`nonzero_per_mille`): its pass 1 writes a record per
     ///    non-empty source only, and its pass 2 searches those (best at 10% non-empty, 2^16 and
     ///    2^22: power-law 90% zero and culled 90%).
     /// 4. Else `ScanFused`: best on all four distributions at 2^22 (S0 included), and at 2^16
@@ -67,14 +67,14 @@ impl Strategy {
     /// assert_eq!(auto.resolve(1 << 22, 1 << 30), Strategy::ScanFused);
     /// assert_eq!(auto.resolve(1000, 1 << 30), Strategy::PackedAtomicAdd);
     /// // A known bound and few slots: S0.
-    /// let bounded = Strategy::Auto { max_n: Some(4), nonzero_percent: None, own_pass2: false };
+    /// let bounded = Strategy::Auto { max_n: Some(4), nonzero_per_mille: None, own_pass2: false };
     /// assert_eq!(bounded.resolve(1 << 16, 1 << 30), Strategy::MaxN { max_n: 4 });
     /// // Your own pass-2 kernel: never ScanFused.
-    /// let own = Strategy::Auto { max_n: None, nonzero_percent: None, own_pass2: true };
+    /// let own = Strategy::Auto { max_n: None, nonzero_per_mille: None, own_pass2: true };
     /// assert_eq!(own.resolve(1 << 22, 1 << 30), Strategy::ScanBinarySearch);
     /// assert_eq!(Strategy::Po2Buckets.resolve(7, 1 << 30), Strategy::Po2Buckets);
     /// // Most sources culled: the packed atomic's records of the survivors.
-    /// let culled = Strategy::Auto { max_n: None, nonzero_percent: Some(10), own_pass2: false };
+    /// let culled = Strategy::Auto { max_n: None, nonzero_per_mille: Some(100), own_pass2: false };
     /// assert_eq!(culled.resolve(1 << 22, 1 << 30), Strategy::PackedAtomicAdd);
     /// // Past 2^32 destination items: a strategy with 64-bit offsets.
     /// assert_eq!(auto.resolve(1000, 1 << 33), Strategy::ScanFused);
@@ -90,12 +90,12 @@ impl Strategy {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn resolve(self, p1: usize, capacity: usize) -> Strategy {
-        let Strategy::Auto { max_n, nonzero_percent, own_pass2 } = self else { return self };
+        let Strategy::Auto { max_n, nonzero_per_mille, own_pass2 } = self else { return self };
         let slots = |max_n: u32| (p1 as u64).saturating_mul(max_n as u64);
         let pick = match max_n {
             Some(max_n) if max_n > 0 && slots(max_n) <= MAX_N_SLOTS => Strategy::MaxN { max_n },
             _ if p1 <= SMALL_P1 => Strategy::PackedAtomicAdd,
-            _ if nonzero_percent.is_some_and(|p| p <= SPARSE_PERCENT) => Strategy::PackedAtomicAdd,
+            _ if nonzero_per_mille.is_some_and(|p| p <= SPARSE_PER_MILLE) => Strategy::PackedAtomicAdd,
             _ => Strategy::ScanFused,
         };
         let takes = |s: Strategy| offset_bytes(s, capacity).is_ok();
@@ -120,7 +120,7 @@ mod tests {
     const CAP: usize = 1 << 30;
 
     fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
-        Strategy::Auto { max_n, nonzero_percent: None, own_pass2 }
+        Strategy::Auto { max_n, nonzero_per_mille: None, own_pass2 }
     }
 
     /// The benchmark's distributions (`warpwork bench expand`) with the bound each guarantees,
@@ -237,20 +237,21 @@ mod tests {
         }
     }
 
-    /// A stated share of non-empty sources at or below [`SPARSE_PERCENT`] picks the packed
+    /// A stated share of non-empty sources at or below [`SPARSE_PER_MILLE`] picks the packed
     /// atomic past the small-P1 rule; above it, or unstated, nothing changes; a bound's MaxN and
     /// the 64-bit rule come first and last as before.
     #[test]
     fn a_sparse_share_picks_the_packed_atomic() {
-        let sparse = |p: u8| Strategy::Auto { max_n: None, nonzero_percent: Some(p), own_pass2: false };
+        let sparse = |p: u16| Strategy::Auto { max_n: None, nonzero_per_mille: Some(p), own_pass2: false };
         for p1 in [(1 << 12) + 1, 1 << 16, 1 << 22] {
-            assert_eq!(sparse(10).resolve(p1, CAP), Strategy::PackedAtomicAdd, "P1 = {p1}");
-            assert_eq!(sparse(SPARSE_PERCENT).resolve(p1, CAP), Strategy::PackedAtomicAdd);
-            assert_eq!(sparse(SPARSE_PERCENT + 1).resolve(p1, CAP), Strategy::ScanFused);
+            assert_eq!(sparse(100).resolve(p1, CAP), Strategy::PackedAtomicAdd, "P1 = {p1}");
+            assert_eq!(sparse(5).resolve(p1, CAP), Strategy::PackedAtomicAdd, "half a percent");
+            assert_eq!(sparse(SPARSE_PER_MILLE).resolve(p1, CAP), Strategy::PackedAtomicAdd);
+            assert_eq!(sparse(SPARSE_PER_MILLE + 1).resolve(p1, CAP), Strategy::ScanFused);
             assert_eq!(sparse(0).resolve(p1, CAP), Strategy::PackedAtomicAdd);
-            assert_eq!(sparse(10).resolve(p1, 1 << 33), Strategy::ScanFused, "64-bit offsets");
+            assert_eq!(sparse(100).resolve(p1, 1 << 33), Strategy::ScanFused, "64-bit offsets");
         }
-        let bounded = Strategy::Auto { max_n: Some(4), nonzero_percent: Some(10), own_pass2: false };
+        let bounded = Strategy::Auto { max_n: Some(4), nonzero_per_mille: Some(100), own_pass2: false };
         assert_eq!(bounded.resolve(1 << 16, CAP), Strategy::MaxN { max_n: 4 });
     }
 }
