@@ -305,3 +305,20 @@ fn scan_fused_refuses_a_user_pass2_kernel() {
     };
     assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
 }
+
+/// The count of the last expansion is the expander's: readable after its `Planned` is gone, for
+/// every strategy (those that count in pass 2 included).
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn the_count_outlives_the_planned_expansion() {
+    let gpu = gpu();
+    let counts: Vec<u32> = (0..3000).map(|i| (i * 7 % 11) as u32).collect();
+    let d = gpu.upload(&counts).unwrap();
+    let total = cpu::total(&counts) as usize;
+    let mut out = gpu.zeros::<[u32; 2]>(total).unwrap();
+    for s in Strategy::UNBOUNDED.into_iter().chain([Strategy::MaxN { max_n: 10 }]) {
+        let mut e = gpu.expander(s, counts.len(), total).unwrap();
+        e.pass1(&gpu, &d).unwrap().pass2(&gpu, &mut out, Dispatch::Persistent).unwrap();
+        assert_eq!(e.count(&gpu).unwrap(), total, "{}", s.name());
+    }
+}

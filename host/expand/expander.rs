@@ -41,6 +41,8 @@ pub struct Expander {
     srcs: CudaSlice<u32>,
     records: CudaSlice<[u32; 2]>,
     pub(super) pass2_blocks: u32,
+    /// What ran since the last pass 1.
+    pub(super) passes: Passes,
 }
 
 impl std::fmt::Debug for Expander {
@@ -57,6 +59,12 @@ pub struct Planned<'e, 'c> {
     pub(super) e: &'e mut Expander,
     pub(super) counts: Option<&'c dyn DeviceRead<u32>>,
     pub(super) p1: usize,
+}
+
+/// What ran since the last pass 1: kept by the expander, so that its count can be read after the
+/// [`Planned`] expansion is gone.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Passes {
     /// Whether a pass 2 ran since pass 1 (S0's pass 2 then recounts from zero).
     pub(super) pass2_ran: bool,
     /// S0: whether the last pass 2 was a user's kernel (the count is then `total`).
@@ -163,6 +171,7 @@ impl Gpu {
             srcs,
             records,
             pass2_blocks: per_sm * self.info().sm_count,
+            passes: Passes::default(),
         })
     }
 }
@@ -265,7 +274,8 @@ impl Expander {
 
 impl<'e, 'c> Planned<'e, 'c> {
     pub(super) fn new(e: &'e mut Expander, counts: Option<&'c dyn DeviceRead<u32>>, p1: usize) -> Self {
-        Planned { e, counts, p1, pass2_ran: false, user_pass2: false, maxn_counted: false }
+        e.passes = Passes::default();
+        Planned { e, counts, p1 }
     }
 
     /// The [`ExpandView`] every expansion kernel receives first. To launch your own pass-1
@@ -332,15 +342,35 @@ impl<'e, 'c> Planned<'e, 'c> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn count(&self, gpu: &Gpu) -> Result<usize> {
-        let e = &*self.e;
+        self.e.count(gpu)
+    }
+}
+
+impl Expander {
+    /// [`Planned::count`] of the last expansion, also after its [`Planned`] is gone: **waits**
+    /// for the stream and reads the count the passes left in the expander's control block.
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::{Dispatch, Strategy}, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let counts = gpu.upload(&[4u32, 1])?;
+    /// let mut out = gpu.zeros::<[u32; 2]>(8)?;
+    /// let mut e = gpu.expander(Strategy::ScanFused, 2, 8)?;
+    /// e.pass1(&gpu, &counts)?.pass2(&gpu, &mut out, Dispatch::Persistent)?; // `Planned` dropped
+    /// assert_eq!(e.count(&gpu)?, 5);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn count(&self, gpu: &Gpu) -> Result<usize> {
+        let e = self;
         let counts_pairs = e.strategy.facts().pass2_counts_pairs;
+        let passes = self.passes;
         ensure_input!(
-            !counts_pairs || self.pass2_ran || self.user_pass2,
+            !counts_pairs || passes.pass2_ran || passes.user_pass2,
             "{} counts its items in pass 2: run a pass 2 before asking for the count",
             e.strategy.name()
         );
         let c = e.control(gpu)?;
-        let needed = if counts_pairs && !self.user_pass2 { c.counter as u64 } else { c.total };
+        let needed = if counts_pairs && !passes.user_pass2 { c.counter as u64 } else { c.total };
         if c.flags & FLAG_MAX_N != 0 {
             let max_n = e.strategy.max_n().unwrap_or(0);
             return Err(Error::InvalidInput(format!("a source spawns more than max_n = {max_n} items")));

@@ -47,13 +47,13 @@ impl Planned<'_, '_> {
         if !out.is_empty() {
             crate::error::ensure_aligned("expansion output", gpu.device_address(out)?, 16)?;
         }
-        self.user_pass2 = false;
-        if facts.pass2_counts_pairs && self.pass2_ran {
+        self.e.passes.user_pass2 = false;
+        if facts.pass2_counts_pairs && self.e.passes.pass2_ran {
             // This pass 2 counts the pairs it writes in the control block: start again from zero.
             let counter = std::mem::offset_of!(Control, counter) / 4;
             gpu.zero_words(&mut self.e.state, counter..counter + 1)?;
         }
-        self.pass2_ran = true;
+        self.e.passes.pass2_ran = true;
         if dispatch == Dispatch::ReadBack {
             gpu.refuse_in_capture("Dispatch::ReadBack reads the count back (use Dispatch::Persistent)")?;
         }

@@ -104,11 +104,11 @@ impl Planned<'_, '_> {
         if let UserPass2::CountFirst(push) = needs {
             // No pass 1 counted, and a user's pass 2 keeps no count: count on the device first,
             // once per pass 1 (the count adds to the total).
-            if self.p1 > 0 && !self.maxn_counted {
-                self.maxn_counted = true;
+            if self.p1 > 0 && !e.passes.maxn_counted {
+                e.passes.maxn_counted = true;
                 e.launch_push(gpu, push, self.p1, self.counts)?;
             }
-            self.user_pass2 = true;
+            e.passes.user_pass2 = true;
         }
         let (view, _bound) = e.bind_workspace(gpu, self.counts)?;
         let mut l = gpu.kernel_args();
