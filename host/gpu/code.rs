@@ -60,7 +60,8 @@ pub enum PtxReason {
     NoCubin,
     /// `WARPWORK_CODE=ptx` was set when the handle was opened.
     Forced,
-    /// The cubin failed its checks or the driver refused it (the reason).
+    /// The cubin failed its checks (when the handle opened: in [`super::DeviceInfo::code`]) or the
+    /// driver refused it (when the module loaded: in [`super::Gpu::modules`]); the reason.
     CubinFailed(String),
 }
 
@@ -82,14 +83,29 @@ pub const FORCE_PTX_VAR: &str = "WARPWORK_CODE";
 impl Code {
     /// What a device of compute capability `major.minor` is given: its cubin, unless none is
     /// shipped for it or `WARPWORK_CODE=ptx` is set.
+    ///
+    /// The cubins' ELF structure is checked here, for every family (microseconds, nothing is
+    /// loaded): a damaged file makes the device take the PTX with the reason, in
+    /// [`super::DeviceInfo::code`]. A cubin the driver refuses when it loads shows in
+    /// [`super::Gpu::modules`].
     pub(super) fn for_device(major: u32, minor: u32) -> Code {
+        let forced = std::env::var(FORCE_PTX_VAR).is_ok_and(|v| v.eq_ignore_ascii_case("ptx"));
+        Code::choose(major, minor, forced, |family, arch| Shipped::of(family).cubin(arch))
+    }
+
+    /// [`Code::for_device`] with the cubins from `cubin`.
+    fn choose(major: u32, minor: u32, forced: bool, cubin: impl Fn(Family, &str) -> &'static [u8]) -> Code {
         let arch = ptx_arch(major);
-        if std::env::var(FORCE_PTX_VAR).is_ok_and(|v| v.eq_ignore_ascii_case("ptx")) {
+        if forced {
             return Code::Ptx { arch, why: PtxReason::Forced };
         }
-        match cubin_arch(major, minor) {
-            Some(c) => Code::Cubin { arch: c.name },
-            None => Code::Ptx { arch, why: PtxReason::NoCubin },
+        let Some(c) = cubin_arch(major, minor) else {
+            return Code::Ptx { arch, why: PtxReason::NoCubin };
+        };
+        let damaged = Family::ALL.into_iter().find_map(|f| check_cubin(cubin(f, c.name)).err().map(|e| (f, e)));
+        match damaged {
+            Some((f, e)) => Code::Ptx { arch, why: PtxReason::CubinFailed(format!("{} {}: {e}", f.name(), c.name)) },
+            None => Code::Cubin { arch: c.name },
         }
     }
 
@@ -180,5 +196,26 @@ mod tests {
         assert_eq!(Code::for_device(7, 5), Code::Ptx { arch: "sm_70", why: PtxReason::NoCubin });
         assert_eq!(Code::for_device(10, 3), Code::Ptx { arch: "sm_90", why: PtxReason::NoCubin });
         assert_eq!(Code::for_device(9, 0).to_string(), "cubin sm_90");
+    }
+
+    #[test]
+    fn a_damaged_cubin_sends_the_device_to_the_ptx_with_the_reason() {
+        let shipped = |f: Family, arch: &str| Shipped::of(f).cubin(arch);
+        assert_eq!(Code::choose(9, 0, false, shipped), Code::Cubin { arch: "sm_90" });
+        let truncated = |f: Family, arch: &str| {
+            let c = Shipped::of(f).cubin(arch);
+            if f == Family::Scan {
+                &c[..c.len() / 2]
+            } else {
+                c
+            }
+        };
+        match Code::choose(9, 0, false, truncated) {
+            Code::Ptx { arch: "sm_90", why: PtxReason::CubinFailed(reason) } => {
+                assert!(reason.starts_with("scan sm_90: truncated"), "{reason}")
+            }
+            c => panic!("{c:?}"),
+        }
+        assert_eq!(Code::choose(9, 0, true, shipped), Code::Ptx { arch: "sm_90", why: PtxReason::Forced });
     }
 }

@@ -24,9 +24,10 @@ pub struct DeviceInfo {
     pub sm_count: u32,
     /// Device memory in bytes.
     pub total_memory: usize,
-    /// The device code this device is given: the cubin of its architecture, or PTX and why.
-    /// A module whose cubin fails to load falls back to the PTX; [`super::Gpu::modules`] says
-    /// what each loaded module came from.
+    /// The device code this device is given: the cubin of its architecture, or PTX and why (no
+    /// cubin for it, `WARPWORK_CODE=ptx`, or a shipped cubin that failed its checks when the
+    /// handle opened). A module whose cubin the driver then refuses falls back to the PTX;
+    /// [`super::Gpu::modules`] says what each loaded module came from.
     pub code: Code,
 }
 
