@@ -24,22 +24,28 @@ pub enum CountDistribution {
     /// Culling-like: 90% of the sources culled to zero, the survivors uniform in `1..64`
     /// (seed 0xE6).
     Culled,
+    /// Four sources hold every item: 2^22 each (sources `p1/8`, `3·p1/8`, `5·p1/8`, `7·p1/8`; the
+    /// first four below 8 sources), the others nothing — a total of 2^24 whatever P1.
+    FourHeavy,
 }
 
 /// The one source in 1024 of [`CountDistribution::FewHuge`] spawns this many.
 const FEW_HUGE_N: u32 = 1 << 15;
+/// What each of the four sources of [`CountDistribution::FourHeavy`] spawns.
+const FOUR_HEAVY_N: u32 = 1 << 22;
 /// The share of sources that spawn nothing in the mostly-zero and culled distributions.
 const ZERO_SHARE: f64 = 0.9;
 
 impl CountDistribution {
     /// Every distribution, in the benchmark's order.
-    pub const ALL: [CountDistribution; 6] = [
+    pub const ALL: [CountDistribution; 7] = [
         CountDistribution::Uniform,
         CountDistribution::PowerLaw,
         CountDistribution::PowerLawMostlyZero,
         CountDistribution::SmallN,
         CountDistribution::FewHuge,
         CountDistribution::Culled,
+        CountDistribution::FourHeavy,
     ];
 
     /// The name in the benchmark's tables.
@@ -51,6 +57,7 @@ impl CountDistribution {
             CountDistribution::SmallN => "small N<=4",
             CountDistribution::FewHuge => "few huge",
             CountDistribution::Culled => "culled 90%",
+            CountDistribution::FourHeavy => "four hold all",
         }
     }
 
@@ -63,6 +70,8 @@ impl CountDistribution {
             CountDistribution::PowerLawMostlyZero | CountDistribution::Culled => 100,
             CountDistribution::SmallN => 800,
             CountDistribution::FewHuge => 10,
+            // Four in P1: a thousandth or less from P1 = 4000 on (rounded up).
+            CountDistribution::FourHeavy => 1,
         }
     }
 
@@ -73,6 +82,7 @@ impl CountDistribution {
             CountDistribution::PowerLaw | CountDistribution::PowerLawMostlyZero => 1 << 16,
             CountDistribution::SmallN => 4,
             CountDistribution::FewHuge => FEW_HUGE_N,
+            CountDistribution::FourHeavy => FOUR_HEAVY_N,
         }
     }
 
@@ -95,6 +105,10 @@ impl CountDistribution {
             }
             CountDistribution::Culled => {
                 generate(p1, 0xE6, |r| if r.random_bool(ZERO_SHARE) { 0 } else { r.random_range(1..64) })
+            }
+            CountDistribution::FourHeavy => {
+                let heavy = |i: usize| if p1 < 8 { i < 4 } else { [1, 3, 5, 7].iter().any(|&k| i == k * p1 / 8) };
+                (0..p1).map(|i| if heavy(i) { FOUR_HEAVY_N } else { 0 }).collect()
             }
         }
     }
@@ -133,6 +147,11 @@ mod tests {
         assert!(culled.iter().all(|&n| n < 64) && culled.iter().filter(|&&n| n > 0).count() > p1 / 20);
         assert!(zero_share(&CountDistribution::Uniform.counts(p1)) < 0.05);
         assert_eq!(CountDistribution::FewHuge.counts(100).iter().filter(|&&n| n > 0).count(), 1);
+        for p1 in [1usize, 5, 8, 1000, 1 << 22] {
+            let four = CountDistribution::FourHeavy.counts(p1);
+            assert_eq!(four.iter().filter(|&&n| n > 0).count(), p1.min(4), "P1 = {p1}");
+            assert_eq!(four.iter().map(|&n| n as u64).sum::<u64>(), p1.min(4) as u64 * (1 << 22));
+        }
     }
 
     #[test]
