@@ -15,7 +15,7 @@ mod own;
 pub use code::{Code, ModuleInfo, PtxReason, FORCE_PTX_VAR};
 pub use loaded::DeviceInfo;
 use loaded::{driver_present, Loaded};
-pub use own::DeviceCode;
+pub use own::{DeviceCode, Kernels};
 use warpwork_abi::modules::Family;
 
 /// warpwork on one device: its kernels loaded into a CUDA context, and the stream its calls on
@@ -383,6 +383,27 @@ impl Gpu {
     pub fn load(&self, code: &'static DeviceCode) -> Result<Arc<cudarc::driver::CudaModule>> {
         self.context().bind_to_thread()?;
         self.loaded.own_module(code)
+    }
+
+    /// The kernels `names` of `code` ([`Gpu::load`]'s module), looked up once: what an object of
+    /// your crate keeps to launch from, with [`Kernels::get`] per launch.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use warpwork::DeviceCode;
+    /// static MY_KERNELS: DeviceCode = DeviceCode {
+    ///     name: "my-kernels",
+    ///     ptx: &[("sm_70", ".version 6.0\n.target sm_70\n.address_size 64\n.visible .entry noop()\n{ ret; }\n")],
+    ///     cubins: &[],
+    /// };
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let kernels = gpu.kernels(&MY_KERNELS, &["noop"])?;
+    /// let noop = kernels.get("noop")?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn kernels(&self, code: &'static DeviceCode, names: &[&'static str]) -> Result<Kernels> {
+        self.context().bind_to_thread()?;
+        self.loaded.own_kernels(code, names)
     }
 
     /// The modules loaded into this handle's context so far: each family's, what it was loaded

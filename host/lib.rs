@@ -132,7 +132,7 @@ mod transfer;
 
 pub use cudarc;
 pub use error::{Error, Result};
-pub use gpu::{Code, DeviceCode, DeviceInfo, Gpu, ModuleInfo, PtxReason, FORCE_PTX_VAR};
+pub use gpu::{Code, DeviceCode, DeviceInfo, Gpu, Kernels, ModuleInfo, PtxReason, FORCE_PTX_VAR};
 pub use launch::KernelArgs;
 pub use memory::{DeviceRead, DeviceWrite, RawSlice, RawSliceMut};
 /// The layouts, codes, tuning constants and kernel names the kernels share with this library

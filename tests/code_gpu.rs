@@ -89,7 +89,9 @@ fn cubins_ptx_and_first_use_in_a_capture() {
     let module = gpu.load(&OWN).unwrap();
     let other = Gpu::from_stream(gpu.context().new_stream().unwrap()).unwrap();
     assert!(std::sync::Arc::ptr_eq(&module, &other.load(&OWN).unwrap()), "one load per context");
-    let f = module.load_function("write_seven").unwrap();
+    let kernels = other.kernels(&OWN, &["write_seven"]).unwrap();
+    assert!(kernels.get("write_eight").is_err());
+    let f = kernels.get("write_seven").unwrap().clone();
     let mut out = gpu.zeros::<u32>(1).unwrap();
     let mut l = gpu.kernel_args();
     l.write(&mut out);

@@ -5,8 +5,9 @@
 use super::code::{check_cubin, Code};
 use super::loaded::{Loaded, RelaxedCapture};
 use crate::{Error, Result};
-use cudarc::driver::CudaModule;
+use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The kernels a crate of your own ships, for [`crate::Gpu::load`]: PTX for one or more targets
@@ -54,6 +55,21 @@ impl DeviceCode {
             .map(|(_, text)| text)
     }
 
+    /// The kernels its PTX defines (the names after `.entry`, over every target): for a test that
+    /// the kernel list a crate looks up is exactly what it ships.
+    ///
+    /// ```
+    /// static CODE: warpwork::DeviceCode = warpwork::DeviceCode {
+    ///     name: "demo",
+    ///     ptx: &[("sm_70", ".version 6.0\n.target sm_70\n.visible .entry blur(\n.param .u64 a\n)\n{ ret; }\n")],
+    ///     cubins: &[],
+    /// };
+    /// assert_eq!(CODE.entries(), std::collections::BTreeSet::from(["blur"]));
+    /// ```
+    pub fn entries(&self) -> BTreeSet<&'static str> {
+        self.ptx.iter().flat_map(|&(_, text)| ptx_entries(text)).collect()
+    }
+
     /// The cubin of architecture `sm_{major}{minor}` exactly, if shipped.
     pub fn cubin_for(&self, major: u32, minor: u32) -> Option<&'static [u8]> {
         let device = 10 * major + minor;
@@ -61,7 +77,60 @@ impl DeviceCode {
     }
 }
 
+/// The kernels a PTX text defines: the names after `.entry`.
+pub(super) fn ptx_entries(ptx: &str) -> BTreeSet<&str> {
+    ptx.lines()
+        .filter_map(|l| {
+            l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry "))
+        })
+        .map(|rest| rest.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or(""))
+        .collect()
+}
+
+/// Kernels of a [`DeviceCode`] in one context, each looked up once by name (never per launch),
+/// from [`crate::Gpu::kernels`]. Holds the module, so it stays loaded while the kernels are used.
+#[derive(Clone)]
+pub struct Kernels {
+    code: &'static DeviceCode,
+    _module: Arc<CudaModule>,
+    functions: Vec<(&'static str, CudaFunction)>,
+}
+
+impl std::fmt::Debug for Kernels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<_> = self.functions.iter().map(|(n, _)| *n).collect();
+        write!(f, "Kernels({}: {names:?})", self.code.name)
+    }
+}
+
+impl Kernels {
+    /// The kernel named `name`: [`Error::InvalidInput`] for one that was not looked up.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # static CODE: warpwork::DeviceCode = warpwork::DeviceCode { name: "demo", ptx: &[], cubins: &[] };
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let kernels = gpu.kernels(&CODE, &["blur"])?;
+    /// let blur = kernels.get("blur")?;
+    /// assert!(kernels.get("sharpen").is_err());
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn get(&self, name: &str) -> Result<&CudaFunction> {
+        self.functions
+            .iter()
+            .find_map(|(n, f)| (*n == name).then_some(f))
+            .ok_or_else(|| Error::InvalidInput(format!("{}: no kernel named {name:?} was looked up", self.code.name)))
+    }
+}
+
 impl Loaded {
+    /// `code` in this context, loaded on first use and shared after, with `names` looked up.
+    pub(super) fn own_kernels(&self, code: &'static DeviceCode, names: &[&'static str]) -> Result<Kernels> {
+        let module = self.own_module(code)?;
+        let functions = names.iter().map(|&n| Ok((n, module.load_function(n)?))).collect::<Result<_>>()?;
+        Ok(Kernels { code, _module: module, functions })
+    }
+
     /// `code` in this context, loaded on first use and shared after.
     pub(super) fn own_module(&self, code: &'static DeviceCode) -> Result<Arc<CudaModule>> {
         let key = code as *const DeviceCode as usize;
@@ -117,5 +186,11 @@ mod tests {
         assert_eq!(CODE.cubin_for(8, 0), None);
         assert_eq!(CODE.cubin_for(9, 0), Some(&b"ninety-a"[..]));
         assert_eq!(arch_number("compute_90"), None);
+    }
+
+    #[test]
+    fn entry_names_are_read_from_ptx() {
+        let ptx = ".version 6.0\n.visible .entry scan_x(\n\t.param .u64 a\n)\n.entry other (\n.func helper(";
+        assert_eq!(ptx_entries(ptx), BTreeSet::from(["scan_x", "other"]));
     }
 }

@@ -41,9 +41,8 @@ pub mod cpu;
 mod module;
 
 use abi::{kernels, lighting, particles};
-use module::Kernels;
 use warpwork::cudarc::driver::{CudaSlice, LaunchConfig};
-use warpwork::{DeviceRead, DeviceWrite, Error, Gpu, Result};
+use warpwork::{DeviceRead, DeviceWrite, Error, Gpu, Kernels, Result};
 
 pub use abi::lighting::{tile_grid, Light, Shading, TileLights, TILE};
 pub use abi::particles::Step;
@@ -148,8 +147,8 @@ impl Partition {
 }
 
 /// The access-pattern kernels loaded into one [`Gpu`]'s context, launched on that handle's
-/// stream. Make one per handle and keep it: [`Access::new`] loads the module (the driver compiles
-/// the PTX), every call after that only launches.
+/// stream. Make one per handle and keep it: [`Access::new`] looks up the kernels (the first on a
+/// context loads the module, and the driver compiles its PTX), every call after that only launches.
 pub struct Access<'g> {
     gpu: &'g Gpu,
     kernels: Kernels,
@@ -171,7 +170,7 @@ impl<'g> Access<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn new(gpu: &'g Gpu) -> Result<Self> {
-        Ok(Access { gpu, kernels: Kernels::load(gpu)? })
+        Ok(Access { gpu, kernels: gpu.kernels(&module::DEVICE_CODE, &kernels::KERNELS)? })
     }
 
     /// The handle whose context and stream this uses.

@@ -1,16 +1,15 @@
 //! [`Life`]: a board on the GPU, advanced by one chosen [`Kernel`].
 
 use crate::abi::kernels;
-use crate::module::Kernels;
 use crate::support::ensure_input;
 use crate::transfer::{self, Boards};
 use crate::{BitGrid, Error, Kernel, Layout, Result, BIT64_OUT_LANES};
 use warpwork::cudarc::driver::{CudaFunction, LaunchConfig};
-use warpwork::Gpu;
+use warpwork::{Gpu, Kernels};
 
 /// A Life board on the GPU, advanced by one chosen [`Kernel`]. It borrows the [`Gpu`] handle
-/// (its launches go to that handle's stream) and holds the Life kernels' module, loaded into the
-/// handle's context when the board is made.
+/// (its launches go to that handle's stream) and holds the Life kernels, looked up when the board
+/// is made from the module the context's first board loaded ([`Gpu::kernels`]).
 pub struct Life<'g> {
     gpu: &'g Gpu,
     kernels: Kernels,
@@ -36,7 +35,7 @@ impl<'g> Life<'g> {
     /// device is out of memory) and filled 2^20 cells at a time.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{BitGrid, Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let life = Life::new(&gpu, Kernel::Tiled, &BitGrid::random(1000, 500, 0.3, 1)?)?;
@@ -46,7 +45,8 @@ impl<'g> Life<'g> {
     pub fn new(gpu: &'g Gpu, kernel: Kernel, grid: &BitGrid) -> Result<Self> {
         let (width, height) = (grid.width(), grid.height());
         kernel.check_size(width, height)?;
-        let kernels = Kernels::load(gpu)?;
+        // The module is loaded once per context (the first board's), its kernels looked up here.
+        let kernels = gpu.kernels(&crate::module::DEVICE_CODE, &kernels::KERNELS)?;
         let boards = transfer::upload(gpu, kernel.layout(), kernel == Kernel::Sparse, grid)?;
         Ok(Life { gpu, kernels, kernel, width, height, boards, cur: 0, generation: 0, strip_rows: None })
     }
@@ -55,7 +55,7 @@ impl<'g> Life<'g> {
     /// with [`BitGrid::with_limits`] and call [`Life::new`]).
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let life = Life::empty(&gpu, Kernel::Bit64, 4096, 1024)?;
@@ -72,7 +72,7 @@ impl<'g> Life<'g> {
     /// (within [`crate::Limits::DEFAULT`], like [`Life::empty`]).
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let mut life = Life::random(&gpu, Kernel::Byte, 1000, 1000, 0.3, 42)?;
@@ -89,7 +89,7 @@ impl<'g> Life<'g> {
     /// [`crate::Limits::DEFAULT`], like [`Life::empty`]).
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{pattern, Kernel, Life, Limits};
     /// let gpu = Gpu::new(0)?;
     /// let glider = pattern::parse(pattern::builtin("glider").unwrap(), &Limits::DEFAULT)?.grid;
@@ -106,7 +106,7 @@ impl<'g> Life<'g> {
     /// The kernel that advances this board.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let life = Life::empty(&gpu, Kernel::FASTEST, 128, 128)?;
@@ -119,7 +119,7 @@ impl<'g> Life<'g> {
     /// Width in cells.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let life = Life::empty(&gpu, Kernel::Multi, 300, 200)?;
@@ -132,7 +132,7 @@ impl<'g> Life<'g> {
     /// Height in cells.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let life = Life::empty(&gpu, Kernel::Multi, 300, 200)?;
@@ -145,7 +145,7 @@ impl<'g> Life<'g> {
     /// Generations advanced since creation.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let mut life = Life::empty(&gpu, Kernel::Bit64T8, 512, 512)?;
@@ -163,7 +163,7 @@ impl<'g> Life<'g> {
     /// `None` restores it.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let mut life = Life::random(&gpu, Kernel::Bit64T4, 4096, 4096, 0.3, 1)?;
@@ -183,7 +183,7 @@ impl<'g> Life<'g> {
     /// last wave), with strips near `16·gens` rows tall.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let life = Life::empty(&gpu, Kernel::Bit64T8, 8192, 8192)?;
@@ -210,7 +210,7 @@ impl<'g> Life<'g> {
     /// Temporally blocked kernels take as many full launches as fit and finish with shorter ones.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let blinker = warpwork_life::BitGrid::from_words(3, 1, vec![0b111])?;
@@ -295,7 +295,7 @@ impl<'g> Life<'g> {
     /// board holding the previous generation.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let mut life = Life::random(&gpu, Kernel::Ballot, 100, 100, 0.3, 7)?;
@@ -336,7 +336,7 @@ impl<'g> Life<'g> {
     /// the host needs the packed board and a few MiB, whatever the device layout.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let board = warpwork_life::BitGrid::random(640, 480, 0.5, 3)?;
@@ -352,7 +352,7 @@ impl<'g> Life<'g> {
     /// count comes back). Waits for the GPU.
     ///
     /// ```no_run
-    /// use warpwork::Gpu;
+    /// use warpwork::{Gpu, Kernels};
     /// use warpwork_life::{Kernel, Life};
     /// let gpu = Gpu::new(0)?;
     /// let board = warpwork_life::BitGrid::random(640, 480, 0.5, 3)?;

@@ -4,15 +4,7 @@ use std::collections::BTreeSet;
 use warpwork_abi::kernels::all_kernels;
 use warpwork_abi::modules::{CUBIN_ARCHS, PTX_ARCHS};
 
-/// The kernels a PTX module defines: the names after `.entry`.
-fn entries(ptx: &str) -> BTreeSet<&str> {
-    ptx.lines()
-        .filter_map(|l| {
-            l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry "))
-        })
-        .map(|rest| rest.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or(""))
-        .collect()
-}
+use crate::gpu::own::ptx_entries as entries;
 
 #[test]
 fn every_module_exports_exactly_its_family() {
@@ -70,12 +62,6 @@ fn kernels_named_in_doc_examples_exist() {
         }
     }
     assert!(named >= 4, "the scan found the examples ({named} names)");
-}
-
-#[test]
-fn entry_names_are_read_from_ptx() {
-    let ptx = ".version 6.0\n.visible .entry scan_x(\n\t.param .u64 a\n)\n.entry other (\n.func helper(";
-    assert_eq!(entries(ptx), BTreeSet::from(["scan_x", "other"]));
 }
 
 /// A cubin that is truncated, or built for another architecture, falls back to the PTX with the
