@@ -98,7 +98,7 @@ fn spawn(family: &str, ptx: bool, cache: Option<&std::path::Path>) -> Result<Sta
     let mut f = text.trim().splitn(5, ' ');
     let mut num = || f.next().and_then(|s| s.parse::<f64>().ok()).unwrap_or(f64::NAN);
     let (start, opened, done, load) = (num(), num(), num(), num());
-    let code = text.trim().splitn(5, ' ').nth(4).unwrap_or("").to_owned();
+    let code = f.next().unwrap_or("").to_owned();
     Ok(Stamps { to_main: start - spawned, gpu_new: opened - start, first_result: done - opened, load, code })
 }
 
