@@ -31,11 +31,28 @@ pub struct DeviceInfo {
     pub code: Code,
 }
 
-/// One family's module, loaded: its functions, looked up once.
+/// One family's module, loaded: its functions, each looked up the first time it is needed (the
+/// driver loads a kernel's code when it is looked up, so a process that runs three kernels of
+/// a family does not wait for all seventy).
 pub(super) struct FamilyModule {
-    _module: Arc<CudaModule>,
-    pub(super) functions: HashMap<&'static str, CudaFunction>,
+    module: Arc<CudaModule>,
+    functions: HashMap<&'static str, OnceLock<CudaFunction>>,
     pub(super) info: ModuleInfo,
+}
+
+impl FamilyModule {
+    /// Kernel `name` (one of the family's), looked up on first use.
+    fn function(&self, name: &str) -> Result<&CudaFunction> {
+        let slot = self.functions.get(name).expect("a family's module has every kernel of its family");
+        if let Some(f) = slot.get() {
+            return Ok(f);
+        }
+        // Looking a kernel up may load its code, which a global-mode capture forbids (as `load`).
+        let _relaxed = RelaxedCapture::new();
+        let f = self.module.load_function(name)?;
+        // Two threads may both look it up: the first stored wins, and both are the same kernel.
+        Ok(slot.get_or_init(|| f))
+    }
 }
 
 /// What every handle on one context shares: the device's facts, the modules loaded so far, and
@@ -105,8 +122,7 @@ impl Loaded {
     pub(super) fn function(&self, name: &str) -> Result<&CudaFunction> {
         let family =
             family_of(name).ok_or_else(|| Error::InvalidInput(format!("warpwork has no kernel named {name:?}")))?;
-        let module = self.module(family)?;
-        Ok(module.functions.get(name).expect("a family's module has every kernel of its family"))
+        self.module(family)?.function(name)
     }
 
     /// The family's module, loaded on first use.
@@ -166,9 +182,14 @@ pub(super) fn load(ctx: &Arc<CudaContext>, family: Family, code: &Code, cubin: &
         },
         Code::Ptx { arch, .. } => (ctx.load_module(Ptx::from_src(shipped.ptx(arch)))?, code.clone()),
     };
-    let functions = family.kernels().map(|k| Ok((k, module.load_function(k)?))).collect::<Result<HashMap<_, _>>>()?;
-    let info = ModuleInfo { family, code, load_time: start.elapsed() };
-    Ok(FamilyModule { _module: module, functions, info })
+    // The module's kernels are looked up on first use; one now, so that a module the driver
+    // accepted but cannot run fails here.
+    let functions: HashMap<_, _> = family.kernels().map(|k| (k, OnceLock::new())).collect();
+    let loaded = FamilyModule { module, functions, info: ModuleInfo { family, code, load_time: Default::default() } };
+    if let Some(first) = family.kernels().next() {
+        loaded.function(first)?;
+    }
+    Ok(FamilyModule { info: ModuleInfo { load_time: start.elapsed(), ..loaded.info }, ..loaded })
 }
 
 /// This thread's stream-capture mode set to relaxed until dropped (the mode it replaced, if
