@@ -45,9 +45,9 @@ impl What {
         }
     }
 
-    /// Whether `--size` replaces the bench's range of sizes.
+    /// Whether `--size` replaces the bench's range of sizes (for `expand`, its P1s).
     fn takes_size(self) -> bool {
-        matches!(self, What::Compact | What::Scan)
+        matches!(self, What::Compact | What::Scan | What::Expand)
     }
 
     /// Whether the bench times repetitions (and so takes `--reps` and `--paced`) and has sizes up
@@ -90,7 +90,8 @@ pub struct BenchArgs {
     /// `ordered, flagged`; scan: `u32`, `u64`), and CUB only beside those.
     #[arg(long, value_name = "ROW")]
     only: Option<String>,
-    /// One input size instead of the bench's range: `2^28` or `268435456` (compact, scan).
+    /// One input size instead of the bench's range: `2^28` or `268435456` (compact, scan; for
+    /// expand, the P1).
     #[arg(long, value_name = "N", value_parser = parse_size)]
     size: Option<usize>,
     /// Output: Markdown tables, one JSON document, or CSV (every row of every table, with min,
@@ -132,6 +133,11 @@ impl BenchArgs {
         self.size.map_or_else(|| sizes(self.max_log2(), step), |n| vec![n])
     }
 
+    /// `--size`, where given.
+    pub fn size(&self) -> Option<usize> {
+        self.size
+    }
+
     /// Whether row `name` is wanted (`--only`).
     pub fn wants(&self, name: &str) -> bool {
         self.only.as_deref().is_none_or(|o| name.contains(o))
@@ -147,7 +153,7 @@ impl BenchArgs {
         let refuse = |m: String| Err(Error::InvalidInput(m));
         let bench = self.what.name();
         if self.size.is_some() && !self.what.takes_size() {
-            return refuse(format!("--size is for compact and scan, not {bench}"));
+            return refuse(format!("--size is for compact, scan and expand, not {bench}"));
         }
         if self.size.is_some() && self.max_log2_arg.is_some() {
             return refuse("--size and --max-log2 together: --size replaces the range --max-log2 ends".into());
@@ -242,8 +248,8 @@ mod tests {
     fn options_that_do_not_apply_are_refused() {
         refused("compact --only nothing", "no row of compact");
         refused("scan --only ordered", "rows: u32; u64");
-        refused("life --size 2^20", "--size is for compact and scan");
-        refused("expand --size 2^20", "not expand");
+        refused("life --size 2^20", "--size is for compact, scan and expand");
+        assert_eq!(parse("expand --size 2^18").unwrap().size, Some(1 << 18));
         refused("access --only lane", "--only is for compact and scan");
         refused("compact --size 2^20 --max-log2 20", "together");
         refused("startup --max-log2 20", "--max-log2 is not for startup");
