@@ -84,6 +84,8 @@ struct SelectCase {
 /// count is read after each replay.
 struct ExpandCase {
     strategy: Strategy,
+    /// Both passes by `Expander::expand` (S2.5f: one launch) instead of `pass1` and `pass2`.
+    one_call: bool,
     out: CudaSlice<[u32; 2]>,
 }
 
@@ -144,12 +146,22 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
         .collect();
     let mut scan_out = gpu.filled::<u32>(n, 0xAB).unwrap();
     let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_len::<u32>(n)).unwrap();
-    let strategies =
-        [Strategy::ScanFused, Strategy::ScanBinarySearch, Strategy::AppendPerItem, Strategy::MaxN { max_n: 1 << 10 }];
-    let mut expanders: Vec<_> = strategies.iter().map(|&s| gpu.expander(s, p1, capacity(p1)).unwrap()).collect();
+    let strategies = [
+        (Strategy::ScanFused, true),
+        (Strategy::ScanFused, false),
+        (Strategy::ScanBinarySearch, false),
+        (Strategy::AppendPerItem, true),
+        (Strategy::MaxN { max_n: 1 << 10 }, false),
+    ];
+    let mut expanders: Vec<_> = strategies.iter().map(|&(s, _)| gpu.expander(s, p1, capacity(p1)).unwrap()).collect();
+    assert!(expanders[0].runs_once(p1), "the graph holds S2.5f's one launch");
     let mut expands: Vec<ExpandCase> = strategies
         .iter()
-        .map(|&strategy| ExpandCase { strategy, out: gpu.filled::<[u32; 2]>(capacity(p1), 0xAB).unwrap() })
+        .map(|&(strategy, one_call)| ExpandCase {
+            strategy,
+            one_call,
+            out: gpu.filled::<[u32; 2]>(capacity(p1), 0xAB).unwrap(),
+        })
         .collect();
     // The graph reads the counts through their address, so that they can be refilled between
     // replays while the planned expansions (which borrow what pass 1 read) live.
@@ -172,9 +184,13 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
         }
         g.exclusive_scan_into(items_ref, scan_ref, scratch_ref)?;
         for (e, case) in expanders_ref.iter_mut().zip(expands_ref.iter_mut()) {
-            let mut p = e.pass1(g, cv)?;
-            p.pass2(g, &mut case.out, Dispatch::Persistent)?;
-            planned_ref.push(p);
+            if case.one_call {
+                planned_ref.push(e.expand(g, cv, &mut case.out)?);
+            } else {
+                let mut p = e.pass1(g, cv)?;
+                p.pass2(g, &mut case.out, Dispatch::Persistent)?;
+                planned_ref.push(p);
+            }
         }
         Ok(())
     });
@@ -196,7 +212,8 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
         assert!(scanned == cpu_expand::exclusive_scan_u32(&input.items), "replay {r}: scan differs");
         let want = cpu_expand::expand(&input.counts);
         for (p, case) in planned.iter().zip(&expands) {
-            check_expand(&gpu, p, case, &input.counts, &want, &format!("replay {r}: expand {}", case.strategy.name()));
+            let how = if case.one_call { "expand" } else { "pass1 + pass2" };
+            check_expand(&gpu, p, case, &input.counts, &want, &format!("replay {r}: {how} {}", case.strategy.name()));
         }
     }
 }

@@ -41,6 +41,9 @@ pub struct Expander {
     srcs: CudaSlice<u32>,
     records: CudaSlice<[u32; 2]>,
     pub(super) pass2_blocks: u32,
+    /// Blocks of the one-launch kernel's persistent grid (0: the strategy has none, or runs
+    /// its 64-bit kernels).
+    pub(super) once_blocks: u32,
     /// What ran since the last pass 1.
     pub(super) passes: Passes,
 }
@@ -139,7 +142,11 @@ impl Gpu {
         let host_view = ExpandView {
             counts: 0,
             ctrl,
-            offsets: self.device_address(&offsets)?,
+            // S2.5f's one launch finds its tile sums through `offsets` (it has no prefixes).
+            offsets: match facts.workspace {
+                Workspace::Fused if offset_bytes == 4 => lookback + 4 * layout.sums_at as u64,
+                _ => self.device_address(&offsets)?,
+            },
             srcs: self.device_address(&srcs)?,
             records: self.device_address(&records)?,
             scan_status: lookback,
@@ -160,6 +167,10 @@ impl Gpu {
         self.upload_into(std::slice::from_ref(&host_view), &mut view)?;
         let wide = offset_bytes == 8;
         let per_sm = self.occupancy(facts.pass2_in(wide), facts.pass2_threads, 0)?.max(1);
+        let once_blocks = match facts.once {
+            Some(once) if !wide => self.occupancy(once, facts.pass2_threads, 0)? * self.info().sm_count,
+            _ => 0,
+        };
         Ok(Expander {
             strategy,
             max_p1,
@@ -171,6 +182,7 @@ impl Gpu {
             srcs,
             records,
             pass2_blocks: per_sm * self.info().sm_count,
+            once_blocks,
             passes: Passes::default(),
         })
     }

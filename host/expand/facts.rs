@@ -78,6 +78,9 @@ pub(super) struct Facts {
     /// Its pass 1 and pass 2 with 64-bit offsets and destination indices, for capacities past
     /// `u32::MAX` (`None`: the strategy stays 32-bit and refuses them).
     pub wide: Option<WideKernels>,
+    /// Its two passes as one kernel `(view, out)` on the persistent grid of that kernel, for up
+    /// to `FUSED_ONCE_MAX_P1` sources with 32-bit offsets ([`super::Expander::expand`]; S2.5f).
+    pub once: Option<&'static str>,
 }
 
 /// A strategy's kernels for 64-bit offsets (launched as the 32-bit ones), and the largest
@@ -137,6 +140,7 @@ pub(super) const MAX_N: Facts = Facts {
     pass2_reads_counts: true,
     user_pass2: UserPass2::CountFirst(Push { kernel: kernels::EXPAND_MAXN_TOTAL, sources_per_block: PUSH_BLOCK }),
     wide: None,
+    once: None,
 };
 
 /// The defaults the rows below start from (what S1 … S3 share); not a strategy itself.
@@ -155,6 +159,7 @@ const BASE: Facts = Facts {
     pass2_reads_counts: false,
     user_pass2: UserPass2::Allowed,
     wide: None,
+    once: None,
 };
 
 pub(super) const APPEND_PER_ITEM: Facts = Facts {
@@ -248,4 +253,5 @@ pub(super) const SCAN_FUSED: Facts = Facts {
         pass2: kernels::EXPAND_PASS2_FUSED_WIDE,
         max_capacity: FUSED_MAX_CAPACITY,
     }),
+    once: Some(kernels::EXPAND_FUSED_ONCE),
 };

@@ -7,7 +7,8 @@
 //! * [`Gpu::expand_with`]: runs **your** pass-2 kernel instead (through an [`Expander`]);
 //!   nothing is materialized.
 //! * [`Expander`]: the reusable form (workspace allocated once, nothing allocated per call),
-//!   with pass 1 and pass 2 as separate calls and a choice of [`Dispatch`] for pass 2. Its
+//!   with both passes in one call ([`Expander::expand`], one launch where it can) or pass 1 and
+//!   pass 2 as separate calls and a choice of [`Dispatch`] for pass 2. Its
 //!   [`Expander::pass1`] borrows the counts and returns a [`Planned`] expansion, the only value
 //!   with a pass 2 and a count: the order of calls is enforced by the types, and the counts
 //!   cannot be freed or written while the kernels reading them may run.
@@ -27,13 +28,14 @@
 //! and sized),
 //! `Auto`'s rule (`auto.rs`), the workspace plan (`workspace.rs`), the [`Expander`]'s state and
 //! the [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
-//! (`pass2.rs`) and a user's pass 2 (`user.rs`).
+//! (`pass2.rs`), both in one call (`once.rs`) and a user's pass 2 (`user.rs`).
 //!
 //! [`Error::CapacityExceeded`]: crate::Error::CapacityExceeded
 
 mod auto;
 mod expander;
 mod facts;
+mod once;
 mod pass1;
 mod pass2;
 mod strategy;
@@ -77,9 +79,7 @@ impl Gpu {
     pub fn expand(&self, counts: &impl DeviceRead<u32>, strategy: Strategy, capacity: usize) -> Result<Expansion> {
         let mut e = self.expander(strategy, counts.len(), capacity)?;
         let mut pairs = self.zeros::<[u32; 2]>(capacity.max(1))?;
-        let mut planned = e.pass1(self, counts)?;
-        planned.pass2(self, &mut pairs, Dispatch::Persistent)?;
-        let count = planned.count(self)?;
+        let count = e.expand(self, counts, &mut pairs)?.count(self)?;
         Ok(Expansion { count, pairs })
     }
 }

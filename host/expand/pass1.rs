@@ -30,12 +30,7 @@ impl Expander {
         // look-back words), and pass 2 clears its claims: no memset before it, one operation
         // less on the stream.
         let clears_itself = facts.pass1_clears_state && p1 > 0;
-        let counts_at = gpu.device_address(counts)?;
-        // The kernels read the counts four at a time (16 bytes): a view that starts inside an
-        // allocation at an odd element is refused before anything is issued.
-        if p1 > 0 {
-            crate::error::ensure_aligned("expansion counts", counts_at, 16)?;
-        }
+        let counts_at = counts_address(gpu, counts)?;
         self.reset_for(gpu, p1, counts_at, !clears_itself)?;
         if let (Some(push), true) = (facts.push_in(self.is_wide()), p1 > 0) {
             self.launch_push(gpu, push, p1, Some(counts))?;
@@ -91,4 +86,14 @@ impl Expander {
         // `capacity`, bound above with the counts) and the `p1` counts.
         unsafe { l.launch(f, cfg) }
     }
+}
+
+/// The counts' device address. The kernels read the counts four at a time (16 bytes): a view
+/// that starts inside an allocation at an odd element is refused before anything is issued.
+pub(super) fn counts_address(gpu: &Gpu, counts: &impl DeviceRead<u32>) -> Result<u64> {
+    let at = gpu.device_address(counts)?;
+    if !counts.is_empty() {
+        crate::error::ensure_aligned("expansion counts", at, 16)?;
+    }
+    Ok(at)
 }

@@ -42,11 +42,7 @@ impl Planned<'_, '_> {
     /// ```
     pub fn pass2(&mut self, gpu: &Gpu, out: &mut impl DeviceWrite<[u32; 2]>, dispatch: Dispatch) -> Result<()> {
         let facts = self.e.strategy.facts();
-        crate::error::ensure_len("expansion output (pairs)", out.len(), self.e.capacity as u64)?;
-        // Pass 2 stores two pairs at a time (16 bytes).
-        if !out.is_empty() {
-            crate::error::ensure_aligned("expansion output", gpu.device_address(out)?, 16)?;
-        }
+        self.e.check_output(gpu, out)?;
         self.e.passes.user_pass2 = false;
         if facts.pass2_counts_pairs && self.e.passes.pass2_ran {
             // This pass 2 counts the pairs it writes in the control block: start again from zero.
@@ -97,6 +93,16 @@ impl Planned<'_, '_> {
 }
 
 impl Expander {
+    /// Refuses, before anything is issued, an output shorter than the capacity or off a 16-byte
+    /// boundary (pass 2 stores two pairs at a time).
+    pub(super) fn check_output(&self, gpu: &Gpu, out: &impl DeviceWrite<[u32; 2]>) -> Result<()> {
+        crate::error::ensure_len("expansion output (pairs)", out.len(), self.capacity as u64)?;
+        if !out.is_empty() {
+            crate::error::ensure_aligned("expansion output", gpu.device_address(out)?, 16)?;
+        }
+        Ok(())
+    }
+
     /// Blocks of pass 2 for `items` destination items ([`PASS2_STEP`] per warp), at most the
     /// persistent grid.
     fn blocks_for(&self, items: u64) -> u32 {

@@ -4,7 +4,7 @@
 use super::facts::Facts;
 use super::{Control, ExpandView, Strategy};
 use crate::{Error, Result};
-use warpwork_abi::expand::fused::{FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
+use warpwork_abi::expand::fused::{FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
 use warpwork_abi::expand::BUCKETS;
 use warpwork_abi::scan::tile_state_words;
 
@@ -60,15 +60,19 @@ pub(super) struct Layout {
     pub srcs: usize,
     /// `[u32; 2]` records.
     pub records: usize,
-    /// `u32` words from [`STATES_AT`] on: S2.5's tile states, or S2.5f's look-back words (every
-    /// word holds a status, so a reset clears them all with the control block).
+    /// `u32` words from [`STATES_AT`] on: S2.5's tile states, or S2.5f's look-back words and
+    /// then its one launch's tile sums (every word holds a status, so a reset clears them all
+    /// with the control block).
     pub lookback_words: usize,
+    /// S2.5f: where its one launch's tile sums (a `u64` per tile) start, in `u32` words from the
+    /// look-back words' start (the view's `offsets` points there).
+    pub sums_at: usize,
 }
 
 impl Layout {
     /// The layout of `facts`' workspace; `offset_bytes` is [`offset_bytes`]'s choice (4 or 8).
     pub(super) fn new(facts: &Facts, p1: usize, capacity: usize, offset_bytes: u32) -> Layout {
-        let none = Layout { offsets: 0, srcs: 0, records: 0, lookback_words: 0 };
+        let none = Layout { offsets: 0, srcs: 0, records: 0, lookback_words: 0, sums_at: 0 };
         // Pass 1's blocks, as it is launched: S2.5's scan tiles, S2.5f's look-back pairs.
         let push_blocks = facts.push.map_or(0, |push| push.blocks(p1));
         match facts.workspace {
@@ -85,10 +89,15 @@ impl Layout {
             Workspace::Fused => {
                 // `warpwork_abi::expand::fused::fused_tiles` for any `usize`, two `u64` look-back
                 // words per pass-1 block; 64-bit plan records take two `[u32; 2]` slots.
+                // The one launch (32-bit offsets only) takes a count of summed tiles on a line
+                // of its own, then a `u64` sum per tile, up to its largest input.
                 let tiles = p1.div_ceil(FUSED_TILE as usize);
                 let words = 4 * push_blocks;
-                let slots = if offset_bytes == 8 { FUSED_WIDE_RECORD_SLOTS } else { 1 };
-                Layout { records: slots * (tiles + 1), lookback_words: words, ..none }
+                let (slots, sums) = match offset_bytes {
+                    8 => (FUSED_WIDE_RECORD_SLOTS, 0),
+                    _ => (1, 2 * (FUSED_ONCE_SUMS_AT + tiles.min(FUSED_ONCE_TILES as usize))),
+                };
+                Layout { records: slots * (tiles + 1), lookback_words: words + sums, sums_at: words, ..none }
             }
         }
     }
@@ -187,8 +196,10 @@ mod tests {
         // Past u32::MAX destination items: 8-byte prefixes, 16-byte tile states.
         let wide = workspace_bytes(Strategy::ScanBinarySearch, p1, 1 << 36) - base;
         assert_eq!(wide, p1 * 8 + (p1 / 4096) * 16);
-        // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block.
-        assert_eq!(workspace_bytes(Strategy::ScanFused, p1, cap) - base, (p1 / 2048 + 1) * 8 + (p1 / 8192) * 16);
+        // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block,
+        // and the one launch's count and sums (a u64 per tile, up to its 128 tiles).
+        let fused = (p1 / 2048 + 1) * 8 + (p1 / 8192) * 16 + (16 + 128) * 8;
+        assert_eq!(workspace_bytes(Strategy::ScanFused, p1, cap) - base, fused);
         // Past u32::MAX: 16-byte plan records.
         let wide = workspace_bytes(Strategy::ScanFused, p1, 1 << 36) - base;
         assert_eq!(wide, (p1 / 2048 + 1) * 16 + (p1 / 8192) * 16);
@@ -228,9 +239,11 @@ mod tests {
         assert_eq!((scan.offsets, scan.lookback_words), (10_000, 6));
         let wide = Layout::new(s25, 10_000, 0, 8);
         assert_eq!((wide.offsets, wide.lookback_words), (20_000, 12));
+        // S2.5f, 5 tiles in 2 pass-1 blocks: two u64 look-back words per block, then (32-bit
+        // offsets only) the one launch's count, on a 128-byte line, and a u64 sum per tile.
         let fused = Layout::new(s25f, 10_000, 0, 4);
-        assert_eq!(fused.records, 5 + 1);
+        assert_eq!((fused.records, fused.lookback_words, fused.sums_at), (5 + 1, 8 + 32 + 10, 8));
         let fused_wide = Layout::new(s25f, 10_000, 0, 8);
-        assert_eq!((fused_wide.records, fused_wide.lookback_words), (2 * (5 + 1), fused.lookback_words));
+        assert_eq!((fused_wide.records, fused_wide.lookback_words), (2 * (5 + 1), 8));
     }
 }

@@ -1,6 +1,9 @@
 //! `warpwork bench expand`: every work-expansion strategy × distribution × P1, materializing the
 //! `(src, local)` pairs. Bytes counted: the counts read (4·P1) plus the pairs written (8·P2) —
 //! the least any strategy must move. Pass 1 is timed alone; pass 2 is the rest of the total.
+//! The total is `Expander::expand`, which runs S2.5f up to 2^18 sources as one launch: such a
+//! row says "(one launch)" (no pass 1 of its own, so those cells are blank), and a second row
+//! "(two launches)" times `pass1` + `pass2` beside it.
 //! Each (distribution, P1) group ends with an `Auto(→ …)` row: `Strategy::Auto`, given the
 //! distribution's bound, timed like the others. A second table gives the fixed overhead
 //! (P1 = 32, N = 1) with the persistent pass 2 (dispatch-indirect emulation) and with
@@ -59,9 +62,12 @@ const DISTRIBUTION: Col = Col::key("N", "distribution", "");
 const P1: Col = Col::key("P1", "p1", "sources");
 const P2: Col = Col::value("P2", "p2", "items");
 
-/// The P1s (sources) of the bench: 2^10, 2^16 and 2^22, up to 2^max-log2.
+/// The P1s (sources) of the bench: `--size`, or 2^10, 2^16 and 2^22, up to 2^max-log2.
 pub fn p1s(args: &BenchArgs) -> Vec<usize> {
-    [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2() as usize).map(|k| 1 << k).collect()
+    match args.size() {
+        Some(p1) => vec![p1],
+        None => [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2() as usize).map(|k| 1 << k).collect(),
+    }
 }
 
 /// One timed row, for the per-case summary.
@@ -86,6 +92,14 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs, report: 
     }
 }
 
+/// How a row runs the two passes: `Expander::expand` (one launch where the strategy has one:
+/// S2.5f up to 2^18 sources), or `pass1` then `pass2` with a dispatch.
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    OneCall,
+    Apart(Dispatch),
+}
+
 /// (pass-1 ms, total ms): device time ([`Gpu::time_ms`]), or with `paced` the time with the host
 /// issuing each launch as the device waits ([`Gpu::paced_time_ms`]; the only way to time
 /// [`Dispatch::ReadBack`], which waits for pass 1 on the host).
@@ -94,12 +108,15 @@ fn time_strategy(
     e: &mut Expander,
     d: &CudaSlice<u32>,
     out: &mut CudaSlice<[u32; 2]>,
-    dispatch: Dispatch,
+    form: Form,
     reps: usize,
     paced: bool,
 ) -> Result<(Stats, Stats)> {
     let p1 = gpu_stats(gpu, 3, reps, paced, || e.pass1(gpu, d).map(drop))?;
-    let total = gpu_stats(gpu, 3, reps, paced, || e.pass1(gpu, d)?.pass2(gpu, out, dispatch))?;
+    let total = match form {
+        Form::OneCall => gpu_stats(gpu, 3, reps, paced, || e.expand(gpu, d, out).map(drop))?,
+        Form::Apart(dispatch) => gpu_stats(gpu, 3, reps, paced, || e.pass1(gpu, d)?.pass2(gpu, out, dispatch))?,
+    };
     Ok((p1, total))
 }
 
@@ -140,62 +157,85 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
             group.push(Strategy::Auto { max_n: Some(bound), nonzero_per_mille, own_pass2: false });
             for s in group {
                 let mut e = gpu.expander(s, p1, p2)?;
-                let name = row_name(s, e.strategy());
-                let (pass1, total) =
-                    time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
-                let (t1, t) = (pass1.median, total.median);
-                let got = {
-                    let mut planned = e.pass1(gpu, &d)?;
-                    planned.pass2(gpu, &mut out, Dispatch::Persistent)?;
-                    planned.count(gpu)?
+                // S2.5f in one launch, and (a row of its own) in two, as `pass1` + `pass2` run it.
+                let forms: &[Form] = if e.runs_once(p1) {
+                    &[Form::OneCall, Form::Apart(Dispatch::Persistent)]
+                } else {
+                    &[Form::OneCall]
                 };
-                if got != p2 {
-                    return Err(Error::InvalidInput(format!("bench self-check: {name} gave {got} of {p2}")));
+                for &form in forms {
+                    let once = form == Form::OneCall && e.runs_once(p1);
+                    let mut name = row_name(s, e.strategy());
+                    if e.runs_once(p1) {
+                        name += if once { " (one launch)" } else { " (two launches)" };
+                    }
+                    let (pass1, total) = time_strategy(gpu, &mut e, &d, &mut out, form, args.reps(), args.paced())?;
+                    let (t1, t) = (pass1.median, total.median);
+                    let got = match form {
+                        Form::OneCall => e.expand(gpu, &d, &mut out)?.count(gpu)?,
+                        Form::Apart(dispatch) => {
+                            let mut planned = e.pass1(gpu, &d)?;
+                            planned.pass2(gpu, &mut out, dispatch)?;
+                            planned.count(gpu)?
+                        }
+                    };
+                    if got != p2 {
+                        return Err(Error::InvalidInput(format!("bench self-check: {name} gave {got} of {p2}")));
+                    }
+                    let read_back = if once {
+                        None
+                    } else {
+                        let rb = Form::Apart(Dispatch::ReadBack);
+                        Some(time_strategy(gpu, &mut e, &d, &mut out, rb, args.reps().min(7), true)?.1)
+                    };
+                    let bytes = 4 * p1 as u64 + 8 * p2 as u64;
+                    let bw = gbps(bytes, t);
+                    let items = p2 as f64 / (t * 1e-3);
+                    let roof_percent = 100.0 * bw / roof;
+                    let dist = dist.name();
+                    // CUB's twin writes the canonical order: on the canonical rows, and on Auto's.
+                    let with_cub = s.is_canonical() || matches!(s, Strategy::Auto { .. });
+                    let [cub_ms, vs] = if with_cub { cub_cells(t, cub) } else { [Value::BLANK, Value::BLANK] };
+                    // Progress on stderr, so a run cut short still reports what it measured.
+                    eprintln!(
+                        "progress: {name} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s",
+                        size(p1),
+                        giga(items)
+                    );
+                    // One launch has no pass 1 of its own to time apart, nor a read-back form.
+                    let (pass1_cell, pass2_cell) = if once {
+                        (Value::BLANK, Value::BLANK)
+                    } else {
+                        (Value::time(pass1, 4), Value::fixed((t - t1).max(0.0), 4))
+                    };
+                    table.row(vec![
+                        Value::text(&name),
+                        Value::text(dist),
+                        Value::Size(p1 as u64),
+                        Value::Int(p2 as u64),
+                        pass1_cell,
+                        pass2_cell,
+                        Value::time(total, 4),
+                        Value::giga(items),
+                        Value::fixed(bw, 0),
+                        Value::fixed(roof_percent, 1),
+                        read_back.map_or(Value::BLANK, |rb| Value::time(rb, 4)),
+                        Value::fixed(workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64, 1),
+                        cub_ms,
+                        vs,
+                    ]);
+                    let case = format!("{dist} P1={}", size(p1));
+                    measured.push(Measured {
+                        case,
+                        strategy: s,
+                        resolved: e.strategy(),
+                        name,
+                        ms: total,
+                        items_per_s: items,
+                        roof_percent,
+                        cub_ms: cub,
+                    });
                 }
-                let (_, read_back) =
-                    time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps().min(7), true)?;
-                let rb = read_back.median;
-                let bytes = 4 * p1 as u64 + 8 * p2 as u64;
-                let bw = gbps(bytes, t);
-                let items = p2 as f64 / (t * 1e-3);
-                let roof_percent = 100.0 * bw / roof;
-                let dist = dist.name();
-                // CUB's twin writes the canonical order: on the canonical rows, and on Auto's.
-                let with_cub = s.is_canonical() || matches!(s, Strategy::Auto { .. });
-                let [cub_ms, vs] = if with_cub { cub_cells(t, cub) } else { [Value::BLANK, Value::BLANK] };
-                // Progress on stderr, so a run cut short still reports what it measured.
-                eprintln!(
-                    "progress: {name} {dist} P1={} total {t:.4} ms pass1 {t1:.4} ms {} G/s read-back {rb:.4} ms",
-                    size(p1),
-                    giga(items)
-                );
-                table.row(vec![
-                    Value::text(&name),
-                    Value::text(dist),
-                    Value::Size(p1 as u64),
-                    Value::Int(p2 as u64),
-                    Value::time(pass1, 4),
-                    Value::fixed((t - t1).max(0.0), 4),
-                    Value::time(total, 4),
-                    Value::giga(items),
-                    Value::fixed(bw, 0),
-                    Value::fixed(roof_percent, 1),
-                    Value::time(read_back, 4),
-                    Value::fixed(workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64, 1),
-                    cub_ms,
-                    vs,
-                ]);
-                let case = format!("{dist} P1={}", size(p1));
-                measured.push(Measured {
-                    case,
-                    strategy: s,
-                    resolved: e.strategy(),
-                    name,
-                    ms: total,
-                    items_per_s: items,
-                    roof_percent,
-                    cub_ms: cub,
-                });
             }
         }
     }
@@ -217,23 +257,33 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
     let mut out = gpu.zeros::<[u32; 2]>(32)?;
     for s in strategies(32, 1) {
         let mut e = gpu.expander(s, 32, 32)?;
-        let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), args.paced())?;
-        let (_, pp) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::Persistent, args.reps(), true)?;
-        let (_, r) = time_strategy(gpu, &mut e, &d, &mut out, Dispatch::ReadBack, args.reps(), true)?;
-        let launches = match s {
-            Strategy::MaxN { .. } => "memset + 1",
-            // Its pass 1 leaves the control block clean for the next.
-            Strategy::ScanFused => "2",
-            Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
-            _ => "memset + 2",
-        };
-        t.row(vec![
-            Value::text(s.name()),
-            Value::time(p, 4),
-            Value::time(pp, 4),
-            Value::time(r, 4),
-            Value::text(launches),
-        ]);
+        let forms: &[Form] =
+            if e.runs_once(32) { &[Form::OneCall, Form::Apart(Dispatch::Persistent)] } else { &[Form::OneCall] };
+        for &form in forms {
+            let once = form == Form::OneCall && e.runs_once(32);
+            let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, form, args.reps(), args.paced())?;
+            let (_, pp) = time_strategy(gpu, &mut e, &d, &mut out, form, args.reps(), true)?;
+            let read_back = if once {
+                Value::DASH
+            } else {
+                let rb = Form::Apart(Dispatch::ReadBack);
+                Value::time(time_strategy(gpu, &mut e, &d, &mut out, rb, args.reps(), true)?.1, 4)
+            };
+            let launches = match s {
+                Strategy::MaxN { .. } => "memset + 1",
+                // Its passes leave the control block clean for the next.
+                Strategy::ScanFused if once => "1",
+                Strategy::ScanFused => "2",
+                Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
+                _ => "memset + 2",
+            };
+            let name = match (s, once) {
+                (Strategy::ScanFused, true) => format!("{} (one launch)", s.name()),
+                (Strategy::ScanFused, false) => format!("{} (two launches)", s.name()),
+                _ => s.name().to_string(),
+            };
+            t.row(vec![Value::text(&name), Value::time(p, 4), Value::time(pp, 4), read_back, Value::text(launches)]);
+        }
     }
     if let Some(peer) = peer {
         let mut temp = peer.expand_temp(gpu, 32)?;

@@ -58,6 +58,8 @@ kernel_names! {
     EXPAND_PASS2_FUSED = "expand_pass2_fused";
     /// S2.5f pass 2 with 64-bit destination indices.
     EXPAND_PASS2_FUSED_WIDE = "expand_pass2_fused_wide";
+    /// S2.5f's two passes in one launch, for small inputs.
+    EXPAND_FUSED_ONCE = "expand_fused_once";
     /// A pass 2 written as users write theirs (`for_each`): counts hits and local sums per
     /// source, for the tests.
     EXPAND_FOR_EACH_HISTOGRAM = "expand_for_each_histogram";

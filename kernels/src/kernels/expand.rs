@@ -109,6 +109,17 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_fused_wide(view: *const ExpandVie
     fused::for_each_fused::<u64>(&*view, smem, |d, src, local, n| write_pairs(out, d, src, local, n));
 }
 
+/// S2.5f's two passes in one launch (32-bit destination indices; the host's choice for at most
+/// `FUSED_ONCE_MAX_P1` sources): a persistent grid of `FUSED_PASS2_THREADS`-thread blocks, at
+/// least one per tile (see `crate::device::expand::fused::once`).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn expand_fused_once(view: *const ExpandView, out: *mut [u32; 2]) {
+    use crate::device::expand::fused;
+    let smem = static_shared!(EXPAND_FUSED_ONCE: [crate::device::expand::fused::FusedShared; 1]);
+    let plan = static_shared!(EXPAND_FUSED_ONCE_PLAN: [crate::device::expand::fused::OncePlan; 1]);
+    fused::fused_once(&*view, smem, plan, |d, src, local, n| write_pairs(out, d, src, local, n));
+}
+
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_pass2_maxn(view: *const ExpandView, out: *mut [u32; 2]) {
     let scratch = static_shared!(EXPAND_PASS2_MAXN: [u32; crate::block::BLOCK_APPEND_SCRATCH_WORDS]);

@@ -25,6 +25,18 @@ pub const FUSED_CLAIM_UNITS: u32 = 4;
 /// Destination items per unit window: the grain of pass 2's tail.
 pub const FUSED_UNIT_ITEMS: u32 = 2048;
 
+/// The most sources at which the host runs S2.5f's two passes as one launch
+/// (`expand_fused_once`: the first blocks of a persistent grid sum a tile each, then every
+/// block reads all the sums and produces its share of the units), where the grid holds a block
+/// per tile. Every block reads every tile's sum (four per lane of one warp): up to
+/// [`FUSED_ONCE_TILES`].
+pub const FUSED_ONCE_MAX_P1: u32 = 1 << 18;
+/// Tiles of the one launch at most: [`FUSED_ONCE_MAX_P1`] sources.
+pub const FUSED_ONCE_TILES: u32 = FUSED_ONCE_MAX_P1 / FUSED_TILE;
+/// The one launch's sums, in `u64` words from the count of tiles summed (which every block polls,
+/// so it has a 128-byte line of its own): a `u64` per tile from here.
+pub const FUSED_ONCE_SUMS_AT: usize = 16;
+
 /// Tiles of `p1` counts.
 #[inline(always)]
 pub fn fused_tiles(p1: u32) -> u32 {

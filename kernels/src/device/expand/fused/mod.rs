@@ -39,10 +39,12 @@
 //! separate pass-2 kernel to hand it).
 
 mod lookback;
+mod once;
 mod plan;
 mod schedule;
 mod walk;
 
+pub(crate) use once::{fused_once, OncePlan};
 pub use plan::push_fused_tiles;
 pub use schedule::for_each_fused;
 

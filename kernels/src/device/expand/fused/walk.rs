@@ -31,6 +31,20 @@ pub(super) unsafe fn scan_part<O: Offset>(v: &ExpandView, smem: *mut FusedShared
     let t = part.tile;
     let tile_begin = record_item::<O>(v.records(), t);
     let tile_end = record_item::<O>(v.records(), t + 1);
+    scan_tile(v, smem, part, tile_begin, tile_end)
+}
+
+/// [`scan_part`] with the part's tile's first and end items given (every thread passes the
+/// same).
+#[inline(always)]
+pub(super) unsafe fn scan_tile<O: Offset>(
+    v: &ExpandView,
+    smem: *mut FusedShared<O>,
+    part: Part,
+    tile_begin: O,
+    tile_end: O,
+) -> Span<O> {
+    let t = part.tile;
     let first_src = t * FUSED_TILE;
     // Bounds: the tile's exclusive prefixes, then its end at `bounds[FUSED_TILE]`. Past `p1` the
     // counts are zero, so the padding bounds all hold the end too.
