@@ -6,25 +6,26 @@
 use super::facts::UserPass2;
 use super::strategy::Strategy;
 use super::workspace::offset_bytes;
+use warpwork_abi::expand::fused::FUSED_ONCE_MAX_P1;
 
 /// The most `P1 · max_n` slots at which Auto picks `MaxN`. Measured: 2^16 and 2^18 slots took
 /// 6.3 µs (1.6× to 2.1× faster than any other strategy), 2^22 slots 19 µs (18% slower than
 /// `ScanFused`); S0 costs about 5 µs plus 3.5 µs per 2^20 slots, the others at least 8.6 µs.
 pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
 
-/// The most sources at which Auto picks `PackedAtomicAdd` over the scans. At P1 = 2^10 it was
-/// within 5% of the best strategy without a bound on every distribution (`ScanFused` up to
-/// 13% slower); at 2^16 `ScanFused` was (`PackedAtomicAdd` up to 24% slower), but for
-/// all-small N (14% behind S3, where a bound gives S0, 2.1× faster than S3). Nothing was
-/// measured between: interpolating the totals puts the crossing at 2^11 (in log P1) to 2^14
-/// (linear in P1), so the switch sits between.
-pub(super) const SMALL_P1: usize = 1 << 12;
+/// The most sources at which Auto picks `ScanFused` whatever the caller states but a small
+/// bound: up to there [`crate::expand::Expander::expand`] runs it as one launch, which on an H200
+/// (2026-11-26) was the best strategy without a bound, or within 1% of it, on every distribution
+/// at P1 = 2^10 and 2^16 (sparse ones included: 0.93× the packed atomic's time with 90% of the
+/// sources empty at 2^16, 0.83× with 90% culled), by 1.1× to 1.4× over the packed atomic that
+/// Auto picked there before.
+pub(super) const SMALL_P1: usize = FUSED_ONCE_MAX_P1 as usize;
 
 /// The most sources with a nonzero count, in thousandths of P1 (25%), at which a caller's
-/// `nonzero_per_mille` makes Auto pick `PackedAtomicAdd` (H100, 2026-11-23: with 10% of the
-/// sources non-empty — power-law 90% zero, culled 90% — it was the best strategy at P1 = 2^16
-/// and 2^22, by 1.3× to 1.75× over `ScanFused` at 2^16; with 1% — few huge — within 4% of the
-/// best; at 80% — all-small N — 2.5× behind `ScanFused`).
+/// `nonzero_per_mille` makes Auto pick `PackedAtomicAdd` past [`SMALL_P1`] sources (H100,
+/// 2026-11-23: with 10% of the sources non-empty — power-law 90% zero, culled 90% — it was the
+/// best strategy at P1 = 2^22, by 1.02× to 1.2× over `ScanFused`; with 1% — few huge — within 4%
+/// of the best; at 80% — all-small N — 2.5× behind `ScanFused`).
 pub const SPARSE_PER_MILLE: u16 = 250;
 
 impl Strategy {
@@ -34,28 +35,27 @@ impl Strategy {
     /// workspace depends on the strategy), [`crate::Gpu::expand`] with the counts' length;
     /// [`crate::expand::Expander::strategy`] returns the result.
     ///
-    /// The rule, from the H100 table of every strategy × distribution at P1 = 2^10, 2^16, 2^22
-    /// ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand), 2026-11-23; the
-    /// reasons are in [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)):
+    /// The rule, from the tables of every strategy × distribution at P1 = 2^10, 2^16, 2^22
+    /// ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand); the reasons are
+    /// in [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)):
     /// 1. `MaxN { max_n }` if the caller gave `max_n` (> 0) and `p1 · max_n ≤ 2^20`: few slots,
-    ///    and S0 has no pass 1 (it won every row where that held: all-small N at 2^16, uniform
-    ///    and all-small N at 2^10).
-    /// 2. Else `PackedAtomicAdd` if `p1 ≤ 2^12`: one atomic per 2048 sources and the least
-    ///    fixed cost once pass 1 exists (within 5% of the best strategy without a bound at 2^10,
-    ///    where all of them take 9–12 µs, mostly launches).
-    /// 3. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PER_MILLE`] (250 ‰, 25%) of
-    ///    the sources spawn anything (`nonzero_per_mille`): its pass 1 writes a record per
-    ///    non-empty source only, and its pass 2 searches those (best at 10% non-empty, 2^16 and
+    ///    and S0 has no pass 1 (it won every row where that held: all-small N at 2^16, uniform,
+    ///    all-small N and culled at 2^10, by 1.3× to 1.7× over the one-launch `ScanFused`).
+    /// 2. Else `ScanFused` if `p1 ≤ 2^18`: [`crate::expand::Expander::expand`] and
+    ///    [`crate::Gpu::expand`] run it as one launch there, the best strategy without a bound
+    ///    (or within 1% of it) on every distribution at 2^10 and 2^16, sparse ones included.
+    /// 3. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PER_MILLE`] (250 ‰,
+    ///    25%) of the sources spawn anything (`nonzero_per_mille`): its pass 1 writes a record
+    ///    per non-empty source only, and its pass 2 searches those (best at 10% non-empty and
     ///    2^22: power-law 90% zero and culled 90%).
-    /// 4. Else `ScanFused`: best on all four distributions at 2^22 (S0 included), and at 2^16
-    ///    best on uniform and power-law, within 5% on few huge, 14% behind S3 on all-small N
-    ///    (where a bound makes rule 1 pick S0, 2.1× faster than S3).
+    /// 4. Else `ScanFused`: best on the other distributions at 2^22 (S0 included).
     /// 5. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
     ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for
     ///    the user's kernel), the runner-up on uniform and power-law at 2^22 (timed
     ///    materializing; a user's pass 2 was not timed).
     /// 6. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
-    ///    `ScanFused` (up to its 64-bit plan's capacity), else `ScanBinarySearch`.
+    ///    `ScanFused` (up to its 64-bit plan's capacity, in two launches), else
+    ///    `ScanBinarySearch`.
     ///
     /// Only what the caller states refines the pick — a bound and the share of non-empty
     /// sources; the expected total does not (S2.5f won at 2^22 with totals from 8 M to 134 M
@@ -65,7 +65,7 @@ impl Strategy {
     /// use warpwork::expand::Strategy;
     /// let auto = Strategy::AUTO;
     /// assert_eq!(auto.resolve(1 << 22, 1 << 30), Strategy::ScanFused);
-    /// assert_eq!(auto.resolve(1000, 1 << 30), Strategy::PackedAtomicAdd);
+    /// assert_eq!(auto.resolve(1000, 1 << 30), Strategy::ScanFused); // one launch
     /// // A known bound and few slots: S0.
     /// let bounded = Strategy::Auto { max_n: Some(4), nonzero_per_mille: None, own_pass2: false };
     /// assert_eq!(bounded.resolve(1 << 16, 1 << 30), Strategy::MaxN { max_n: 4 });
@@ -94,7 +94,7 @@ impl Strategy {
         let slots = |max_n: u32| (p1 as u64).saturating_mul(max_n as u64);
         let pick = match max_n {
             Some(max_n) if max_n > 0 && slots(max_n) <= MAX_N_SLOTS => Strategy::MaxN { max_n },
-            _ if p1 <= SMALL_P1 => Strategy::PackedAtomicAdd,
+            _ if p1 <= SMALL_P1 => Strategy::ScanFused,
             _ if nonzero_per_mille.is_some_and(|p| p <= SPARSE_PER_MILLE) => Strategy::PackedAtomicAdd,
             _ => Strategy::ScanFused,
         };
@@ -131,8 +131,8 @@ mod tests {
         let cases = [
             (1 << 10, uniform, Strategy::MaxN { max_n: uniform }),
             (1 << 10, small_n, Strategy::MaxN { max_n: small_n }),
-            (1 << 10, power_law, Strategy::PackedAtomicAdd),
-            (1 << 10, few_huge, Strategy::PackedAtomicAdd),
+            (1 << 10, power_law, Strategy::ScanFused),
+            (1 << 10, few_huge, Strategy::ScanFused),
             (1 << 16, uniform, Strategy::ScanFused),
             (1 << 16, small_n, Strategy::MaxN { max_n: small_n }),
             (1 << 16, power_law, Strategy::ScanFused),
@@ -153,21 +153,22 @@ mod tests {
 
     #[test]
     fn thresholds_are_inclusive_and_exact() {
-        assert_eq!(AUTO.resolve(SMALL_P1, CAP), Strategy::PackedAtomicAdd);
-        assert_eq!(AUTO.resolve(SMALL_P1 + 1, CAP), Strategy::ScanFused);
+        let sparse = Strategy::Auto { max_n: None, nonzero_per_mille: Some(100), own_pass2: false };
+        assert_eq!(sparse.resolve(SMALL_P1, CAP), Strategy::ScanFused);
+        assert_eq!(sparse.resolve(SMALL_P1 + 1, CAP), Strategy::PackedAtomicAdd);
         // p1 · max_n = 2^20 exactly, and one slot-row more.
         assert_eq!(auto(Some(1 << 4), false).resolve(1 << 16, CAP), Strategy::MaxN { max_n: 1 << 4 });
         assert_eq!(auto(Some(1 << 4), false).resolve((1 << 16) + 1, CAP), Strategy::ScanFused);
         assert_eq!(auto(Some(1 << 20), false).resolve(1, CAP), Strategy::MaxN { max_n: 1 << 20 });
-        assert_eq!(auto(Some((1 << 20) + 1), false).resolve(1, CAP), Strategy::PackedAtomicAdd);
+        assert_eq!(auto(Some((1 << 20) + 1), false).resolve(1, CAP), Strategy::ScanFused);
     }
 
     #[test]
     fn edge_sizes_resolve_to_a_valid_strategy() {
         // No sources: every strategy handles P1 = 0; a bound gives S0 (no pass 1 at all).
-        assert_eq!(AUTO.resolve(0, CAP), Strategy::PackedAtomicAdd);
+        assert_eq!(AUTO.resolve(0, CAP), Strategy::ScanFused);
         assert_eq!(auto(Some(7), false).resolve(0, CAP), Strategy::MaxN { max_n: 7 });
-        assert_eq!(AUTO.resolve(1, CAP), Strategy::PackedAtomicAdd);
+        assert_eq!(AUTO.resolve(1, CAP), Strategy::ScanFused);
         // Huge P1 (the expander refuses more than u32::MAX sources itself): no overflow in the
         // slot count, even with the largest bound.
         for p1 in [u32::MAX as usize, usize::MAX] {
@@ -176,7 +177,7 @@ mod tests {
             assert_eq!(auto(Some(1), true).resolve(p1, CAP), Strategy::ScanBinarySearch);
         }
         // A bound of 0 (every count zero) is not S0's (MaxN refuses max_n = 0): ignored.
-        assert_eq!(auto(Some(0), false).resolve(10, CAP), Strategy::PackedAtomicAdd);
+        assert_eq!(auto(Some(0), false).resolve(10, CAP), Strategy::ScanFused);
         assert_eq!(auto(Some(0), false).resolve(1 << 20, CAP), Strategy::ScanFused);
     }
 
@@ -192,7 +193,7 @@ mod tests {
 
     #[test]
     fn own_pass2_never_resolves_to_a_strategy_that_refuses_it() {
-        for p1 in [0, 1, 1 << 10, SMALL_P1 + 1, 1 << 16, 1 << 22, 1 << 30] {
+        for p1 in [0, 1, 1 << 10, 1 << 16, SMALL_P1 + 1, 1 << 22, 1 << 30] {
             for max_n in [None, Some(0), Some(1), Some(4), Some(1 << 16)] {
                 let s = auto(max_n, true).resolve(p1, CAP);
                 assert!(!matches!(s.facts().user_pass2, UserPass2::Refused(_)), "P1 = {p1}, {max_n:?}: {s:?}");
@@ -243,7 +244,11 @@ mod tests {
     #[test]
     fn a_sparse_share_picks_the_packed_atomic() {
         let sparse = |p: u16| Strategy::Auto { max_n: None, nonzero_per_mille: Some(p), own_pass2: false };
-        for p1 in [(1 << 12) + 1, 1 << 16, 1 << 22] {
+        // Up to the one launch's sources it stays ScanFused.
+        for p1 in [1, 1 << 10, 1 << 16, SMALL_P1] {
+            assert_eq!(sparse(5).resolve(p1, CAP), Strategy::ScanFused, "P1 = {p1}");
+        }
+        for p1 in [SMALL_P1 + 1, 1 << 20, 1 << 22] {
             assert_eq!(sparse(100).resolve(p1, CAP), Strategy::PackedAtomicAdd, "P1 = {p1}");
             assert_eq!(sparse(5).resolve(p1, CAP), Strategy::PackedAtomicAdd, "half a percent");
             assert_eq!(sparse(SPARSE_PER_MILLE).resolve(p1, CAP), Strategy::PackedAtomicAdd);
@@ -253,5 +258,6 @@ mod tests {
         }
         let bounded = Strategy::Auto { max_n: Some(4), nonzero_per_mille: Some(100), own_pass2: false };
         assert_eq!(bounded.resolve(1 << 16, CAP), Strategy::MaxN { max_n: 4 });
+        assert_eq!(bounded.resolve(1 << 20, CAP), Strategy::PackedAtomicAdd);
     }
 }
