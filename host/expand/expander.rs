@@ -8,8 +8,8 @@ use cudarc::driver::CudaSlice;
 use warpwork_abi::expand::{FLAG_CAPACITY, FLAG_MAX_N};
 
 /// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
-/// one [`Strategy`]: its workspace is one buffer, allocated once by [`Gpu::expander`], and
-/// nothing is allocated per call.
+/// one [`Strategy`]: its workspace is one buffer, set up once ([`Gpu::expander`] allocates it,
+/// [`Gpu::expander_in`] takes yours), and nothing is allocated per call.
 ///
 /// The order of calls is enforced by the types: [`Expander::pass1`] borrows the counts and
 /// returns a [`Planned`] expansion, which alone has pass 2 and the count. The counts stay

@@ -1,5 +1,6 @@
 //! Making an [`Expander`]: the checks and the plan of its workspace, on the host, then the one
-//! buffer it lives in, allocated by [`Gpu::expander`].
+//! buffer it lives in — allocated by [`Gpu::expander`], or the caller's in [`Gpu::expander_in`]
+//! (and given back by [`Expander::into_workspace`]).
 
 use super::expander::Passes;
 use super::workspace::{bucket_layout, offset_bytes, Layout, Parts, Workspace, PART_ALIGN, STATES_AT};
@@ -65,8 +66,9 @@ impl Plan {
 
 impl Gpu {
     /// An [`Expander`] for up to `max_p1` sources and at most `capacity` destination items.
-    /// **Allocates** its workspace: one buffer of [`super::workspace_len`] `u64`s.
-    /// [`Strategy::Auto`] is resolved for `max_p1` sources
+    /// **Allocates** its workspace: one buffer of [`super::workspace_len`] `u64`s, in which
+    /// [`Gpu::expander_in`] builds the expander (use that form to put it in memory of your own,
+    /// or to reuse a buffer). [`Strategy::Auto`] is resolved for `max_p1` sources
     /// ([`Strategy::resolve`]); [`Expander::strategy`] tells the pick.
     ///
     /// Sources are `u32`-indexed (`max_p1 <= u32::MAX`). Destination items too, up to a capacity
@@ -83,6 +85,44 @@ impl Gpu {
     pub fn expander(&self, strategy: Strategy, max_p1: usize, capacity: usize) -> Result<Expander> {
         let plan = Plan::new(strategy, max_p1, capacity)?;
         let workspace = self.zeros::<u64>(plan.parts.len())?;
+        self.expander_from(plan, max_p1, capacity, workspace)
+    }
+
+    /// [`Gpu::expander`] in **your** buffer: builds the expander in `workspace`, which it keeps
+    /// (moved in) until [`Expander::into_workspace`] gives it back; nothing is allocated. The
+    /// buffer holds at least [`super::workspace_len`]`(strategy, max_p1, capacity)` `u64`s (its
+    /// first ones are used), of the handle's context (it may come from another stream of it:
+    /// cudarc's stream events order the work), starting at a 16-byte boundary. What it holds
+    /// on entry does not matter: the call zeroes the control block and the look-back words and
+    /// uploads the descriptor, asynchronously on the handle's stream.
+    ///
+    /// The same refusals as [`Gpu::expander`], and [`Error::BufferTooSmall`] for a shorter
+    /// buffer, [`Error::WrongContext`] for one of another context and [`Error::Misaligned`] for
+    /// one that starts off a 16-byte boundary, all before anything is issued;
+    /// [`Error::StreamCapture`] inside a capture (the descriptor comes from host memory). The
+    /// buffer is dropped with the error.
+    ///
+    /// ```no_run
+    /// use warpwork::expand::{workspace_len, Dispatch, Strategy};
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let (strategy, max_p1, capacity) = (Strategy::ScanFused, 1000, 1 << 16);
+    /// let buffer = gpu.zeros::<u64>(workspace_len(strategy, max_p1, capacity))?; // any u64s of yours
+    /// let mut e = gpu.expander_in(strategy, max_p1, capacity, buffer)?;
+    /// let counts = gpu.upload(&[2u32, 0, 1])?;
+    /// let mut pairs = gpu.zeros::<[u32; 2]>(capacity)?;
+    /// e.pass1(&gpu, &counts)?.pass2(&gpu, &mut pairs, Dispatch::Persistent)?;
+    /// assert_eq!(e.count(&gpu)?, 3);
+    /// let buffer = e.into_workspace(); // back, for another expander or anything else
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn expander_in(
+        &self,
+        strategy: Strategy,
+        max_p1: usize,
+        capacity: usize,
+        workspace: CudaSlice<u64>,
+    ) -> Result<Expander> {
+        let plan = Plan::new(strategy, max_p1, capacity)?;
         self.expander_from(plan, max_p1, capacity, workspace)
     }
 
@@ -142,6 +182,27 @@ impl Gpu {
             pass2_blocks: per_sm * self.info().sm_count,
             passes: Passes::default(),
         })
+    }
+}
+
+impl Expander {
+    /// Gives the workspace buffer back, for another expander ([`Gpu::expander_in`]) or anything
+    /// else: the one [`Gpu::expander`] allocated, or the one [`Gpu::expander_in`] took. Issues
+    /// nothing and waits for nothing: the work already issued on it stays ordered before later
+    /// uses by stream order and cudarc's stream events, as for any buffer.
+    ///
+    /// ```no_run
+    /// use warpwork::expand::{workspace_len, Strategy};
+    /// let gpu = warpwork::Gpu::new(0)?;
+    /// let e = gpu.expander(Strategy::ScanBinarySearch, 1000, 1 << 20)?;
+    /// let buffer = e.into_workspace();
+    /// assert_eq!(buffer.len(), workspace_len(Strategy::ScanBinarySearch, 1000, 1 << 20));
+    /// // Large enough for a smaller expander of the same strategy: no allocation.
+    /// let e = gpu.expander_in(Strategy::ScanBinarySearch, 500, 1 << 20, buffer)?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn into_workspace(self) -> CudaSlice<u64> {
+        self.workspace
     }
 }
 

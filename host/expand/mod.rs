@@ -7,8 +7,9 @@
 //! * [`Gpu::expand_with`]: runs **your** pass-2 kernel instead (through an [`Expander`]);
 //!   nothing is materialized.
 //! * [`Expander`]: the reusable form (its workspace is one buffer of [`workspace_len`] `u64`s,
-//!   allocated once by [`Gpu::expander`]; nothing is allocated per call), with pass 1 and
-//!   pass 2 as separate calls and a choice of [`Dispatch`] for pass 2. Its
+//!   allocated once by [`Gpu::expander`] or yours in [`Gpu::expander_in`]; nothing is allocated
+//!   per call), with pass 1 and pass 2 as separate calls and a choice of [`Dispatch`] for
+//!   pass 2. Its
 //!   [`Expander::pass1`] borrows the counts and returns a [`Planned`] expansion, the only value
 //!   with a pass 2 and a count: the order of calls is enforced by the types, and the counts
 //!   cannot be freed or written while the kernels reading them may run.

@@ -169,8 +169,8 @@ impl Parts {
 }
 
 /// `u64` elements of the workspace buffer an expander takes for up to `p1` sources and
-/// `capacity` destination items with `strategy` (the one [`Gpu::expander`](crate::Gpu::expander)
-/// allocates): everything the expander keeps on the
+/// `capacity` destination items with `strategy` ([`Gpu::expander_in`](crate::Gpu::expander_in);
+/// [`Gpu::expander`](crate::Gpu::expander) allocates it): everything the expander keeps on the
 /// device besides the counts and the output — the control block, the descriptor its kernels
 /// receive, and the strategy's records, prefixes and look-back words (the "workspace" column of
 /// [the expansion notes](crate::guide::expand#strategies-and-their-memory-cost)). For
