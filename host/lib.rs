@@ -47,7 +47,8 @@
 //!   **Allocates**. Each has a form that allocates nothing and takes caller-provided scratch or
 //!   state, sized by a query: [`Gpu::select_into`] with [`select::state_len`],
 //!   [`Gpu::scan_into`] and [`Gpu::scan_in_place`] with [`scan::scratch_len`], and the reusable
-//!   [`expand::Expander`] (workspace allocated once; [`expand::workspace_bytes`]).
+//!   [`expand::Expander`] in a workspace of yours ([`Gpu::expander_in`] with
+//!   [`expand::workspace_len`]; [`Gpu::expander`] allocates it).
 //! * **Your own kernels** launch through the same binding: [`Gpu::kernel_args`] builds the
 //!   argument list, `unsafe` [`KernelArgs::launch`] launches it. Custom element types and
 //!   operators go through the device building blocks in your own kernel

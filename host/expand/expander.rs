@@ -1,14 +1,15 @@
-//! The [`Expander`]: one strategy's workspace, allocated once, and the state between its passes.
+//! The [`Expander`]: one strategy's workspace, set up once, and the state between its passes.
 
-use super::workspace::{bucket_layout, offset_bytes, Layout, Workspace, CTRL_WORDS, STATES_AT};
+use super::workspace::{Parts, CTRL_WORDS};
 use super::{Control, ExpandView, Strategy};
-use crate::memory::bind::{Bind, BindMut, Bound};
+use crate::memory::bind::{BindMut, Bound};
 use crate::{error::ensure_input, DeviceRead, Error, Gpu, KernelArgs, Result};
 use cudarc::driver::CudaSlice;
-use warpwork_abi::expand::{BUCKETS, FLAG_CAPACITY, FLAG_MAX_N};
+use warpwork_abi::expand::{FLAG_CAPACITY, FLAG_MAX_N};
 
 /// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
-/// one [`Strategy`]: its workspace is allocated once, by [`Gpu::expander`], and nothing per call.
+/// one [`Strategy`]: its workspace is one buffer, set up once ([`Gpu::expander`] allocates it,
+/// [`Gpu::expander_in`] takes yours), and nothing is allocated per call.
 ///
 /// The order of calls is enforced by the types: [`Expander::pass1`] borrows the counts and
 /// returns a [`Planned`] expansion, which alone has pass 2 and the count. The counts stay
@@ -30,16 +31,16 @@ pub struct Expander {
     pub(super) strategy: Strategy,
     pub(super) max_p1: usize,
     pub(super) capacity: usize,
-    /// The [`Control`] block followed by the look-back words (S2.5: its scan's tile states;
-    /// S2.5f: two `u64`s per pass-1 block): one allocation, so that a pass 1 clears both with one
-    /// memset.
-    pub(super) state: CudaSlice<u32>,
-    pub(super) view: CudaSlice<ExpandView>,
+    /// Everything the expander keeps on the device, in one buffer: the [`Control`] block
+    /// followed by the look-back words (S2.5: its scan's tile states; S2.5f: two `u64`s per
+    /// pass-1 block), so that a pass 1 clears both with one memset, then the view and the
+    /// strategy's offsets, sources and records, which the kernels reach through the view's
+    /// addresses ([`Parts`]).
+    pub(super) workspace: CudaSlice<u64>,
+    /// Where each part lies in `workspace`.
+    pub(super) parts: Parts,
+    /// The view as it is on the device (every change goes to both).
     pub(super) host_view: ExpandView,
-    /// The strategy's other workspace: the kernels reach it through the view's addresses.
-    offsets: CudaSlice<u32>,
-    srcs: CudaSlice<u32>,
-    records: CudaSlice<[u32; 2]>,
     pub(super) pass2_blocks: u32,
     /// Blocks of the one-launch kernel's persistent grid (0: the strategy has none, or runs
     /// its 64-bit kernels).
@@ -80,111 +81,6 @@ pub(super) struct Passes {
 impl std::fmt::Debug for Planned<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Planned({:?}, p1 = {})", self.e, self.p1)
-    }
-}
-
-impl Gpu {
-    /// An [`Expander`] for up to `max_p1` sources and at most `capacity` destination items.
-    /// **Allocates** its workspace ([`super::workspace_bytes`]). [`Strategy::Auto`] is resolved
-    /// for `max_p1` sources ([`Strategy::resolve`]); [`Expander::strategy`] tells the pick.
-    ///
-    /// Sources are `u32`-indexed (`max_p1 <= u32::MAX`). Destination items too, up to a capacity
-    /// of `u32::MAX`; past it only [`Strategy::ScanBinarySearch`] and [`Strategy::ScanFused`] (up
-    /// to 2^42) are accepted, and they then run their 64-bit kernels (8-byte prefixes, 16-byte
-    /// plan records). A capacity a strategy cannot index is [`Error::CapacityExceeded`], before
-    /// anything is allocated.
-    ///
-    /// ```no_run
-    /// let gpu = warpwork::Gpu::new(0)?;
-    /// let e = gpu.expander(warpwork::expand::Strategy::ScanFused, 1 << 20, 1 << 26)?;
-    /// # Ok::<(), warpwork::Error>(())
-    /// ```
-    pub fn expander(&self, strategy: Strategy, max_p1: usize, capacity: usize) -> Result<Expander> {
-        // `Auto` becomes a concrete strategy here, once: the workspace depends on it.
-        let strategy = strategy.resolve(max_p1, capacity);
-        if max_p1 > u32::MAX as usize {
-            return Err(Error::CapacityExceeded {
-                what: "expand sources (u32 indices)",
-                needed: max_p1 as u64,
-                capacity: u32::MAX as u64,
-            });
-        }
-        // 4-byte offsets up to u32::MAX destination items; past it 8-byte ones (S2.5, S2.5f) or
-        // CapacityExceeded (every other strategy, and S2.5f past its largest capacity).
-        let offset_bytes = offset_bytes(strategy, capacity)?;
-        if let Some(max_n) = strategy.max_n() {
-            ensure_input!(max_n > 0, "MaxN needs max_n > 0");
-        }
-        let facts = strategy.facts();
-        let layout = Layout::new(facts, max_p1, capacity, offset_bytes);
-        // Buffers a strategy does not use are one element, so that every address in the view
-        // is a real allocation.
-        let offsets = self.zeros::<u32>(layout.offsets.max(1))?;
-        let srcs = self.zeros::<u32>(layout.srcs.max(1))?;
-        let records = self.zeros::<[u32; 2]>(layout.records.max(1))?;
-        let state = self.zeros::<u32>(STATES_AT + layout.lookback_words)?;
-        let mut view = self.zeros::<ExpandView>(1)?;
-        let (_, bucket_base, bucket_cap) = bucket_layout(max_p1, capacity);
-        // Only S3 reads the bucket layout; for it, record bases must fit the kernels' u32.
-        let bucket_base = match bucket_base {
-            Some(base) => base,
-            None if facts.workspace == Workspace::Buckets => {
-                return Err(Error::CapacityExceeded {
-                    what: "Po2Buckets records before the last bucket (u32 record indices)",
-                    needed: layout.records as u64,
-                    capacity: u32::MAX as u64,
-                })
-            }
-            None => [0; BUCKETS],
-        };
-        let ctrl = self.device_address(&state)?;
-        let lookback = ctrl + 4 * STATES_AT as u64;
-        let host_view = ExpandView {
-            counts: 0,
-            ctrl,
-            // S2.5f's one launch finds its tile sums through `offsets` (it has no prefixes).
-            offsets: match facts.workspace {
-                Workspace::Fused if offset_bytes == 4 => lookback + 4 * layout.sums_at as u64,
-                _ => self.device_address(&offsets)?,
-            },
-            srcs: self.device_address(&srcs)?,
-            records: self.device_address(&records)?,
-            scan_status: lookback,
-            scan_aggregate: 0,
-            scan_inclusive: 0,
-            p1: 0,
-            capacity: capacity.min(u32::MAX as usize) as u32,
-            max_n: strategy.max_n().unwrap_or(0),
-            strategy: facts.code,
-            bucket_base,
-            bucket_cap,
-            offset_bytes,
-            pad: 0,
-            wide_capacity: capacity as u64,
-        };
-        // The descriptor goes up once, here; a pass 1 on other counts rewrites its two fields by
-        // memsets, which a graph can hold.
-        self.upload_into(std::slice::from_ref(&host_view), &mut view)?;
-        let wide = offset_bytes == 8;
-        let per_sm = self.occupancy(facts.pass2_in(wide), facts.pass2_threads, 0)?.max(1);
-        let once_blocks = match facts.once {
-            Some(once) if !wide => self.occupancy(once, facts.pass2_threads, 0)? * self.info().sm_count,
-            _ => 0,
-        };
-        Ok(Expander {
-            strategy,
-            max_p1,
-            capacity,
-            state,
-            view,
-            host_view,
-            offsets,
-            srcs,
-            records,
-            pass2_blocks: per_sm * self.info().sm_count,
-            once_blocks,
-            passes: Passes::default(),
-        })
     }
 }
 
@@ -236,42 +132,39 @@ impl Expander {
         // New counts: the descriptor's two fields are rewritten on the stream by memsets (no host
         // memory, so a graph can hold them and alternating buffers cost no copy).
         if counts_addr != self.host_view.counts {
-            let word = std::mem::offset_of!(ExpandView, counts) / 4;
-            gpu.set_words(&mut self.view, word, &[counts_addr as u32, (counts_addr >> 32) as u32])?;
+            let word = self.parts.view_word(std::mem::offset_of!(ExpandView, counts));
+            gpu.set_words(&mut self.workspace, word, &[counts_addr as u32, (counts_addr >> 32) as u32])?;
             self.host_view.counts = counts_addr;
         }
         if p1 as u32 != self.host_view.p1 {
-            gpu.set_words(&mut self.view, std::mem::offset_of!(ExpandView, p1) / 4, &[p1 as u32])?;
+            let word = self.parts.view_word(std::mem::offset_of!(ExpandView, p1));
+            gpu.set_words(&mut self.workspace, word, &[p1 as u32])?;
             self.host_view.p1 = p1 as u32;
         }
-        // The whole state buffer — the control block and the look-back words, all of which hold
+        // The whole state — the control block and the look-back words, all of which hold
         // statuses: one memset.
         if clear {
-            let words = self.state.len();
-            gpu.zero_words(&mut self.state, 0..words)?;
+            gpu.zero_words(&mut self.workspace, self.parts.state_words())?;
         }
         Ok(())
     }
 
-    /// Binds the view and the buffers it points to (and the counts) for a launch on `gpu`, so
-    /// that cudarc orders the launch after earlier uses of them and their frees after it:
-    /// returns the view's address and the bindings, to drop once the launch is issued. The
-    /// workspace is bound for writing (every expansion kernel writes the control block or the
-    /// strategy's records), so that a launch on another stream waits for it; the view and the
-    /// counts for reading.
+    /// Binds the workspace, which holds the view and every buffer it points to (and the
+    /// counts), for a launch on `gpu`, so that cudarc orders the launch after earlier uses of
+    /// them and their frees after it: returns the view's address and the bindings, to drop once
+    /// the launch is issued. The workspace is bound for writing (every expansion kernel writes
+    /// the control block or the strategy's records), so that a launch on another stream waits
+    /// for it; the counts for reading.
     pub(super) fn bind_workspace<'s>(
         &'s mut self,
         gpu: &'s Gpu,
         counts: Option<&'s dyn DeviceRead<u32>>,
     ) -> Result<(u64, Vec<Bound<'s>>)> {
         let to = gpu.target()?;
-        let mut bound = Vec::with_capacity(6);
-        bound.push(self.view.bind(&to)?);
-        let view = bound[0].addr;
-        bound.push(self.state.bind_mut(&to)?);
-        bound.push(self.offsets.bind_mut(&to)?);
-        bound.push(self.srcs.bind_mut(&to)?);
-        bound.push(self.records.bind_mut(&to)?);
+        let view_at = self.parts.view.start as u64;
+        let mut bound = Vec::with_capacity(2);
+        bound.push(self.workspace.bind_mut(&to)?);
+        let view = bound[0].addr + view_at;
         if let Some(c) = counts {
             bound.push(c.bind(&to)?);
         }
@@ -280,7 +173,8 @@ impl Expander {
 
     /// Downloads the control block (waits for the stream).
     pub(super) fn control(&self, gpu: &Gpu) -> Result<Control> {
-        Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&gpu.download_prefix(&self.state, CTRL_WORDS)?)))
+        let words = gpu.download_prefix(&self.workspace, CTRL_WORDS / 2)?;
+        Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(&words)))
     }
 }
 
@@ -290,21 +184,23 @@ impl<'e, 'c> Planned<'e, 'c> {
         Planned { e, counts, p1 }
     }
 
-    /// The [`ExpandView`] every expansion kernel receives first. To launch your own pass-1
-    /// kernel with it, use [`Planned::pass1_args`], which also binds the workspace that kernel
-    /// writes.
+    /// The [`ExpandView`] every expansion kernel receives first, as it is on the device (a copy
+    /// the expander keeps on the host: reading it waits for nothing). It lives in the
+    /// expander's workspace; to launch your own pass-1 kernel with it, use
+    /// [`Planned::pass1_args`], which passes its device address and binds the workspace that
+    /// kernel writes.
     ///
     /// ```no_run
     /// let gpu = warpwork::Gpu::new(0)?;
     /// let counts = gpu.upload(&[4u32, 1])?;
     /// let mut e = gpu.expander(warpwork::expand::Strategy::ScanBinarySearch, 2, 5)?;
     /// let planned = e.pass1(&gpu, &counts)?;
-    /// let view = gpu.download(planned.view())?[0];
-    /// assert_eq!(view.p1, 2);
+    /// let view = planned.view();
+    /// assert_eq!((view.p1, view.counts), (2, gpu.device_address(&counts)?));
     /// # Ok::<(), warpwork::Error>(())
     /// ```
-    pub fn view(&self) -> &CudaSlice<ExpandView> {
-        &self.e.view
+    pub fn view(&self) -> ExpandView {
+        self.e.host_view
     }
 
     /// The argument list of a launch of **your own pass-1 kernel** on `gpu` (after
@@ -331,13 +227,10 @@ impl<'e, 'c> Planned<'e, 'c> {
     /// ```
     pub fn pass1_args<'a>(&'a mut self, gpu: &'a Gpu) -> Result<KernelArgs<'a>> {
         let e = &mut *self.e;
+        let view_at = e.parts.view.start as u64;
         let mut l = gpu.kernel_args();
-        let view = l.bind(&e.view)?;
-        l.bind_mut(&mut e.state)?;
-        l.bind_mut(&mut e.offsets)?;
-        l.bind_mut(&mut e.srcs)?;
-        l.bind_mut(&mut e.records)?;
-        l.addr(view);
+        let workspace = l.bind_mut(&mut e.workspace)?;
+        l.addr(workspace + view_at);
         Ok(l)
     }
 

@@ -6,9 +6,10 @@
 //! * [`Gpu::expand`]: materializes the `(src, local)` pairs on the device.
 //! * [`Gpu::expand_with`]: runs **your** pass-2 kernel instead (through an [`Expander`]);
 //!   nothing is materialized.
-//! * [`Expander`]: the reusable form (workspace allocated once, nothing allocated per call),
-//!   with both passes in one call ([`Expander::expand`], one launch where it can) or pass 1 and
-//!   pass 2 as separate calls and a choice of [`Dispatch`] for pass 2. Its
+//! * [`Expander`]: the reusable form (its workspace is one buffer of [`workspace_len`] `u64`s,
+//!   allocated once by [`Gpu::expander`] or yours in [`Gpu::expander_in`]; nothing is allocated
+//!   per call), with both passes in one call ([`Expander::expand`], one launch where it can) or
+//!   pass 1 and pass 2 as separate calls and a choice of [`Dispatch`] for pass 2. Its
 //!   [`Expander::pass1`] borrows the counts and returns a [`Planned`] expansion, the only value
 //!   with a pass 2 and a count: the order of calls is enforced by the types, and the counts
 //!   cannot be freed or written while the kernels reading them may run.
@@ -26,8 +27,9 @@
 //! The code is split by concept: [`Strategy`] (`strategy.rs`) and its table of facts
 //! (`facts.rs`: codes, kernels (32- and 64-bit), block shapes, workspace, how pass 2 is launched
 //! and sized),
-//! `Auto`'s rule (`auto.rs`), the workspace plan (`workspace.rs`), the [`Expander`]'s state and
-//! the [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
+//! `Auto`'s rule (`auto.rs`), the workspace plan (`workspace.rs`: each part's size and place in
+//! the one buffer), making an [`Expander`] in it (`make.rs`), the expander's state and the
+//! [`Planned`] expansion (`expander.rs`), pass 1 (`pass1.rs`), the materializing pass 2
 //! (`pass2.rs`), both in one call (`once.rs`) and a user's pass 2 (`user.rs`).
 //!
 //! [`Error::CapacityExceeded`]: crate::Error::CapacityExceeded
@@ -35,6 +37,7 @@
 mod auto;
 mod expander;
 mod facts;
+mod make;
 mod once;
 mod pass1;
 mod pass2;
@@ -45,7 +48,7 @@ mod workspace;
 pub use auto::SPARSE_PER_MILLE;
 pub use expander::{Expander, Planned};
 pub use strategy::{Dispatch, Strategy};
-pub use workspace::workspace_bytes;
+pub use workspace::workspace_len;
 
 pub use cudarc::driver::CudaFunction;
 /// The control block and the view every expansion kernel receives, as the kernels define them.

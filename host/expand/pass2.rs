@@ -45,9 +45,10 @@ impl Planned<'_, '_> {
         self.e.check_output(gpu, out)?;
         self.e.passes.user_pass2 = false;
         if facts.pass2_counts_pairs && self.e.passes.pass2_ran {
-            // This pass 2 counts the pairs it writes in the control block: start again from zero.
+            // This pass 2 counts the pairs it writes in the control block (at the front of the
+            // workspace): start again from zero.
             let counter = std::mem::offset_of!(Control, counter) / 4;
-            gpu.zero_words(&mut self.e.state, counter..counter + 1)?;
+            gpu.zero_words(&mut self.e.workspace, counter..counter + 1)?;
         }
         self.e.passes.pass2_ran = true;
         if dispatch == Dispatch::ReadBack {

@@ -113,7 +113,7 @@ impl Strategy {
     ];
 
     /// The strategy's row of the table: the one place that tells strategies apart. `Auto` has
-    /// no row: the expander and [`super::workspace_bytes`] resolve it first with the real P1;
+    /// no row: the expander and [`super::workspace_len`] resolve it first with the real P1;
     /// here it answers for a P1 too large to tell (so never with a row it could not resolve to).
     pub(super) fn facts(self) -> &'static Facts {
         match self {

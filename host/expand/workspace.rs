@@ -1,9 +1,10 @@
-//! Planning an expander's device memory: which buffers a strategy needs, how large, and what a
-//! reset clears.
+//! Planning an expander's device memory: which parts a strategy needs, how large, where each
+//! lies in the one workspace buffer, and what a reset clears.
 
 use super::facts::Facts;
 use super::{Control, ExpandView, Strategy};
 use crate::{Error, Result};
+use std::ops::Range;
 use warpwork_abi::expand::fused::{FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
 use warpwork_abi::expand::BUCKETS;
 use warpwork_abi::scan::tile_state_words;
@@ -50,7 +51,7 @@ pub(super) fn offset_bytes(strategy: Strategy, capacity: usize) -> Result<u32> {
     }
 }
 
-/// The sizes of one expander's buffers, in elements, for up to `p1` sources and `capacity`
+/// The sizes of one expander's parts, in elements, for up to `p1` sources and `capacity`
 /// destination items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Layout {
@@ -82,7 +83,7 @@ impl Layout {
             Workspace::Scan => {
                 // The kernels' tile states of the offset width, one tile per pass-1 block.
                 let states = tile_state_words(offset_bytes as usize, push_blocks);
-                Layout { offsets: offset_bytes as usize / 4 * p1, lookback_words: states, ..none }
+                Layout { offsets: (offset_bytes as usize / 4).saturating_mul(p1), lookback_words: states, ..none }
             }
             Workspace::Packed => Layout { offsets: p1, srcs: p1, ..none },
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
@@ -102,32 +103,101 @@ impl Layout {
         }
     }
 
-    /// Device bytes of the workspace, the control block and the view included.
-    pub(super) fn bytes(&self) -> usize {
-        4 * STATES_AT
-            + std::mem::size_of::<ExpandView>()
-            + 4 * (self.offsets + self.srcs + self.lookback_words)
-            + 8 * self.records
+    /// Where the parts lie in the workspace buffer, or `None` when its bytes overflow `usize`
+    /// (only for sizes [`Gpu::expander`](crate::Gpu::expander) refuses).
+    pub(super) fn parts(&self) -> Option<Parts> {
+        let mut at = 0usize;
+        let mut place = |bytes: Option<usize>| -> Option<Range<usize>> {
+            let start = at.checked_next_multiple_of(PART_START)?;
+            at = start.checked_add(bytes?.max(1).checked_next_multiple_of(PART_ALIGN)?)?;
+            Some(start..at)
+        };
+        let state = place(STATES_AT.checked_add(self.lookback_words).and_then(|w| w.checked_mul(4)))?;
+        let view = place(Some(std::mem::size_of::<ExpandView>()))?;
+        let offsets = place(self.offsets.checked_mul(4))?;
+        let srcs = place(self.srcs.checked_mul(4))?;
+        let records = place(self.records.checked_mul(8))?;
+        Some(Parts { state, view, offsets, srcs, records })
     }
 }
 
-/// Device memory each strategy needs besides the counts and the output, in bytes, for `p1`
-/// sources and `capacity` destination items (the "workspace" column of
-/// [the expansion notes](crate::guide::expand#strategies-and-their-memory-cost));
-/// for [`Strategy::Auto`], that of the strategy it resolves to for `p1`.
+/// The alignment the kernels need of every part of the workspace, in bytes: their widest
+/// accesses are 16-byte vector loads (two S1 records at once, the pair layout of 8-byte tile
+/// states). The buffer must start at a multiple of it, and each part's length is rounded up to
+/// it.
+pub(super) const PART_ALIGN: usize = 16;
+
+/// Where each part starts, in bytes from the buffer's start: at a multiple of 256, as the driver
+/// aligns allocations, so that a part lies as a buffer of its own would (a warp's run of
+/// records covers whole 32-byte sectors and 128-byte lines, as when the kernels were measured).
+pub(super) const PART_START: usize = 256;
+const _: () = assert!(PART_START.is_multiple_of(PART_ALIGN));
+
+/// Where the parts of one expander's workspace lie in its one buffer of `u64`s, as byte ranges
+/// from its start: in this order, none overlapping, each starting at a multiple of
+/// [`PART_START`] bytes and at least [`PART_ALIGN`] long, so that every address in the view
+/// points inside the buffer (also that of a part the strategy does not use). The kernels see
+/// only the view's addresses: to them the parts are separate buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Parts {
+    /// The [`Control`] block, then the look-back words from [`STATES_AT`] on: everything a
+    /// reset zeroes, in one memset.
+    pub state: Range<usize>,
+    /// The [`ExpandView`] the kernels receive.
+    pub view: Range<usize>,
+    /// `u32` prefixes ([`Layout::offsets`]).
+    pub offsets: Range<usize>,
+    /// `u32` sources ([`Layout::srcs`]).
+    pub srcs: Range<usize>,
+    /// `[u32; 2]` records ([`Layout::records`]).
+    pub records: Range<usize>,
+}
+
+impl Parts {
+    /// The buffer's length in `u64` elements (every part ends at a multiple of [`PART_ALIGN`]
+    /// bytes).
+    pub(super) fn len(&self) -> usize {
+        self.records.end / 8
+    }
+
+    /// The state's 32-bit words, as `Gpu::zero_words` takes them.
+    pub(super) fn state_words(&self) -> Range<usize> {
+        self.state.start / 4..self.state.end / 4
+    }
+
+    /// The 32-bit word of the view's field at byte `offset` (`std::mem::offset_of!`), as
+    /// `Gpu::set_words` takes it.
+    pub(super) fn view_word(&self, offset: usize) -> usize {
+        (self.view.start + offset) / 4
+    }
+
+    /// The view's `u64` elements, for its upload.
+    pub(super) fn view_elements(&self) -> Range<usize> {
+        self.view.start / 8..self.view.start / 8 + std::mem::size_of::<ExpandView>() / 8
+    }
+}
+
+/// `u64` elements of the workspace buffer an expander takes for up to `p1` sources and
+/// `capacity` destination items with `strategy` ([`Gpu::expander_in`](crate::Gpu::expander_in);
+/// [`Gpu::expander`](crate::Gpu::expander) allocates it): everything the expander keeps on the
+/// device besides the counts and the output — the control block, the descriptor its kernels
+/// receive, and the strategy's records, prefixes and look-back words (the "workspace" column of
+/// [the expansion notes](crate::guide::expand#strategies-and-their-memory-cost)). For
+/// [`Strategy::Auto`], that of the strategy it resolves to for `p1` and `capacity`.
+/// `usize::MAX` where the size overflows `usize` (only for sizes the expander refuses).
 ///
 /// ```
-/// use warpwork::expand::{workspace_bytes, Strategy};
+/// use warpwork::expand::{workspace_len, Strategy};
 /// let (p1, capacity) = (1 << 20, 1 << 24);
-/// // S1 keeps one 8-byte record per destination item, S2.5 a prefix per source.
-/// assert!(workspace_bytes(Strategy::AppendPerItem, p1, capacity) > 8 * capacity);
-/// assert!(workspace_bytes(Strategy::ScanBinarySearch, p1, capacity) < 8 * p1);
+/// // S1 keeps one 8-byte record (one u64) per destination item, S2.5 a 4-byte prefix per source.
+/// assert!(workspace_len(Strategy::AppendPerItem, p1, capacity) > capacity);
+/// assert!(workspace_len(Strategy::ScanBinarySearch, p1, capacity) < p1);
 /// ```
-pub fn workspace_bytes(strategy: Strategy, p1: usize, capacity: usize) -> usize {
+pub fn workspace_len(strategy: Strategy, p1: usize, capacity: usize) -> usize {
     let strategy = strategy.resolve(p1, capacity);
-    // A capacity the strategy refuses is sized as its 32-bit layout (`Gpu::expander` refuses it).
+    // A capacity the strategy refuses is sized as its 32-bit layout (the expander refuses it).
     let offset_bytes = offset_bytes(strategy, capacity).unwrap_or(4);
-    Layout::new(strategy.facts(), p1, capacity, offset_bytes).bytes()
+    Layout::new(strategy.facts(), p1, capacity, offset_bytes).parts().map_or(usize::MAX, |p| p.len())
 }
 
 /// (total records, base per bucket, capacity per bucket) of S3: bucket `b` holds at most
@@ -148,12 +218,14 @@ pub(super) fn bucket_layout(p1: usize, capacity: usize) -> (usize, Option<[u32; 
     (at, fits.then_some(base), cap)
 }
 
-/// `u32` words of the [`Control`] block at the front of an expander's state buffer.
+/// `u32` words of the [`Control`] block at the front of an expander's workspace.
 pub(super) const CTRL_WORDS: usize = std::mem::size_of::<Control>() / 4;
-/// Where the look-back words start in the state buffer, in `u32` words: after the control
-/// block, at a 16-byte boundary (the pair layout of 8-byte tile states loads 16 bytes at once).
+/// Where the look-back words start in the workspace, in `u32` words: after the control block,
+/// at a 16-byte boundary (the pair layout of 8-byte tile states loads 16 bytes at once).
 pub(super) const STATES_AT: usize = CTRL_WORDS.next_multiple_of(4);
 const _: () = assert!(STATES_AT >= CTRL_WORDS && STATES_AT.is_multiple_of(4));
+// The control block is read back, and the view uploaded, as whole `u64`s.
+const _: () = assert!(CTRL_WORDS.is_multiple_of(2) && std::mem::size_of::<ExpandView>().is_multiple_of(8));
 
 #[cfg(test)]
 mod tests {
@@ -186,24 +258,101 @@ mod tests {
     #[test]
     fn workspace_grows_as_documented() {
         let (p1, cap) = (1 << 20, 1 << 25);
-        let base = workspace_bytes(Strategy::MaxN { max_n: 32 }, p1, cap);
-        assert_eq!(base, 4 * STATES_AT + std::mem::size_of::<ExpandView>());
-        assert_eq!(workspace_bytes(Strategy::AppendPerItem, p1, cap) - base, cap * 8);
-        assert_eq!(workspace_bytes(Strategy::LinearSearch, p1, cap) - base, p1 * 8);
-        assert_eq!(workspace_bytes(Strategy::PackedAtomicAdd, p1, cap) - base, p1 * 8);
+        let parts = |s: Strategy, cap: usize| {
+            let r = s.resolve(p1, cap);
+            Layout::new(r.facts(), p1, cap, offset_bytes(r, cap).unwrap()).parts().unwrap()
+        };
+        // MaxN keeps the control block and the view only; each unused part is 16 bytes.
+        let maxn = parts(Strategy::MaxN { max_n: 32 }, cap);
+        let (ctrl, view) = (4 * STATES_AT, std::mem::size_of::<ExpandView>());
+        assert_eq!((maxn.state.len(), maxn.view.len()), (ctrl, view.next_multiple_of(PART_ALIGN)));
+        assert_eq!([maxn.offsets.len(), maxn.srcs.len(), maxn.records.len()], [PART_ALIGN; 3]);
+        // What the strategies add, part by part (the "workspace" column of the notes).
+        assert_eq!(parts(Strategy::AppendPerItem, cap).records.len(), cap * 8);
+        assert_eq!(parts(Strategy::LinearSearch, cap).records.len(), p1 * 8);
+        let packed = parts(Strategy::PackedAtomicAdd, cap);
+        assert_eq!((packed.offsets.len(), packed.srcs.len()), (p1 * 4, p1 * 4));
         // S2.5: a prefix per source, one 8-byte tile state per tile of 4096.
-        assert_eq!(workspace_bytes(Strategy::ScanBinarySearch, p1, cap) - base, p1 * 4 + (p1 / 4096) * 8);
+        let scan = parts(Strategy::ScanBinarySearch, cap);
+        assert_eq!((scan.offsets.len(), scan.state.len() - ctrl), (p1 * 4, (p1 / 4096) * 8));
         // Past u32::MAX destination items: 8-byte prefixes, 16-byte tile states.
-        let wide = workspace_bytes(Strategy::ScanBinarySearch, p1, 1 << 36) - base;
-        assert_eq!(wide, p1 * 8 + (p1 / 4096) * 16);
+        let scan = parts(Strategy::ScanBinarySearch, 1 << 36);
+        assert_eq!((scan.offsets.len(), scan.state.len() - ctrl), (p1 * 8, (p1 / 4096) * 16));
         // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block,
         // and the one launch's count and sums (a u64 per tile, up to its 128 tiles).
-        let fused = (p1 / 2048 + 1) * 8 + (p1 / 8192) * 16 + (16 + 128) * 8;
-        assert_eq!(workspace_bytes(Strategy::ScanFused, p1, cap) - base, fused);
+        let fused = parts(Strategy::ScanFused, cap);
+        let records = ((p1 / 2048 + 1) * 8).next_multiple_of(PART_ALIGN);
+        let state = (p1 / 8192) * 16 + (16 + 128) * 8;
+        assert_eq!((fused.records.len(), fused.state.len() - ctrl), (records, state));
         // Past u32::MAX: 16-byte plan records.
-        let wide = workspace_bytes(Strategy::ScanFused, p1, 1 << 36) - base;
-        assert_eq!(wide, (p1 / 2048 + 1) * 16 + (p1 / 8192) * 16);
-        assert!(workspace_bytes(Strategy::Po2Buckets, p1, cap) > workspace_bytes(Strategy::ScanBinarySearch, p1, cap));
+        let fused = parts(Strategy::ScanFused, 1 << 36);
+        assert_eq!((fused.records.len(), fused.state.len() - ctrl), ((p1 / 2048 + 1) * 16, (p1 / 8192) * 16));
+        assert!(parts(Strategy::Po2Buckets, cap).records.len() > parts(Strategy::ScanBinarySearch, cap).offsets.len());
+        // The buffer: the parts, and at most one placement's padding before each.
+        for s in Strategy::UNBOUNDED.into_iter().chain([Strategy::MaxN { max_n: 32 }, Strategy::AUTO]) {
+            let p = parts(s, cap);
+            let sum = p.state.len() + p.view.len() + p.offsets.len() + p.srcs.len() + p.records.len();
+            let len = workspace_len(s, p1, cap);
+            assert!(8 * len >= sum && 8 * len <= sum + 4 * PART_START, "{s:?}: {len} u64s for {sum} bytes");
+        }
+        // Auto is sized as what it resolves to.
+        let auto = Strategy::AUTO.resolve(p1, cap);
+        assert_eq!(workspace_len(Strategy::AUTO, p1, cap), workspace_len(auto, p1, cap));
+    }
+
+    #[test]
+    fn parts_are_aligned_apart_and_inside_the_buffer() {
+        let max = u32::MAX as usize;
+        let fused_max = warpwork_abi::expand::fused::FUSED_MAX_CAPACITY as usize;
+        let strategies = Strategy::UNBOUNDED.into_iter().chain([
+            Strategy::MaxN { max_n: 1 },
+            Strategy::MaxN { max_n: 32 },
+            Strategy::AUTO,
+            Strategy::Auto { max_n: Some(4), nonzero_per_mille: None, own_pass2: false },
+        ]);
+        for s in strategies {
+            for p1 in [0usize, 1, 31, 33, 4095, 4097, 8193, 100_003, 1 << 22, max] {
+                for cap in [0usize, 1, 1000, 1 << 24, max, max + 1, 1 << 36, fused_max, fused_max + 1] {
+                    let r = s.resolve(p1, cap);
+                    let what = format!("{s:?} (→ {}) p1 = {p1}, capacity = {cap}", r.name());
+                    let offset_bytes = offset_bytes(r, cap).unwrap_or(4);
+                    let layout = Layout::new(r.facts(), p1, cap, offset_bytes);
+                    let parts = layout.parts().unwrap_or_else(|| panic!("{what}: no parts"));
+                    let len = workspace_len(s, p1, cap);
+                    assert_eq!(parts.len(), len, "{what}");
+                    let needed = [
+                        4 * (STATES_AT + layout.lookback_words),
+                        std::mem::size_of::<ExpandView>(),
+                        4 * layout.offsets,
+                        4 * layout.srcs,
+                        8 * layout.records,
+                    ];
+                    let ranges = [&parts.state, &parts.view, &parts.offsets, &parts.srcs, &parts.records];
+                    let mut end = 0;
+                    for (part, needed) in ranges.into_iter().zip(needed) {
+                        assert!(part.start.is_multiple_of(PART_START), "{what}: {part:?} misaligned");
+                        assert!(part.len().is_multiple_of(PART_ALIGN), "{what}: {part:?} not whole 16 bytes");
+                        assert!(part.start >= end, "{what}: {part:?} overlaps the part before it (ends at {end})");
+                        assert!(part.len() >= needed.max(1), "{what}: {part:?} is shorter than {needed} bytes");
+                        end = part.end;
+                    }
+                    assert_eq!(parts.state.start, 0, "{what}: the control block comes first");
+                    assert!(end <= 8 * len, "{what}: the parts end at {end}, past {len} u64s");
+                    assert!(parts.state_words().end * 4 <= parts.view.start, "{what}");
+                    let view = parts.view_elements();
+                    assert!(8 * view.start >= parts.view.start && 8 * view.end <= parts.view.end, "{what}");
+                    assert_eq!(parts.view_word(0) * 4, parts.view.start, "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_workspace_past_the_address_space_is_usize_max() {
+        // Sizes every expander refuses, where the bytes overflow usize: no panic, no wrap.
+        assert_eq!(workspace_len(Strategy::AppendPerItem, 1, usize::MAX), usize::MAX);
+        assert_eq!(workspace_len(Strategy::ScanBinarySearch, usize::MAX, 1 << 40), usize::MAX);
+        assert_eq!(workspace_len(Strategy::LinearSearch, usize::MAX / 4, 1 << 20), usize::MAX);
     }
 
     #[test]

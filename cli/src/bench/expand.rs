@@ -27,7 +27,7 @@ use super::{cpu_stats, cub_cells, device_line, peer_line, BenchArgs};
 use crate::report::cols::{BANDWIDTH, CUB_TIME, ITEMS_RATE, ROOF, TIME, VARIANT, VS_CUB};
 use crate::report::{giga, size, Col, CpuNote, Report, Stats, Table, Value};
 use warpwork::cudarc::driver::CudaSlice;
-use warpwork::expand::{workspace_bytes, Dispatch, Expander, Strategy};
+use warpwork::expand::{workspace_len, Dispatch, Expander, Strategy};
 use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
 use warpwork_cpu_reference::counts::CountDistribution;
@@ -220,7 +220,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
                         Value::fixed(bw, 0),
                         Value::fixed(roof_percent, 1),
                         read_back.map_or(Value::BLANK, |rb| Value::time(rb, 4)),
-                        Value::fixed(workspace_bytes(s, p1, p2) as f64 / (1 << 20) as f64, 1),
+                        Value::fixed(workspace_len(s, p1, p2) as f64 * 8.0 / (1 << 20) as f64, 1),
                         cub_ms,
                         vs,
                     ]);
