@@ -1,6 +1,6 @@
 //! [`Strategy::Auto`]'s rule: which strategy to run, decided on the host from P1 and what the
 //! caller states, before anything is allocated or launched. Derived from the H100 expansion
-//! table of 2026-11-23 ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand);
+//! tables of 2026-11-23 and 2026-11-26 ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand);
 //! [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)).
 
 use super::facts::UserPass2;
@@ -14,15 +14,16 @@ use warpwork_abi::expand::fused::FUSED_ONCE_MAX_P1;
 pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
 
 /// The most sources at which Auto picks `ScanFused` whatever the caller states but a small
-/// bound: up to there [`crate::expand::Expander::expand`] runs it as one launch, which on an H200
-/// (2026-11-26) was the best strategy without a bound, or within 1% of it, on every distribution
-/// at P1 = 2^10 and 2^16 (sparse ones included: 0.93× the packed atomic's time with 90% of the
-/// sources empty at 2^16, 0.83× with 90% culled), by 1.1× to 1.4× over the packed atomic that
-/// Auto picked there before.
+/// bound: up to there [`crate::expand::Expander::expand`] runs it as one launch, which on an H100
+/// (2026-11-26) was the best strategy without a bound, or within 4% of it, on every distribution
+/// at P1 = 2^10, 2^16 and 2^18 but one (four sources holding every item at 2^18: 7% behind its
+/// two launches); sparse ones included (0.93× the packed atomic's time with 90% of the sources
+/// empty at 2^16, 0.83× with 90% culled). The packed atomic that Auto picked up to 2^12 before
+/// was 1.1× to 1.4× slower there on six of the seven distributions.
 pub(super) const SMALL_P1: usize = FUSED_ONCE_MAX_P1 as usize;
 
 /// The most sources with a nonzero count, in thousandths of P1 (25%), at which a caller's
-/// `nonzero_per_mille` makes Auto pick `PackedAtomicAdd` past [`SMALL_P1`] sources (H100,
+/// `nonzero_per_mille` makes Auto pick `PackedAtomicAdd` past 2^18 sources (H100,
 /// 2026-11-23: with 10% of the sources non-empty — power-law 90% zero, culled 90% — it was the
 /// best strategy at P1 = 2^22, by 1.02× to 1.2× over `ScanFused`; with 1% — few huge — within 4%
 /// of the best; at 80% — all-small N — 2.5× behind `ScanFused`).
