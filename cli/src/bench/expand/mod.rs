@@ -24,11 +24,11 @@
 mod cases;
 
 use super::cub::{pairs_are_canonical, CubPeer};
-use cases::{print_cases, Measured};
 use super::timing::gpu_stats;
 use super::{cpu_stats, cub_cells, device_line, peer_line, BenchArgs};
 use crate::report::cols::{BANDWIDTH, CUB_TIME, ITEMS_RATE, ROOF, TIME, VARIANT, VS_CUB};
 use crate::report::{giga, size, Col, CpuNote, Report, Stats, Table, Value};
+use cases::{print_cases, Measured};
 use warpwork::cudarc::driver::CudaSlice;
 use warpwork::expand::{workspace_len, Dispatch, Expander, Strategy};
 use warpwork::timing::gbps;
@@ -72,7 +72,6 @@ pub fn p1s(args: &BenchArgs) -> Vec<usize> {
         None => [10usize, 16, 22].into_iter().filter(|&k| k <= args.max_log2() as usize).map(|k| 1 << k).collect(),
     }
 }
-
 
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs, report: &mut Report) -> Result<()> {
     report.say("## expand: (src, local) pairs materialized on the device\n");
