@@ -106,6 +106,51 @@ fn pass2_runs_again_after_one_pass1() {
     }
 }
 
+/// Once the count is read, pass 2 takes an output as long as the count alone (the capacity is
+/// twice the total and more): every strategy, an output of exactly the count (then one pair
+/// short, refused), the tail past it untouched. MaxN counts in pass 2, so it reads the count
+/// after a first pass 2; a new pass 1 forgets the count.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn pass2_takes_an_output_as_long_as_a_read_count() {
+    let gpu = gpu();
+    let p1 = 8193;
+    for (dist, counts) in distributions(p1) {
+        let total = cpu::total(&counts) as usize;
+        let capacity = 2 * total + 64;
+        let d = gpu.upload(&counts).unwrap();
+        for s in strategies(p1, &counts) {
+            let what = format!("{} N={dist}", s.name());
+            let mut e = gpu.expander(s, p1, capacity).unwrap();
+            let mut planned = e.pass1(&gpu, &d).unwrap();
+            if s.name() == "S0 MaxN" {
+                let mut full = poisoned::<[u32; 2]>(&gpu, capacity);
+                planned.pass2(&gpu, &mut full, Dispatch::Persistent).unwrap();
+            }
+            assert_eq!(planned.count(&gpu).unwrap(), total, "{what}: count");
+            // The pairs go into the first `total` of a buffer 8 longer (to see a stray write).
+            let mut buffer = poisoned::<[u32; 2]>(&gpu, total + 8);
+            let mut exact = buffer.slice_mut(..total);
+            planned.pass2(&gpu, &mut exact, Dispatch::Persistent).unwrap_or_else(|e| panic!("{what}: {e}"));
+            if total > 0 {
+                let mut short = buffer.slice_mut(..total - 1);
+                let r = planned.pass2(&gpu, &mut short, Dispatch::Persistent);
+                assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{what}: {r:?}");
+            }
+            let got = gpu.download(&buffer).unwrap();
+            assert!(is_poisoned(&got[total..]), "{what}: wrote past the count");
+            check_pairs(&counts, &got[..total], s.is_canonical(), &what);
+            // A new pass 1: the count is not known any more.
+            let mut again = e.pass1(&gpu, &d).unwrap();
+            let mut exact = buffer.slice_mut(..total);
+            if total < capacity {
+                let r = again.pass2(&gpu, &mut exact, Dispatch::Persistent);
+                assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{what} after pass 1: {r:?}");
+            }
+        }
+    }
+}
+
 /// One expander reused for several runs (as the benchmarks do), with the capacity exactly the
 /// total: every run must give the same, complete answer.
 #[test]

@@ -5,6 +5,7 @@ use super::{Control, ExpandView, Strategy};
 use crate::memory::bind::{BindMut, Bound};
 use crate::{error::ensure_input, DeviceRead, Error, Gpu, KernelArgs, Result};
 use cudarc::driver::CudaSlice;
+use std::sync::atomic::{AtomicU64, Ordering};
 use warpwork_abi::expand::{FLAG_CAPACITY, FLAG_MAX_N};
 
 /// A reusable expansion of up to `max_p1` sources into at most `capacity` destination items with
@@ -47,6 +48,10 @@ pub struct Expander {
     pub(super) once_blocks: u32,
     /// What ran since the last pass 1.
     pub(super) passes: Passes,
+    /// The count since the last pass 1, once [`Expander::count`] has read it (`u64::MAX`: not
+    /// read): a pass 2 after it needs an output only that long. Atomic, as `count` takes
+    /// `&self` and the expander is shared between threads.
+    pub(super) known_count: AtomicU64,
 }
 
 impl std::fmt::Debug for Expander {
@@ -181,6 +186,7 @@ impl Expander {
 impl<'e, 'c> Planned<'e, 'c> {
     pub(super) fn new(e: &'e mut Expander, counts: Option<&'c dyn DeviceRead<u32>>, p1: usize) -> Self {
         e.passes = Passes::default();
+        e.known_count.store(UNKNOWN, Ordering::Relaxed);
         Planned { e, counts, p1 }
     }
 
@@ -287,6 +293,15 @@ impl Expander {
                 capacity: e.capacity as u64,
             });
         }
+        self.known_count.store(needed, Ordering::Relaxed);
         Ok(needed as usize)
     }
+
+    /// The count [`Expander::count`] read since the last pass 1, if it did.
+    pub(super) fn known_count(&self) -> Option<u64> {
+        Some(self.known_count.load(Ordering::Relaxed)).filter(|&n| n != UNKNOWN)
+    }
 }
+
+/// [`Expander::known_count`]'s "not read".
+pub(super) const UNKNOWN: u64 = u64::MAX;

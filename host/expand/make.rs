@@ -2,12 +2,13 @@
 //! buffer it lives in — allocated by [`Gpu::expander`], or the caller's in [`Gpu::expander_in`]
 //! (and given back by [`Expander::into_workspace`]).
 
-use super::expander::Passes;
+use super::expander::{Passes, UNKNOWN};
 use super::workspace::{bucket_layout, offset_bytes, Layout, Parts, Workspace, PART_ALIGN, STATES_AT};
 use super::{ExpandView, Expander, Strategy};
 use crate::error::{ensure_aligned, ensure_input, ensure_len};
 use crate::{Error, Gpu, Result};
 use cudarc::driver::CudaSlice;
+use std::sync::atomic::AtomicU64;
 use warpwork_abi::expand::BUCKETS;
 
 /// An expander's plan, checked on the host before anything is allocated or issued.
@@ -195,6 +196,7 @@ impl Gpu {
             pass2_blocks: per_sm * self.info().sm_count,
             once_blocks,
             passes: Passes::default(),
+            known_count: AtomicU64::new(UNKNOWN),
         })
     }
 }

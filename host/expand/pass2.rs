@@ -26,9 +26,23 @@ impl Planned<'_, '_> {
         self.e.strategy()
     }
 
-    /// Pass 2, materializing: writes the `(src, local)` pairs into `out` (at least `capacity`
-    /// long). Asynchronous for [`Dispatch::Persistent`], and capturable; [`Dispatch::ReadBack`]
+    /// Pass 2, materializing: writes the `(src, local)` pairs into `out`, which is at least
+    /// `capacity` long — or at least the count, once [`Planned::count`] (or
+    /// [`Expander::count`]) has read it: read the count, allocate that much, then run pass 2
+    /// (again). Asynchronous for [`Dispatch::Persistent`], and capturable; [`Dispatch::ReadBack`]
     /// **waits** for pass 1's count. It may run again and writes the same pairs.
+    ///
+    /// ```no_run
+    /// use warpwork::{expand::{Dispatch, Strategy}, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let counts = gpu.upload(&[2u32, 1])?;
+    /// let mut e = gpu.expander(Strategy::ScanBinarySearch, 2, 1 << 20)?;
+    /// let mut planned = e.pass1(&gpu, &counts)?;
+    /// let n = planned.count(&gpu)?; // waits: 3
+    /// let mut out = gpu.zeros::<[u32; 2]>(n)?; // exactly the count, not the capacity
+    /// planned.pass2(&gpu, &mut out, Dispatch::Persistent)?;
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
     ///
     /// ```no_run
     /// use warpwork::{expand::{Dispatch, Strategy}, Gpu};
@@ -94,10 +108,12 @@ impl Planned<'_, '_> {
 }
 
 impl Expander {
-    /// Refuses, before anything is issued, an output shorter than the capacity or off a 16-byte
-    /// boundary (pass 2 stores two pairs at a time).
+    /// Refuses, before anything is issued, an output shorter than the capacity (than the count,
+    /// once [`Expander::count`] has read it since pass 1) or off a 16-byte boundary (pass 2
+    /// stores two pairs at a time).
     pub(super) fn check_output(&self, gpu: &Gpu, out: &impl DeviceWrite<[u32; 2]>) -> Result<()> {
-        crate::error::ensure_len("expansion output (pairs)", out.len(), self.capacity as u64)?;
+        let needed = self.known_count().unwrap_or(self.capacity as u64).min(self.capacity as u64);
+        crate::error::ensure_len("expansion output (pairs)", out.len(), needed)?;
         if !out.is_empty() {
             crate::error::ensure_aligned("expansion output", gpu.device_address(out)?, 16)?;
         }
