@@ -39,11 +39,14 @@
 //! separate pass-2 kernel to hand it).
 
 mod lookback;
+// The one launch is warpwork's own kernel only (no building block for users' kernels yet).
+#[cfg(feature = "expand")]
 mod once;
 mod plan;
 mod schedule;
 mod walk;
 
+#[cfg(feature = "expand")]
 pub(crate) use once::{fused_once, OncePlan};
 pub use plan::push_fused_tiles;
 pub use schedule::for_each_fused;
