@@ -15,11 +15,11 @@ pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
 
 /// The most sources at which Auto picks `ScanFused` whatever the caller states but a small
 /// bound: up to there [`crate::expand::Expander::expand`] runs it as one launch, which on an H100
-/// (2026-11-26) was the best strategy without a bound, or within 4% of it, on every distribution
-/// at P1 = 2^10, 2^16 and 2^18 but one (four sources holding every item at 2^18: 7% behind its
-/// two launches); sparse ones included (0.93× the packed atomic's time with 90% of the sources
-/// empty at 2^16, 0.83× with 90% culled). The packed atomic that Auto picked up to 2^12 before
-/// was 1.1× to 1.4× slower there on six of the seven distributions.
+/// (2026-11-26) was the best strategy without a bound, or within 3% of it, on every distribution
+/// at P1 = 2^16 and 2^18 but one (four sources holding every item at 2^18: 11% behind its two
+/// launches), and at 2^10 but one (90% of the sources empty: 7% behind the packed atomic). The
+/// packed atomic that Auto picked up to 2^12 before was 1.01× to 1.27× slower there on the six
+/// other distributions.
 pub(super) const SMALL_P1: usize = FUSED_ONCE_MAX_P1 as usize;
 
 /// The most sources with a nonzero count, in thousandths of P1 (25%), at which a caller's
@@ -41,10 +41,11 @@ impl Strategy {
     /// in [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)):
     /// 1. `MaxN { max_n }` if the caller gave `max_n` (> 0) and `p1 · max_n ≤ 2^20`: few slots,
     ///    and S0 has no pass 1 (it won every row where that held: all-small N at 2^16, uniform,
-    ///    all-small N and culled at 2^10, by 1.3× to 1.7× over the one-launch `ScanFused`).
+    ///    all-small N and culled at 2^10, by 1.4× to 1.8× over the one-launch `ScanFused`).
     /// 2. Else `ScanFused` if `p1 ≤ 2^18`: [`crate::expand::Expander::expand`] and
     ///    [`crate::Gpu::expand`] run it as one launch there, the best strategy without a bound
-    ///    (or within 1% of it) on every distribution at 2^10 and 2^16, sparse ones included.
+    ///    (or within 3% of it) on all but two of the cases measured at 2^10, 2^16 and 2^18
+    ///    (7% and 11% behind there).
     /// 3. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PER_MILLE`] (250 ‰,
     ///    25%) of the sources spawn anything (`nonzero_per_mille`): its pass 1 writes a record
     ///    per non-empty source only, and its pass 2 searches those (best at 10% non-empty and

@@ -111,13 +111,15 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_fused_wide(view: *const ExpandVie
 
 /// S2.5f's two passes in one launch (32-bit destination indices; the host's choice for at most
 /// `FUSED_ONCE_MAX_P1` sources): a persistent grid of `FUSED_PASS2_THREADS`-thread blocks, at
-/// least one per tile (see `crate::device::expand::fused::once`).
+/// least one per tile (see `crate::device::expand::fused::once`); `forced_fallback` (tests,
+/// otherwise 0) makes every block sum the tiles not yet published itself.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn expand_fused_once(view: *const ExpandView, out: *mut [u32; 2]) {
+pub unsafe extern "ptx-kernel" fn expand_fused_once(view: *const ExpandView, out: *mut [u32; 2], forced_fallback: u32) {
     use crate::device::expand::fused;
     let smem = static_shared!(EXPAND_FUSED_ONCE: [crate::device::expand::fused::FusedShared; 1]);
     let plan = static_shared!(EXPAND_FUSED_ONCE_PLAN: [crate::device::expand::fused::OncePlan; 1]);
-    fused::fused_once(&*view, smem, plan, |d, src, local, n| write_pairs(out, d, src, local, n));
+    let forced = forced_fallback != 0;
+    fused::fused_once(&*view, smem, plan, forced, |d, src, local, n| write_pairs(out, d, src, local, n));
 }
 
 #[no_mangle]

@@ -14,10 +14,12 @@
 //! block, as pass 1 does, so that the count and a later pass 2 of the two-launch form read what
 //! they always read.
 //!
-//! **Never hangs**, on the assumption the look-backs already make: blocks start in index order.
-//! The summing blocks are the grid's first and wait on nothing; every block waits for them; the
-//! host launches this only when the grid holds them all (`FUSED_ONCE_MAX_P1`). The last block
-//! out clears the count for the next launch.
+//! **Never hangs.** The summing blocks are the grid's first and wait on nothing before they
+//! publish; a block that has polled the count
+//! [`FALLBACK_POLLS`](crate::device::lookback::FALLBACK_POLLS) times without seeing every
+//! tile summed reads the tiles' words and sums each tile not yet published itself (the
+//! *decoupled fallback* of the look-backs), so no block depends on another being resident. The
+//! last block out clears the count and the sums for the next launch.
 
 use super::schedule::Part;
 use super::walk::{scan_tile, walk};
@@ -28,14 +30,17 @@ use crate::arch::{
 };
 use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
 use crate::device::expand::{ExpandView, FLAG_CAPACITY};
+use crate::device::lookback::{fallback_after, forced_stall};
 use crate::warp::{warp_inclusive_sum_u64, warp_last_holding};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 use warpwork_abi::expand::fused::{
-    fused_first_unit, fused_plan_record, fused_tiles, FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES,
+    fused_first_unit, fused_plan_record, fused_tiles, FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_TILE,
 };
 
 /// Tiles each lane of the reading warp takes (consecutive ones).
 const PER_LANE: usize = FUSED_ONCE_TILES as usize / WARP_SIZE as usize;
+/// A tile sum's word: published (the sum is in the bits below; a tile's sum is below 2^43).
+const PUBLISHED: u64 = 1 << 63;
 /// How long a waiting lane sleeps between reads of the count (the sums come within a
 /// microsecond or two).
 const POLL_NS: u32 = 64;
@@ -61,15 +66,17 @@ pub struct OncePlan {
 ///
 /// # Safety
 /// `v` is a valid view of strategy `SCAN_FUSED` with 32-bit offsets and `1 ..=
-/// FUSED_ONCE_TILES` tiles of counts, whose `offsets` hold `FUSED_ONCE_SUMS_AT + tiles` `u64`s,
-/// the first zero (this kernel leaves it zero), and whose control block's `exits` is zero; `smem` and `plan` are
+/// FUSED_ONCE_TILES` tiles of counts, whose `offsets` hold `FUSED_ONCE_SUMS_AT + tiles` zeroed
+/// `u64`s (this kernel leaves them zeroed), and whose control block's `exits` is zero; `smem` and `plan` are
 /// this block's, in shared memory; blocks of [`super::FUSED_PASS2_THREADS`] threads, at least
-/// one per tile, all resident together or started in index order; every thread calls this.
+/// one per tile; every thread calls this. `forced_fallback` (tests) makes every block fall back
+/// at once and odd tiles late to publish.
 #[inline(always)]
 pub(crate) unsafe fn fused_once(
     v: &ExpandView,
     smem: *mut FusedShared<u32>,
     plan: *mut OncePlan,
+    forced_fallback: bool,
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
     let tiles = fused_tiles(v.p1);
@@ -80,21 +87,30 @@ pub(crate) unsafe fn fused_once(
     if block < tiles {
         let (_, sum) = block_exclusive_sum(scratch, run_sum(load_run(v.counts(), v.p1, block as usize)));
         if thread_idx_x() == 0 {
-            store_relaxed_u64(sums.add(block as usize), sum);
+            forced_stall(forced_fallback, block as usize);
+            store_relaxed_u64(sums.add(block as usize), PUBLISHED | sum);
             // The sum before the count (a release).
             fence_gpu();
             atomic_add_u32(summed, 1);
         }
     }
     if warp_id() == 0 {
+        let mut all = false;
         if lane_id() == 0 {
-            while load_acquire_u32(summed) < tiles {
+            let mut polls = 0;
+            loop {
+                all = load_acquire_u32(summed) >= tiles;
+                if all || polls == fallback_after(forced_fallback) {
+                    break;
+                }
                 nanosleep(POLL_NS);
+                polls += 1;
             }
         }
         // The lane's acquire, then the warp's barrier: every lane reads the sums after it.
         sync_warp();
-        read_plan(v, plan, sums, tiles);
+        let all = shfl_idx_any(all as u32, 0) != 0;
+        read_plan(v, plan, sums, tiles, all);
     }
     sync_threads();
     let first_item = addr_of_mut!((*plan).first_item) as *const u32;
@@ -117,24 +133,36 @@ pub(crate) unsafe fn fused_once(
         sync_threads();
         u = stop;
     }
-    // The last block out clears the count (every block has read it) for the next launch.
+    // The last block out clears the count and the sums (every block has read them, and every
+    // summing block has published) for the next launch.
     let ctrl = v.ctrl();
+    // Every store to the sums (thread 0's, in a block that summed a tile or fell back) is fenced
+    // before that thread's exit count; the last block fences after the count it reads, so it
+    // clears after all of them.
     if thread_idx_x() == 0 && atomic_add_u32(addr_of_mut!((*ctrl).exits), 1) + 1 == grid_dim_x() {
+        fence_gpu();
+        for t in 0..tiles as usize {
+            store_relaxed_u64(sums.add(t), 0);
+        }
         write_volatile(summed, 0);
         write_volatile(addr_of_mut!((*ctrl).exits), 0);
     }
 }
 
-/// Warp 0 of each block, once every tile's sum is out: scans the sums and writes the plan to
+/// Warp 0 of each block: reads every tile's sum (`all`: every one is published; otherwise the
+/// warp first publishes, itself, each tile not yet published), scans them and writes the plan to
 /// shared memory (block 0 also to the records and the control block, as pass 1 would).
 #[inline(always)]
-unsafe fn read_plan(v: &ExpandView, plan: *mut OncePlan, sums: *const u64, tiles: u32) {
+unsafe fn read_plan(v: &ExpandView, plan: *mut OncePlan, sums: *mut u64, tiles: u32, all: bool) {
+    if !all {
+        publish_silent_tiles(v, sums, tiles);
+    }
     let lane = lane_id() as usize;
     let mut s = [0u64; PER_LANE];
     for (k, x) in s.iter_mut().enumerate() {
         let t = lane * PER_LANE + k;
         if t < tiles as usize {
-            *x = load_relaxed_u64(sums.add(t));
+            *x = load_relaxed_u64(sums.add(t)) & !PUBLISHED;
         }
     }
     let mine: u64 = s.iter().sum();
@@ -173,4 +201,34 @@ unsafe fn put(v: &ExpandView, plan: *mut OncePlan, t: u32, item: u64) {
     if block_idx_x() == 0 {
         write_volatile((v.records() as *mut u64).add(t as usize), fused_plan_record(item, t));
     }
+}
+
+/// The fallback, by the calling warp: publishes the sum of every tile whose block has not (the
+/// same value that block will store), so that the warp waits on no other block. Lane 0 stores,
+/// then fences, so that the stores precede its block's exit and the last block's clearing.
+#[inline(never)]
+unsafe fn publish_silent_tiles(v: &ExpandView, sums: *mut u64, tiles: u32) {
+    // A side effect, so that the compiler may not sink the warp-wide work into one lane.
+    sync_warp();
+    for t in 0..tiles as usize {
+        // Lane 0's view of the word, so that the warp agrees (the shuffle below needs all lanes).
+        if shfl_idx_any(load_relaxed_u64(sums.add(t)), 0) & PUBLISHED != 0 {
+            continue;
+        }
+        let first = t * FUSED_TILE as usize;
+        let mut sum = 0u64;
+        let mut i = first + lane_id() as usize;
+        while i < (first + FUSED_TILE as usize).min(v.p1 as usize) {
+            sum += *v.counts().add(i) as u64;
+            i += WARP_SIZE as usize;
+        }
+        let sum = shfl_idx_any(warp_inclusive_sum_u64(sum), WARP_SIZE - 1);
+        if lane_id() == 0 {
+            store_relaxed_u64(sums.add(t), PUBLISHED | sum);
+        }
+    }
+    if lane_id() == 0 {
+        fence_gpu();
+    }
+    sync_warp();
 }
