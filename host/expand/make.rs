@@ -18,9 +18,9 @@ struct Plan {
     /// 4, or 8 for the 64-bit kernels.
     offset_bytes: u32,
     parts: Parts,
-    /// S2.5f with 32-bit offsets: where its one launch's count and tile sums start, in bytes
-    /// from the state part's start (the view's `offsets` points there).
-    once_sums: Option<usize>,
+    /// S2.5f with 32-bit offsets: its one-launch kernel, and where that launch's count and tile
+    /// sums start, in bytes from the state part's start (the view's `offsets` points there).
+    once: Option<(&'static str, usize)>,
     bucket_base: [u32; BUCKETS],
     bucket_cap: [u32; BUCKETS],
 }
@@ -64,8 +64,8 @@ impl Plan {
             }
             None => [0; BUCKETS],
         };
-        let once_sums = (facts.once.is_some() && offset_bytes == 4).then_some(4 * (STATES_AT + layout.sums_at));
-        Ok(Plan { strategy, offset_bytes, parts, once_sums, bucket_base, bucket_cap })
+        let once = facts.once.filter(|_| offset_bytes == 4).map(|kernel| (kernel, 4 * (STATES_AT + layout.sums_at)));
+        Ok(Plan { strategy, offset_bytes, parts, once, bucket_base, bucket_cap })
     }
 }
 
@@ -140,7 +140,7 @@ impl Gpu {
         capacity: usize,
         mut workspace: CudaSlice<u64>,
     ) -> Result<Expander> {
-        let Plan { strategy, offset_bytes, parts, once_sums, bucket_base, bucket_cap } = plan;
+        let Plan { strategy, offset_bytes, parts, once, bucket_base, bucket_cap } = plan;
         ensure_len("expander workspace (u64 elements)", workspace.len(), parts.len() as u64)?;
         self.refuse_in_capture("building an expander uploads its descriptor from host memory")?;
         // The context is checked here (`WrongContext`), before anything is issued.
@@ -149,9 +149,9 @@ impl Gpu {
         let facts = strategy.facts();
         let wide = offset_bytes == 8;
         let per_sm = self.occupancy(facts.pass2_in(wide), facts.pass2_threads, 0)?.max(1);
-        let once_blocks = match facts.once {
-            Some(once) if !wide => self.occupancy(once, facts.pass2_threads, 0)? * self.info().sm_count,
-            _ => 0,
+        let once_blocks = match once {
+            Some((kernel, _)) => self.occupancy(kernel, facts.pass2_threads, 0)? * self.info().sm_count,
+            None => 0,
         };
         let at = |part: &std::ops::Range<usize>| base + part.start as u64;
         let host_view = ExpandView {
@@ -159,8 +159,8 @@ impl Gpu {
             ctrl: at(&parts.state),
             // S2.5f's one launch finds its count and tile sums through `offsets` (S2.5f has no
             // prefixes): in the state part, which starts zeroed and which the kernels keep so.
-            offsets: match once_sums {
-                Some(sums) => at(&parts.state) + sums as u64,
+            offsets: match once {
+                Some((_, sums)) => at(&parts.state) + sums as u64,
                 None => at(&parts.offsets),
             },
             srcs: at(&parts.srcs),
