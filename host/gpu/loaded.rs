@@ -185,11 +185,13 @@ pub(super) fn load(ctx: &Arc<CudaContext>, family: Family, code: &Code, cubin: &
     // The module's kernels are looked up on first use; one now, so that a module the driver
     // accepted but cannot run fails here.
     let functions: HashMap<_, _> = family.kernels().map(|k| (k, OnceLock::new())).collect();
-    let loaded = FamilyModule { module, functions, info: ModuleInfo { family, code, load_time: Default::default() } };
+    let mut loaded =
+        FamilyModule { module, functions, info: ModuleInfo { family, code, load_time: Default::default() } };
     if let Some(first) = family.kernels().next() {
         loaded.function(first)?;
     }
-    Ok(FamilyModule { info: ModuleInfo { load_time: start.elapsed(), ..loaded.info }, ..loaded })
+    loaded.info.load_time = start.elapsed();
+    Ok(loaded)
 }
 
 /// This thread's stream-capture mode set to relaxed until dropped (the mode it replaced, if
