@@ -90,6 +90,17 @@ enum Form {
     Apart(Dispatch),
 }
 
+/// The forms a row of `e` over `p1` sources is timed in, each with its row name's suffix:
+/// `Expander::expand`, and where that is one launch (S2.5f), `pass1` + `pass2` in a row of its
+/// own beside it.
+fn forms(e: &Expander, p1: usize) -> &'static [(Form, &'static str)] {
+    if e.runs_once(p1) {
+        &[(Form::OneCall, " (one launch)"), (Form::Apart(Dispatch::Persistent), " (two launches)")]
+    } else {
+        &[(Form::OneCall, "")]
+    }
+}
+
 /// (pass-1 ms, total ms): device time ([`Gpu::time_ms`]), or with `paced` the time with the host
 /// issuing each launch as the device waits ([`Gpu::paced_time_ms`]; the only way to time
 /// [`Dispatch::ReadBack`], which waits for pass 1 on the host).
@@ -147,18 +158,9 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
             group.push(Strategy::Auto { max_n: Some(bound), nonzero_per_mille, own_pass2: false });
             for s in group {
                 let mut e = gpu.expander(s, p1, p2)?;
-                // S2.5f in one launch, and (a row of its own) in two, as `pass1` + `pass2` run it.
-                let forms: &[Form] = if e.runs_once(p1) {
-                    &[Form::OneCall, Form::Apart(Dispatch::Persistent)]
-                } else {
-                    &[Form::OneCall]
-                };
-                for &form in forms {
+                for &(form, suffix) in forms(&e, p1) {
                     let once = form == Form::OneCall && e.runs_once(p1);
-                    let mut name = row_name(s, e.strategy());
-                    if e.runs_once(p1) {
-                        name += if once { " (one launch)" } else { " (two launches)" };
-                    }
+                    let name = row_name(s, e.strategy()) + suffix;
                     let (pass1, total) = time_strategy(gpu, &mut e, &d, &mut out, form, args.reps(), args.paced())?;
                     let (t1, t) = (pass1.median, total.median);
                     let got = match form {
@@ -247,9 +249,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
     let mut out = gpu.zeros::<[u32; 2]>(32)?;
     for s in strategies(32, 1) {
         let mut e = gpu.expander(s, 32, 32)?;
-        let forms: &[Form] =
-            if e.runs_once(32) { &[Form::OneCall, Form::Apart(Dispatch::Persistent)] } else { &[Form::OneCall] };
-        for &form in forms {
+        for &(form, suffix) in forms(&e, 32) {
             let once = form == Form::OneCall && e.runs_once(32);
             let (_, p) = time_strategy(gpu, &mut e, &d, &mut out, form, args.reps(), args.paced())?;
             let (_, pp) = time_strategy(gpu, &mut e, &d, &mut out, form, args.reps(), true)?;
@@ -267,11 +267,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
                 Strategy::Po2BucketsPerBucket => "memset + 1 + 32",
                 _ => "memset + 2",
             };
-            let name = match (s, once) {
-                (Strategy::ScanFused, true) => format!("{} (one launch)", s.name()),
-                (Strategy::ScanFused, false) => format!("{} (two launches)", s.name()),
-                _ => s.name().to_string(),
-            };
+            let name = format!("{}{suffix}", s.name());
             t.row(vec![Value::text(&name), Value::time(p, 4), Value::time(pp, 4), read_back, Value::text(launches)]);
         }
     }
