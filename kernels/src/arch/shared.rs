@@ -105,6 +105,19 @@ pub unsafe fn store_shared_v4(p: *mut [u32; 4], v: [u32; 4]) {
         options(nostack));
 }
 
+/// `st.shared.b32`: one 32-bit store into shared memory through a generic pointer (a plain
+/// or volatile store through it is a generic `ST`, which must first find out which memory the
+/// address is in).
+///
+/// # Safety
+/// `p` must point to 4 writable, 4-byte aligned bytes in shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_u32(p: *mut u32, v: u32) {
+    core::arch::asm!(
+        "{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; st.shared.b32 [%s], {v}; }}",
+        p = in(reg64) p, v = in(reg32) v, options(nostack));
+}
+
 /// `ld.shared.v4.b32`: one 16-byte load from shared memory (see [`store_shared_v4`]).
 ///
 /// # Safety

@@ -21,9 +21,9 @@
 //! tile. No look-back either: the scan across tiles is done once, in pass 1.
 //!
 //! The walk over a part: each walking warp takes a contiguous share in steps of [`STEP`] items.
-//! A step *marks* every non-empty source that starts inside it (lane `l` checks source
-//! `cur + 1 + l`, 32 per round; one round for sources of ≥ 8 items, a few for tiny ones) in a
-//! per-warp array, then a warp-wide running maximum over the marks gives every item its source:
+//! A step *marks* every non-empty source that starts inside it (lane `l` checks the four
+//! sources from `4l` on of each round's 128, one 16-byte load of their bounds; one round unless
+//! most sources are empty or tiny) in a per-warp array, then a warp-wide running maximum over the marks gives every item its source:
 //! no search per item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the
 //! pairs go out as coalesced 16-byte stores.
 //!

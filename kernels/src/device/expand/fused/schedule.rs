@@ -50,7 +50,7 @@ pub unsafe fn for_each_fused<O: Offset>(
     // Block `b`'s first claim is units `b·FUSED_CLAIM_UNITS ..` (no atomic on the way to the first
     // stores); the atomic claims count on from the grid's.
     let first = block_idx_x() * FUSED_CLAIM_UNITS;
-    let mut claim = first..first + FUSED_CLAIM_UNITS;
+    let mut claim = Claim { units: first..first + FUSED_CLAIM_UNITS, next_tile: None };
     if scheduler {
         schedule::<O>(v, slot, &mut claim, units);
     }
@@ -76,6 +76,13 @@ pub unsafe fn for_each_fused<O: Offset>(
         write_volatile(addr_of_mut!((*ctrl).counter), 0);
         write_volatile(addr_of_mut!((*ctrl).exits), 0);
     }
+}
+
+/// The scheduling warp's claim: the units not yet handed out, and their tile when it is known
+/// (the claim's next part after one that ended at a tile's end: the next tile).
+struct Claim {
+    units: core::ops::Range<u32>,
+    next_tile: Option<u32>,
 }
 
 /// What a block produces next: the units `start..end` of a claim, all in tile `tile`.
@@ -108,28 +115,33 @@ impl Part {
 /// while more than `2·FUSED_CLAIM_UNITS` per block remain, down to one unit at the end, so that the
 /// blocks finish within about one unit's time of each other.
 #[inline(always)]
-unsafe fn schedule<O: Offset>(v: &ExpandView, slot: *mut u32, claim: &mut core::ops::Range<u32>, units: u32) {
-    if claim.start >= claim.end {
+unsafe fn schedule<O: Offset>(v: &ExpandView, slot: *mut u32, claim: &mut Claim, units: u32) {
+    if claim.units.start >= claim.units.end {
         let grid = grid_dim_x();
         // What this block last saw left over: a guess at what the others have left.
-        let k = (units.saturating_sub(claim.end) / (2 * grid)).clamp(1, FUSED_CLAIM_UNITS);
+        let k = (units.saturating_sub(claim.units.end) / (2 * grid)).clamp(1, FUSED_CLAIM_UNITS);
         let mut u = 0;
         if lane_id() == 0 {
             u = atomic_add_u32(addr_of_mut!((*v.ctrl()).counter), k);
         }
         let u = (grid * FUSED_CLAIM_UNITS).saturating_add(shfl_idx(u, 0));
-        *claim = u..u.saturating_add(k);
+        *claim = Claim { units: u..u.saturating_add(k), next_tile: None };
     }
     // Searched whether or not the claim holds units (the search stays inside the records), so
     // that the first part need not wait for `units`, which the first call has just begun to read.
+    // A claim's later parts start where a tile's units begin: in the next tile, no search.
     let tiles = fused_tiles(v.p1);
-    let t = find_tile::<O>(v.records(), tiles, claim.start);
+    let start = claim.units.start;
+    let t = match claim.next_tile {
+        Some(t) => t,
+        None => find_tile::<O>(v.records(), tiles, start),
+    };
     // The claim's units in tile `t` end where the next tile's begin (the end record holds
     // `units`, so a part never passes it). Without tiles (`p1 = 0`) there are no units, and no
     // record to read.
-    let end = if t < tiles { claim.end.min(record_unit::<O>(v.records(), t + 1)) } else { claim.start };
-    let part = Part { start: claim.start, end, tile: t };
-    claim.start = end;
+    let end = if t < tiles { claim.units.end.min(record_unit::<O>(v.records(), t + 1)) } else { start };
+    let part = Part { start, end, tile: t };
+    *claim = Claim { units: end..claim.units.end, next_tile: Some(t + 1) };
     if lane_id() == 0 {
         part.store(slot);
     }

@@ -5,8 +5,8 @@
 use super::schedule::Part;
 use super::{load_run, record_item, FusedShared, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
 use crate::arch::{
-    ballot, lane_id, lanemask_lt, load_shared, shfl_idx, store_shared_v4, sync_threads, sync_warp, thread_idx_x,
-    warp_id, WARP_SIZE,
+    ballot, lane_id, lanemask_lt, load_shared, load_shared_v4, shfl_idx, store_shared_u32, store_shared_v4, sync_threads,
+    sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, ScanValue};
 use crate::device::expand::{ExpandView, Offset};
@@ -163,30 +163,43 @@ macro_rules! walk_in {
                     s += one;
                     continue;
                 }
-                store_shared_v4(marks.add(8 * lane as usize) as *mut [u32; 4], [0; 4]);
-                store_shared_v4(marks.add(8 * lane as usize + 4) as *mut [u32; 4], [0; 4]);
+                // The warp's marks cleared, `STEP / 32` per lane in 16-byte stores.
+                for q in 0..(STEP / WARP_SIZE / 4) as usize {
+                    store_shared_v4(marks.add((STEP / WARP_SIZE) as usize * lane as usize + 4 * q) as *mut [u32; 4], [0; 4]);
+                }
                 sync_warp();
                 // Mark each non-empty source starting in the step with `(source << 8) | offset`:
                 // sources after `cur` start after the step's first item, and non-empty ones at distinct
-                // offsets, so no two lanes write one mark.
-                let mut j = cur + 1;
+                // offsets, so no two lanes write one mark. Each lane checks four consecutive sources
+                // per round (one 16-byte load of their bounds), 128 a round: where most sources are
+                // empty, a step spans hundreds of them.
+                let mut j = (cur + 1) & !(QUAD - 1);
                 loop {
-                    let k = j + lane;
-                    let (at, inside) = if k < sources {
-                        // Sources after `cur` start at or after `base`: the distances are exact (capped
-                        // at `u32::MAX`, far past a step).
-                        let at = load_shared(bounds.add(k as usize)).distance_capped(base, u32::MAX);
-                        (at, at < STEP && load_shared(bounds.add(k as usize + 1)).distance_capped(base, u32::MAX) > at)
-                    } else {
-                        (u32::MAX, false)
-                    };
-                    if inside {
-                        write_volatile(marks.add(at as usize), (k << 8) | at);
+                    let k0 = j + QUAD * lane;
+                    let mut after = u32::MAX;
+                    if k0 < sources {
+                        // `k0 + QUAD <= FUSED_TILE`: the bounds hold the tile's end there.
+                        let b = load_quad(bounds.add(k0 as usize));
+                        let b_next = load_shared(bounds.add((k0 + QUAD) as usize));
+                        for i in 0..QUAD as usize {
+                            let k = k0 + i as u32;
+                            let end = if i + 1 < QUAD as usize { b[i + 1] } else { b_next };
+                            // Sources after `cur` start at or after `base`: the distances are exact
+                            // (capped at `u32::MAX`, far past a step).
+                            if k > cur && end > b[i] {
+                                let at = b[i].distance_capped(base, u32::MAX);
+                                if at < STEP {
+                                    store_shared_u32(marks.add(at as usize), (k << 8) | at);
+                                }
+                            }
+                        }
+                        after = b_next.distance_capped(base, u32::MAX);
                     }
-                    if shfl_idx(at, WARP_SIZE - 1) >= STEP {
+                    // Where the first source the warp has not checked starts.
+                    if shfl_idx(after, WARP_SIZE - 1) >= STEP {
                         break;
                     }
-                    j += WARP_SIZE;
+                    j += QUAD * WARP_SIZE;
                 }
                 sync_warp();
                 // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
@@ -237,6 +250,21 @@ macro_rules! walk_in {
 
 walk_in!(walk_u32, u32);
 walk_in!(walk_u64, u64);
+
+/// Sources a lane checks per round of the marking loop (consecutive ones).
+const QUAD: u32 = 4;
+
+/// Bounds `k .. k + QUAD` from shared memory in 16-byte loads (`p` is 16-byte aligned: `k` is a
+/// multiple of [`QUAD`]).
+#[inline(always)]
+unsafe fn load_quad<O: Copy + Default>(p: *const O) -> [O; QUAD as usize] {
+    let mut out = [O::default(); QUAD as usize];
+    let words = out.as_mut_ptr() as *mut [u32; 4];
+    for h in 0..core::mem::size_of::<[O; QUAD as usize]>() / 16 {
+        *words.add(h) = load_shared_v4((p as *const [u32; 4]).add(h));
+    }
+    out
+}
 
 /// Calls `f` for the items `base + at` and `base + at + 1` that lie in the unit (offsets
 /// `valid` from `base`), as [`super::for_each_fused`] promises: one call for a pair, else one per item.
