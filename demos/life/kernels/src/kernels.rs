@@ -1,12 +1,16 @@
 //! The exported kernels (`life_*`, named in [`crate::abi::kernels`]): thin launches of the
 //! bodies in [`crate::cells`], [`crate::bits`] and [`crate::population`].
 //!
-//! Cell kernels take `(src, dst, width, height)` with one `u32` (or `u8`) per cell; the bit
-//! kernels take `(src, dst, words_per_row, height, ...)` with one bit per cell. The host picks
-//! the launch shape (`Kernel::launch_config` in the host crate's `src/kernel.rs`).
+//! Cell kernels take `(src, dst, width, height, rule)` with one `u32` (or `u8`) per cell; the bit
+//! kernels take `(src, dst, words_per_row, height, ..., rule)` with one bit per cell. `rule` is
+//! the packed rule ([`crate::abi::pack_rule`]). The host picks the launch shape
+//! (`Kernel::launch_config` in the host crate's `src/kernel.rs`).
+//!
+//! The bit kernels branch once, on a warp-uniform value, between B3/S23's specialised form and
+//! the masks that run any rule ([`crate::abi::RuleMasks`]): both are inlined into the kernel.
 
-use crate::abi::{BIT64_OUT_LANES, MULTI_CELLS};
-use crate::bits::{bit32_word, bit64_strip, Link};
+use crate::abi::{RuleMasks, B3_S23, BIT64_OUT_LANES, MULTI_CELLS};
+use crate::bits::{bit32_word, bit64_strip, Conway, Link};
 use crate::cells::{ballot_cells, multi_cells, naive_cell, sparse_cell, tiled_cells};
 use warpwork_kernels::arch::{
     block_dim_x, block_dim_y, block_idx_x, block_idx_y, global_thread_idx, thread_idx_x, thread_idx_y,
@@ -15,78 +19,88 @@ use warpwork_kernels::static_shared;
 
 /// Brute force, one thread per cell, 1D launch (any block size): thread `i` takes cell `i`.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_naive_1d(src: *const u32, dst: *mut u32, width: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_naive_1d(src: *const u32, dst: *mut u32, width: u32, height: u32, rule: u32) {
     let i = global_thread_idx();
     if i < width as u64 * height as u64 {
-        naive_cell(src, dst, width, height, (i % width as u64) as u32, (i / width as u64) as u32);
+        naive_cell(src, dst, width, height, (i % width as u64) as u32, (i / width as u64) as u32, rule);
     }
 }
 
 /// Brute force, one thread per cell, 2D launch (any block shape).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_naive_2d(src: *const u32, dst: *mut u32, width: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_naive_2d(src: *const u32, dst: *mut u32, width: u32, height: u32, rule: u32) {
     let x = block_idx_x() * block_dim_x() + thread_idx_x();
     let y = block_idx_y() * block_dim_y() + thread_idx_y();
     if x < width && y < height {
-        naive_cell(src, dst, width, height, x, y);
+        naive_cell(src, dst, width, height, x, y, rule);
     }
 }
 
 /// One byte per cell, otherwise [`life_naive_1d`].
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_byte(src: *const u8, dst: *mut u8, width: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_byte(src: *const u8, dst: *mut u8, width: u32, height: u32, rule: u32) {
     let i = global_thread_idx();
     if i < width as u64 * height as u64 {
-        naive_cell(src, dst, width, height, (i % width as u64) as u32, (i / width as u64) as u32);
+        naive_cell(src, dst, width, height, (i % width as u64) as u32, (i / width as u64) as u32, rule);
     }
 }
 
 /// Sparse write-skip, one thread per cell, 1D launch.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_sparse(src: *const u32, dst: *mut u32, width: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_sparse(src: *const u32, dst: *mut u32, width: u32, height: u32, rule: u32) {
     let i = global_thread_idx();
     if i < width as u64 * height as u64 {
-        sparse_cell(src, dst, width, height, (i % width as u64) as u32, (i / width as u64) as u32);
+        sparse_cell(src, dst, width, height, (i % width as u64) as u32, (i / width as u64) as u32, rule);
     }
 }
 
 /// [`MULTI_CELLS`] cells of a row per thread, 1D launch over `ceil(width / MULTI_CELLS) · height`.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_multi(src: *const u32, dst: *mut u32, width: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_multi(src: *const u32, dst: *mut u32, width: u32, height: u32, rule: u32) {
     let per_row = width.div_ceil(MULTI_CELLS as u32) as u64;
     let i = global_thread_idx();
     if i < per_row * height as u64 {
         let (cx, y) = ((i % per_row) as u32, (i / per_row) as u32);
-        multi_cells(src, dst, width, height, cx * MULTI_CELLS as u32, y);
+        multi_cells(src, dst, width, height, cx * MULTI_CELLS as u32, y, rule);
     }
 }
 
 /// Shared tile with halo: `TILE × TILE` blocks over a 2D grid.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_tiled(src: *const u32, dst: *mut u32, width: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_tiled(src: *const u32, dst: *mut u32, width: u32, height: u32, rule: u32) {
     let tile = static_shared!(LIFE_TILE: [u32; crate::cells::TILE_SHARED]);
-    tiled_cells(src, dst, width, height, tile);
+    tiled_cells(src, dst, width, height, tile, rule);
 }
 
 /// Ballot counting: one warp per 32 cells of a row, 1D launch of whole warps over
 /// `ceil(width / 32) · height` warps.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_ballot(src: *const u32, dst: *mut u32, width: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_ballot(src: *const u32, dst: *mut u32, width: u32, height: u32, rule: u32) {
     let per_row = width.div_ceil(32) as u64;
     let warp = global_thread_idx() / 32;
     if warp < per_row * height as u64 {
         let (cx, y) = ((warp % per_row) as u32, (warp / per_row) as u32);
-        ballot_cells(src, dst, width, height, cx * 32, y);
+        ballot_cells(src, dst, width, height, cx * 32, y, rule);
     }
 }
 
 /// One bit per cell, one 32-bit word per thread, 1D launch over `words_per_row · height`.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_bit32(src: *const u32, dst: *mut u32, words_per_row: u32, height: u32) {
+pub unsafe extern "ptx-kernel" fn life_bit32(
+    src: *const u32,
+    dst: *mut u32,
+    words_per_row: u32,
+    height: u32,
+    rule: u32,
+) {
     let i = global_thread_idx();
     if i < words_per_row as u64 * height as u64 {
         let (wx, y) = ((i % words_per_row as u64) as u32, (i / words_per_row as u64) as u32);
-        bit32_word(src, dst, words_per_row, height, wx, y);
+        if rule == B3_S23 {
+            bit32_word(src, dst, words_per_row, height, wx, y, Conway);
+        } else {
+            bit32_word(src, dst, words_per_row, height, wx, y, RuleMasks::new(rule));
+        }
     }
 }
 
@@ -102,6 +116,7 @@ macro_rules! bit64_kernel {
             words_per_row: u32,
             height: u32,
             strip_rows: u32,
+            rule: u32,
         ) {
             let chunks = words_per_row.div_ceil(BIT64_OUT_LANES) as u64;
             let strips = height.div_ceil(strip_rows) as u64;
@@ -110,7 +125,13 @@ macro_rules! bit64_kernel {
                 let (chunk, strip) = ((warp % chunks) as u32, (warp / chunks) as u32);
                 let row0 = strip * strip_rows;
                 let rows = strip_rows.min(height - row0);
-                bit64_strip::<$gens, $skew>(src, dst, words_per_row, height, chunk * BIT64_OUT_LANES, row0, rows);
+                let first = chunk * BIT64_OUT_LANES;
+                if rule == B3_S23 {
+                    bit64_strip::<$gens, $skew, _>(src, dst, words_per_row, height, first, row0, rows, Conway);
+                } else {
+                    let masks = RuleMasks::new(rule);
+                    bit64_strip::<$gens, $skew, _>(src, dst, words_per_row, height, first, row0, rows, masks);
+                }
             }
         }
     )*};

@@ -30,7 +30,7 @@ pub mod cells;
 mod kernels;
 pub mod population;
 
-use abi::{row_sum, rule, rule_sliced, wrap, BIT64_OUT_LANES, MULTI_CELLS, TILE};
+use abi::{row_sum, rule, rule_sliced, wrap, RuleMasks, BIT64_OUT_LANES, MULTI_CELLS, TILE};
 
 /// Kernels cannot unwind or print: a panic traps, which the host sees as a launch failure. The
 /// kernels are written not to panic; `no_std` requires a handler all the same.
