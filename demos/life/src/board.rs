@@ -3,7 +3,7 @@
 use crate::abi::kernels;
 use crate::support::ensure_input;
 use crate::transfer::{self, Boards};
-use crate::{BitGrid, Error, Kernel, Layout, Result, BIT64_OUT_LANES};
+use crate::{BitGrid, Error, Kernel, Layout, Result, Rule, BIT64_OUT_LANES};
 use warpwork::cudarc::driver::{CudaFunction, LaunchConfig};
 use warpwork::{Gpu, Kernels};
 
@@ -21,11 +21,16 @@ pub struct Life<'g> {
     cur: usize,
     generation: u64,
     strip_rows: Option<u32>,
+    rule: Rule,
 }
 
 impl std::fmt::Debug for Life<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Life {}x{} ({}, generation {})", self.width, self.height, self.kernel, self.generation)
+        write!(
+            f,
+            "Life {}x{} ({}, {}, generation {})",
+            self.width, self.height, self.rule, self.kernel, self.generation
+        )
     }
 }
 
@@ -48,7 +53,18 @@ impl<'g> Life<'g> {
         // The module is loaded once per context (the first board's), its kernels looked up here.
         let kernels = gpu.kernels(&crate::module::DEVICE_CODE, &kernels::KERNELS)?;
         let boards = transfer::upload(gpu, kernel.layout(), kernel == Kernel::Sparse, grid)?;
-        Ok(Life { gpu, kernels, kernel, width, height, boards, cur: 0, generation: 0, strip_rows: None })
+        Ok(Life {
+            gpu,
+            kernels,
+            kernel,
+            width,
+            height,
+            boards,
+            cur: 0,
+            generation: 0,
+            strip_rows: None,
+            rule: Rule::CONWAY,
+        })
     }
 
     /// An empty board (within [`crate::Limits::DEFAULT`]; for larger ones build the [`BitGrid`]
@@ -101,6 +117,36 @@ impl<'g> Life<'g> {
     pub fn with_pattern(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, pattern: &BitGrid) -> Result<Self> {
         kernel.check_size(width, height)?;
         Self::new(gpu, kernel, &crate::pattern::centred(pattern, width, height)?)
+    }
+
+    /// The rule the next steps run (B3/S23 unless set). Every kernel runs any [`Rule`]; the bit
+    /// kernels have a specialised form for B3/S23 and evaluate other rules from their birth and
+    /// survival masks (see `docs/life.md` for what that costs). B0 rules run exactly on the torus.
+    ///
+    /// ```no_run
+    /// use warpwork::Gpu;
+    /// use warpwork_life::{BitGrid, Kernel, Life, Rule};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut life = Life::new(&gpu, Kernel::FASTEST, &BitGrid::new(64, 64)?)?;
+    /// life.set_rule("B2/S".parse()?); // Seeds
+    /// assert_eq!(life.rule().to_string(), "B2/S");
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn set_rule(&mut self, rule: Rule) {
+        self.rule = rule;
+    }
+
+    /// The rule the board runs.
+    ///
+    /// ```no_run
+    /// use warpwork::Gpu;
+    /// use warpwork_life::{Kernel, Life, Rule};
+    /// let gpu = Gpu::new(0)?;
+    /// assert_eq!(Life::empty(&gpu, Kernel::Bit32, 64, 64)?.rule(), Rule::CONWAY);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn rule(&self) -> Rule {
+        self.rule
     }
 
     /// The kernel that advances this board.
@@ -255,6 +301,7 @@ impl<'g> Life<'g> {
             _ => (self.bit64_name(gens), (w / 64, h)),
         };
         let f = self.kernels.get(name)?;
+        let rule = self.rule.packed();
         let mut l = self.gpu.kernel_args();
         let cur = self.cur;
         macro_rules! pair {
@@ -270,20 +317,22 @@ impl<'g> Life<'g> {
         match &mut self.boards {
             Boards::U32(bufs) | Boards::Bits32(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1);
-                // SAFETY: `life_*(src, dst, width|words_per_row, height)` over boards of that size.
+                l.read(src).write(dst).value(&args.0).value(&args.1).value(&rule);
+                // SAFETY: `life_*(src, dst, width|words_per_row, height, rule)` over boards of
+                // that size; any rule value is valid.
                 unsafe { l.launch(f, cfg)? };
             }
             Boards::U8(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1);
+                l.read(src).write(dst).value(&args.0).value(&args.1).value(&rule);
                 // SAFETY: as above, one byte per cell.
                 unsafe { l.launch(f, cfg)? };
             }
             Boards::Bits64(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows);
-                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows)`, strip_rows ≥ 1.
+                l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows).value(&rule);
+                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows, rule)`,
+                // strip_rows ≥ 1; any rule value is valid.
                 unsafe { l.launch(f, cfg)? };
             }
         }
