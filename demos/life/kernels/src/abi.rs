@@ -70,15 +70,15 @@ pub fn rule_sliced(alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, 
 /// live one survives when `S` has `t − 1` (the total counts the cell itself).
 ///
 /// The five `u == k` masks are one `LOP3` each (functions of `cy, x, y`); then, for each of the
-/// four (alive, `s`) cases, the table's bits are ORed in (`h |= [u == k] & bit`), one `LOP3`
-/// with the bit as a uniform operand per table entry (18 entries: a dead cell never has `t = 9`,
-/// a live one never `t = 0`); three muxes pick the case. A rule has 18 free bits and a logic
+/// four (alive, `s`) cases, the table's bits are added in (`h += [u == k] · bit`, one
+/// instruction with the bit as a uniform operand per table entry: 18 entries, as a dead cell
+/// never has `t = 9` and a live one never `t = 0`); three muxes pick the case. A rule has 18 free bits and a logic
 /// instruction with a uniform operand takes in one of them, so a rule given at run time costs
 /// at least ~18 instructions per word where B3/S23's specialised form ([`rule_sliced`]) needs
 /// about 5: that is why the bit kernels keep a B3/S23 form beside this one.
 #[derive(Clone, Copy)]
 pub struct RuleMasks {
-    /// `h[case][k]`: all ones when the cell is next alive for `u = k` in case `case`
+    /// `h[case][k]`: 1 when the cell is next alive for `u = k` in case `case`, else 0
     /// (0: dead, even `t`; 1: dead, odd `t`; 2: alive, even `t`; 3: alive, odd `t`).
     h: [[u32; 5]; 4],
 }
@@ -87,40 +87,56 @@ impl RuleMasks {
     /// The masks of a packed rule ([`pack_rule`]).
     #[inline(always)]
     pub fn new(rule: u32) -> Self {
-        let bit = |i: u32| 0u32.wrapping_sub(rule >> i & 1);
         let mut h = [[0; 5]; 4];
         for k in 0..5u32 {
             for s in 0..2u32 {
                 let t = 2 * k + s;
                 if t <= 8 {
-                    h[s as usize][k as usize] = bit(t); // born with t neighbours
+                    h[s as usize][k as usize] = rule >> t & 1; // born with t neighbours
                 }
                 if t >= 1 {
-                    h[2 + s as usize][k as usize] = bit(16 + t - 1); // survives with t − 1
+                    h[2 + s as usize][k as usize] = rule >> (16 + t - 1) & 1; // survives with t − 1
                 }
             }
         }
         RuleMasks { h }
     }
 
-    /// The next state of 32 cells; arguments as [`rule_sliced`].
+    /// The next state of 32 cells; arguments as [`rule_sliced`]. Table entries are ORed in with
+    /// plain logic; the kernels use [`RuleMasks::next_with`] and a multiply-add instead.
     #[inline(always)]
     pub fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32 {
+        self.next_with(alive, above, mid, below, |e, bit, acc| acc | (e & 0u32.wrapping_sub(bit)))
+    }
+
+    /// [`RuleMasks::next`] with `mad(e, bit, acc)` adding table entry `bit` (0 or 1) for the
+    /// cells `e` to `acc`. The `u == k` masks are disjoint, so `acc + e·bit` is `acc | (e & bit)`
+    /// with no carry: the kernels pass a multiply-add (`mad.lo.u32`), which runs on the GPU's
+    /// multiply-add pipe while the logic pipe, the bottleneck, evaluates the rest.
+    #[inline(always)]
+    pub fn next_with(
+        &self,
+        alive: u32,
+        above: (u32, u32),
+        mid: (u32, u32),
+        below: (u32, u32),
+        mad: impl Fn(u32, u32, u32) -> u32,
+    ) -> u32 {
         let (s, cy) = add3(above.0, mid.0, below.0);
         let (x, y) = add3(above.1, mid.1, below.1);
         let e = [!(cy | x | y), (cy ^ x) & !y, (cy & x & !y) | (!(cy | x) & y), (cy ^ x) & y, cy & x & y];
         let h = &self.h;
         // Table entries that cannot occur are left out: t = 9 (k = 4, odd) when dead, t = 0 alive.
-        let mut acc = [e[0] & h[0][0], e[0] & h[1][0], e[1] & h[2][1], e[0] & h[3][0]];
+        let mut acc = [mad(e[0], h[0][0], 0), mad(e[0], h[1][0], 0), mad(e[1], h[2][1], 0), mad(e[0], h[3][0], 0)];
         for k in 1..5 {
-            acc[0] |= e[k] & h[0][k];
-            acc[3] |= e[k] & h[3][k];
+            acc[0] = mad(e[k], h[0][k], acc[0]);
+            acc[3] = mad(e[k], h[3][k], acc[3]);
         }
         for k in 1..4 {
-            acc[1] |= e[k] & h[1][k];
+            acc[1] = mad(e[k], h[1][k], acc[1]);
         }
         for k in 2..5 {
-            acc[2] |= e[k] & h[2][k];
+            acc[2] = mad(e[k], h[2][k], acc[2]);
         }
         let dead = (s & acc[1]) | (!s & acc[0]);
         let live = (s & acc[3]) | (!s & acc[2]);
@@ -251,6 +267,12 @@ mod tests {
                 let rows = neighbourhoods(chunk);
                 let sums = rows.map(|[w, c, e]| row_sum(w, c, e));
                 let next = m.next(rows[1][1], sums[0], sums[1], sums[2]);
+                // As the kernels run it: a multiply-add, which must never carry.
+                let mad = |e: u32, bit: u32, acc: u32| Some(acc + e * bit).filter(|_| e * bit & acc == 0);
+                let with_mad = m.next_with(rows[1][1], sums[0], sums[1], sums[2], |e, b, acc| {
+                    mad(e, b, acc).expect("the u == k masks overlap")
+                });
+                assert_eq!(with_mad, next, "rule {r:#x}");
                 for i in 0..32u32 {
                     let p = 32 * chunk + i;
                     let alive = p >> 4 & 1 != 0;

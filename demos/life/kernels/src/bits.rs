@@ -23,9 +23,19 @@ impl SlicedRule for Conway {
 }
 
 impl SlicedRule for RuleMasks {
+    /// With the table entries added by `mad.lo.u32` (see [`RuleMasks::next_with`]): written as
+    /// inline PTX because LLVM would turn a multiply by a 0/1 value back into logic, and the
+    /// point is to move that work off the logic pipe.
     #[inline(always)]
     fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32 {
-        RuleMasks::next(self, alive, above, mid, below)
+        self.next_with(alive, above, mid, below, |e, bit, acc| {
+            let out: u32;
+            // SAFETY: register arithmetic only.
+            unsafe {
+                core::arch::asm!("mad.lo.u32 {d}, {e}, {b}, {a};", d = out(reg32) out, e = in(reg32) e, b = in(reg32) bit, a = in(reg32) acc, options(pure, nomem, nostack));
+            }
+            out
+        })
     }
 }
 
