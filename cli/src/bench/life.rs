@@ -54,7 +54,8 @@ fn board(side: usize) -> Value {
 }
 
 pub fn run(gpu: Option<&Gpu>, args: &BenchArgs, report: &mut Report) -> Result<()> {
-    report.say(format!("## life: B3/S23 on a torus, random start (density 1/2), {GENS} generations per timing\n"));
+    let rules = if args.rules.is_empty() { "B3/S23" } else { "Life-like rules" };
+    report.say(format!("## life: {rules} on a torus, random start (density 1/2), {GENS} generations per timing\n"));
     match gpu {
         Some(gpu) => run_gpu(gpu, args, report),
         None => run_cpu(args, report),
@@ -197,6 +198,9 @@ fn kernel_tables(gpu: &Gpu, args: &BenchArgs, roof: f64, reps: usize, report: &m
 }
 
 fn run_cpu(args: &BenchArgs, report: &mut Report) -> Result<()> {
+    if !args.rules.is_empty() {
+        report.say("The rules table (--rule) needs a GPU: the CPU reference is timed on B3/S23.\n");
+    }
     let sides = sides(args);
     let (timed, dropped) = sides.split_at(sides.len().min(CPU_BOARDS));
     let cells = |v: &[usize]| v.iter().map(|s| s * s).collect::<Vec<_>>();
