@@ -268,7 +268,7 @@ mod tests {
                 let sums = rows.map(|[w, c, e]| row_sum(w, c, e));
                 let next = m.next(rows[1][1], sums[0], sums[1], sums[2]);
                 // As the kernels run it: a multiply-add, which must never carry.
-                let mad = |e: u32, bit: u32, acc: u32| Some(acc + e * bit).filter(|_| e * bit & acc == 0);
+                let mad = |e: u32, bit: u32, acc: u32| Some(acc + e * bit).filter(|_| (e * bit) & acc == 0);
                 let with_mad = m.next_with(rows[1][1], sums[0], sums[1], sums[2], |e, b, acc| {
                     mad(e, b, acc).expect("the u == k masks overlap")
                 });
