@@ -72,10 +72,11 @@ pub fn rule_sliced(alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, 
 /// The five `u == k` masks are one `LOP3` each (functions of `cy, x, y`); then, for each of the
 /// four (alive, `s`) cases, the table's bits are added in (`h += [u == k] · bit`, one
 /// instruction with the bit as a uniform operand per table entry: 18 entries, as a dead cell
-/// never has `t = 9` and a live one never `t = 0`); three muxes pick the case. A rule has 18 free bits and a logic
-/// instruction with a uniform operand takes in one of them, so a rule given at run time costs
-/// at least ~18 instructions per word where B3/S23's specialised form ([`rule_sliced`]) needs
-/// about 5: that is why the bit kernels keep a B3/S23 form beside this one.
+/// never has `t = 9` and a live one never `t = 0`); three muxes pick the case. All 32 cells of
+/// a word need the same table, so a uniform operand carries one bit of the rule, and a rule has
+/// 18 free bits: a rule given at run time costs at least 9–18 instructions per word more than
+/// B3/S23's specialised form ([`rule_sliced`], about 5 in all), which is why the bit kernels
+/// keep that form beside this one.
 #[derive(Clone, Copy)]
 pub struct RuleMasks {
     /// `h[case][k]`: 1 when the cell is next alive for `u = k` in case `case`, else 0
