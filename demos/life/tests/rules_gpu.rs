@@ -130,3 +130,42 @@ fn b0_fills_an_empty_torus_on_every_kernel() {
         }
     }
 }
+
+/// The LifeWiki facts the CLI tests check on the CPU reference, on every kernel: HighLife's
+/// replicator is two copies of itself (2 cells up-left and down-right) after 12 generations, Day
+/// & Night's skewed tetromino has period 2, a Seeds domino has 2, 4, 6, 8, 14 cells in
+/// generations 0 to 4.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn lifewiki_facts_hold_on_every_kernel() {
+    use warpwork_life::{pattern, Limits};
+    let gpu = gpu();
+    let read = |rle: &str| pattern::parse(rle, &Limits::DEFAULT).unwrap();
+    let replicator = read("x = 5, y = 5, rule = B36/S23\n2b3o$bo2bo$o3bo$o2bo$3o!");
+    let tetromino = read("x = 3, y = 2, rule = B3678/S34678\n2o$b2o!");
+    let domino = read("x = 2, y = 1, rule = B2/S\n2o!");
+    // The replicator centred on a 64x64 board sits at (29, 29); its copies at (27, 27) and (31, 31).
+    let mut copies = pattern::place(&replicator.grid, 64, 64, 27, 27).unwrap();
+    let other = pattern::place(&replicator.grid, 64, 64, 31, 31).unwrap();
+    for y in 0..64 {
+        for x in 0..64 {
+            if other.get(x, y) {
+                copies.set(x, y, true);
+            }
+        }
+    }
+    for kernel in Kernel::ALL {
+        let run = |p: &pattern::Pattern, gens: u64| {
+            let mut life = Life::with_pattern(&gpu, kernel, 64, 64, &p.grid).unwrap();
+            life.set_rule(p.rule.unwrap().rule);
+            life.step(gens).unwrap();
+            life
+        };
+        assert!(run(&replicator, 12).grid().unwrap() == copies, "{kernel}: HighLife replicator after 12 generations");
+        let start = pattern::centred(&tetromino.grid, 64, 64).unwrap();
+        assert!(run(&tetromino, 1).grid().unwrap() != start, "{kernel}: Day & Night tetromino after 1 generation");
+        assert!(run(&tetromino, 2).grid().unwrap() == start, "{kernel}: Day & Night tetromino after 2 generations");
+        let pops: Vec<u64> = (0..5).map(|g| run(&domino, g).population().unwrap()).collect();
+        assert_eq!(pops, [2, 4, 6, 8, 14], "{kernel}: Seeds domino");
+    }
+}
