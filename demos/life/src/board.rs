@@ -297,11 +297,13 @@ impl<'g> Life<'g> {
             Kernel::Tiled => (kernels::TILED, (w, h)),
             Kernel::Byte => (kernels::BYTE, (w, h)),
             Kernel::Ballot => (kernels::BALLOT, (w, h)),
-            Kernel::Bit32 => (kernels::BIT32, (w / 32, h)),
+            Kernel::Bit32 => (self.bit_name(kernels::BIT32), (w / 32, h)),
             _ => (self.bit64_name(gens), (w / 64, h)),
         };
         let f = self.kernels.get(name)?;
         let rule = self.rule.packed();
+        // The bit kernels' B3/S23 twins take no rule.
+        let takes_rule = !kernels::B3S23_TWINS.contains(&name);
         let mut l = self.gpu.kernel_args();
         let cur = self.cur;
         macro_rules! pair {
@@ -317,9 +319,12 @@ impl<'g> Life<'g> {
         match &mut self.boards {
             Boards::U32(bufs) | Boards::Bits32(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1).value(&rule);
-                // SAFETY: `life_*(src, dst, width|words_per_row, height, rule)` over boards of
-                // that size; any rule value is valid.
+                l.read(src).write(dst).value(&args.0).value(&args.1);
+                if takes_rule {
+                    l.value(&rule);
+                }
+                // SAFETY: `life_*(src, dst, width|words_per_row, height[, rule])` over boards of
+                // that size (the rule for all but `life_bit32_b3s23`); any rule value is valid.
                 unsafe { l.launch(f, cfg)? };
             }
             Boards::U8(bufs) => {
@@ -330,9 +335,12 @@ impl<'g> Life<'g> {
             }
             Boards::Bits64(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows).value(&rule);
-                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows, rule)`,
-                // strip_rows ≥ 1; any rule value is valid.
+                l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows);
+                if takes_rule {
+                    l.value(&rule);
+                }
+                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows[, rule])`
+                // (no rule for the `_b3s23` twins), strip_rows ≥ 1; any rule value is valid.
                 unsafe { l.launch(f, cfg)? };
             }
         }
@@ -369,15 +377,24 @@ impl<'g> Life<'g> {
         Ok(())
     }
 
-    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
+    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch, for the rule.
     fn bit64_name(&self, gens: u32) -> &'static str {
-        match gens {
+        self.bit_name(match gens {
             1 => kernels::BIT64_T1,
             2 => kernels::BIT64_T2,
             4 => kernels::BIT64_T4,
             8 if self.kernel == Kernel::Bit64T8Flat => kernels::BIT64_T8_FLAT,
             8 => kernels::BIT64_T8,
             _ => kernels::BIT64_T12,
+        })
+    }
+
+    /// Bit kernel `any` (which runs any rule), or its B3/S23 twin when the rule is B3/S23: the
+    /// twin has B3/S23's specialised form and the registers (and occupancy) it had alone.
+    fn bit_name(&self, any: &'static str) -> &'static str {
+        match kernels::b3s23_twin(any) {
+            Some(twin) if self.rule == Rule::CONWAY => twin,
+            _ => any,
         }
     }
 

@@ -183,9 +183,9 @@ pub mod kernels {
     pub const TILED: &str = "life_tiled";
     /// Ballot counting: `(src, dst, width, height, rule)`.
     pub const BALLOT: &str = "life_ballot";
-    /// One bit per cell, 32 per thread: `(src, dst, words_per_row, height, rule)`.
+    /// One bit per cell, 32 per thread, any rule: `(src, dst, words_per_row, height, rule)`.
     pub const BIT32: &str = "life_bit32";
-    /// One bit per cell, 64 per lane, one generation per launch:
+    /// One bit per cell, 64 per lane, one generation per launch, any rule:
     /// `(src, dst, words_per_row, height, strip_rows, rule)`.
     pub const BIT64_T1: &str = "life_bit64_t1";
     /// As [`BIT64_T1`], 2 generations per launch.
@@ -198,11 +198,29 @@ pub mod kernels {
     pub const BIT64_T12: &str = "life_bit64_t12";
     /// As [`BIT64_T8`] with the pipeline unskewed.
     pub const BIT64_T8_FLAT: &str = "life_bit64_t8_flat";
+    /// The B3/S23-only twins of the bit kernels (the rule in its specialised form, as fast as
+    /// before rules existed): the same parameters without `rule`, in the order of
+    /// [`BIT32`], [`BIT64_T1`], [`BIT64_T2`], [`BIT64_T4`], [`BIT64_T8`], [`BIT64_T12`],
+    /// [`BIT64_T8_FLAT`].
+    pub const B3S23_TWINS: [&str; 7] = [
+        "life_bit32_b3s23",
+        "life_bit64_t1_b3s23",
+        "life_bit64_t2_b3s23",
+        "life_bit64_t4_b3s23",
+        "life_bit64_t8_b3s23",
+        "life_bit64_t12_b3s23",
+        "life_bit64_t8_flat_b3s23",
+    ];
+    /// The B3/S23 twin of bit kernel `name`, if it is one ([`B3S23_TWINS`]).
+    pub fn b3s23_twin(name: &str) -> Option<&'static str> {
+        let any = [BIT32, BIT64_T1, BIT64_T2, BIT64_T4, BIT64_T8, BIT64_T12, BIT64_T8_FLAT];
+        any.iter().position(|&k| k == name).map(|i| B3S23_TWINS[i])
+    }
     /// Live cells of a board: `(data, n_bytes, mask, total)`.
     pub const POPULATION: &str = "life_population";
 
     /// Every exported kernel.
-    pub const KERNELS: [&str; 15] = [
+    pub const KERNELS: [&str; 22] = [
         NAIVE_1D,
         NAIVE_2D,
         BYTE,
@@ -217,6 +235,13 @@ pub mod kernels {
         BIT64_T8,
         BIT64_T12,
         BIT64_T8_FLAT,
+        B3S23_TWINS[0],
+        B3S23_TWINS[1],
+        B3S23_TWINS[2],
+        B3S23_TWINS[3],
+        B3S23_TWINS[4],
+        B3S23_TWINS[5],
+        B3S23_TWINS[6],
         POPULATION,
     ];
 }
