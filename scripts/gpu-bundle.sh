@@ -31,7 +31,7 @@ for line in sys.stdin:
   while read -r exe; do
     # The compile-fail tests run the compiler (trybuild), and the CLI's tests run the CLI binary
     # at its build path: CI runs both; a GPU machine has no Rust and no build tree.
-    case "$(basename "$exe")" in compile_fail-* | cli_life-* | cli_bench-*) continue ;; esac
+    case "$(basename "$exe")" in compile_fail-* | cli_life-* | cli_life_rules-* | cli_bench-*) continue ;; esac
     cp "$exe" "$dest/tests/"
   done
 # criterion benches (run on the GPU machine with short times: run.sh criterion)

@@ -1,5 +1,6 @@
 //! `warpwork life`: run a Life pattern (or a random soup) on the GPU, or on the CPU reference
-//! where there is none, and save the result as PNG and/or RLE.
+//! where there is none, under B3/S23 or any other Life-like rule, and save the result as PNG
+//! and/or RLE.
 //!
 //! Every argument is checked before any work ([`plan`]): sizes, offsets and their products,
 //! the kernel (without a GPU too), the size limits, the output files (opened before the run).
@@ -14,16 +15,24 @@ use std::path::PathBuf;
 use std::time::Instant;
 use warpwork::{Error, Gpu, Result};
 use warpwork_life::cpu;
-use warpwork_life::{pattern, BitGrid, Kernel, Life, Limits};
+use warpwork_life::{pattern, BitGrid, Kernel, Life, Limits, Rule};
 
 #[derive(Args)]
 pub struct LifeArgs {
     /// Pattern: an `.rle` or `.cells` file, or a built-in name (glider, blinker, block, beehive,
     /// toad, pulsar, glider-gun, r-pentomino, acorn). Without one: a random soup.
     pattern: Option<String>,
-    /// Board size `WxH` (the pattern is centred in it).
-    #[arg(long, default_value = "2048x2048", value_parser = plan::parse_size)]
-    size: (usize, usize),
+    /// Board size `WxH` (the pattern is centred in it) [default: the rule's torus suffix, else
+    /// 2048x2048]. A `--size` that differs from the rule's torus is an error.
+    #[arg(long, value_parser = plan::parse_size)]
+    size: Option<(usize, usize)>,
+    /// The rule, overriding the pattern file's: any Life-like rule in Golly's notations
+    /// (`B36/S23`, `b36s23`, or survival first `23/36`), optionally with a torus suffix
+    /// `:T<width>,<height>` that sets the board size (other bounded grids, `:P`, `:K`, `:C`,
+    /// `:S`, shifted or infinite tori, are refused). Default: the pattern file's rule, else B3/S23.
+    /// B0 rules run exactly on the torus (no complement trick is needed on a finite board).
+    #[arg(long)]
+    rule: Option<String>,
     /// Generations to run.
     #[arg(long, short, default_value_t = 1000)]
     generations: u64,
@@ -89,12 +98,17 @@ pub fn run(args: LifeArgs) -> Result<()> {
             Err(e) => return Err(e),
         }
     };
-    println!("{name} on a {w}x{h} torus, {} generations, population {}", args.generations, start.population());
+    let rule = plan.rule.rule;
+    println!(
+        "{name} on a {w}x{h} torus, rule {rule}, {} generations, population {}",
+        args.generations,
+        start.population()
+    );
     let (end, secs, what) = match &gpu {
-        Some(gpu) => run_gpu(gpu, plan.gpu_kernel()?, args.generations, &start)?,
+        Some(gpu) => run_gpu(gpu, plan.gpu_kernel()?, rule, args.generations, &start)?,
         None => {
             let t = Instant::now();
-            let end = run_cpu(args.generations, start, &plan.limits)?;
+            let end = run_cpu(rule, args.generations, start, &plan.limits)?;
             (end, t.elapsed().as_secs_f64(), "CPU reference (rayon, 64 cells per word)".to_string())
         }
     };
@@ -113,15 +127,16 @@ pub fn run(args: LifeArgs) -> Result<()> {
     if let Some(out) = plan.rle {
         let path = out.shown().to_owned();
         let title = format!("{name}, generation {}", args.generations);
-        out.write(|f| pattern::write_rle(&end, Some(&title), f))?;
+        out.write(|f| pattern::write_rle_with(&end, Some(&title), &plan.rule, f))?;
         println!("wrote {path}");
     }
     Ok(())
 }
 
-fn run_gpu(gpu: &Gpu, kernel: Kernel, generations: u64, start: &BitGrid) -> Result<(BitGrid, f64, String)> {
+fn run_gpu(gpu: &Gpu, kernel: Kernel, rule: Rule, generations: u64, start: &BitGrid) -> Result<(BitGrid, f64, String)> {
     let cells = start.width() as f64 * start.height() as f64;
     let mut life = Life::new(gpu, kernel, start)?;
+    life.set_rule(rule);
     gpu.synchronize()?;
     let secs = in_chunks(generations, cells, 16, |n| {
         life.step(n)?;
@@ -133,7 +148,7 @@ fn run_gpu(gpu: &Gpu, kernel: Kernel, generations: u64, start: &BitGrid) -> Resu
 
 /// Steps on the CPU reference in chunks with a progress bar, between two boards allocated up
 /// front (within `limits`, a typed error if the memory is not there) and swapped.
-fn run_cpu(generations: u64, start: BitGrid, limits: &Limits) -> Result<BitGrid> {
+fn run_cpu(rule: Rule, generations: u64, start: BitGrid, limits: &Limits) -> Result<BitGrid> {
     let (w, h) = (start.width(), start.height());
     let spare = BitGrid::with_limits(w, h, limits)?;
     let as_cpu = |g: BitGrid| {
@@ -143,7 +158,7 @@ fn run_cpu(generations: u64, start: BitGrid, limits: &Limits) -> Result<BitGrid>
     let (mut cur, mut next) = (as_cpu(start)?, as_cpu(spare)?);
     in_chunks(generations, w as f64 * h as f64, 1, |n| {
         for _ in 0..n {
-            cpu::step_once_into(&cur, &mut next);
+            cpu::step_once_into_with(&cur, &mut next, rule);
             std::mem::swap(&mut cur, &mut next);
         }
         Ok(())

@@ -20,7 +20,7 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the GPU warpwork would use.
     Info,
-    /// Run Conway's Game of Life (GPU, or the CPU reference without one).
+    /// Run Conway's Game of Life or another Life-like rule (GPU, or the CPU reference without one).
     Life(life::LifeArgs),
 }
 

@@ -16,7 +16,8 @@ pub enum What {
     Scan,
     /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
     Access,
-    /// Game of Life: every kernel, cell updates per second.
+    /// Game of Life: every kernel, cell updates per second; then the fastest kernel on other
+    /// Life-like rules (`--rule`).
     Life,
     /// A new process's wait for its first result, per kernel family: cubins vs PTX, driver
     /// cache disabled and warm.
@@ -98,6 +99,12 @@ pub struct BenchArgs {
     /// median and max of each timing).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub(super) format: Format,
+    /// life: only the rules table, for these Life-like rules (comma-separated, e.g.
+    /// `B36/S23,B2/S`; B3/S23 is always timed beside them as the baseline). Without it the
+    /// rules table runs B3/S23 and HighLife, Day & Night, Seeds, Morley, 2x2 and Life without
+    /// death after the kernel tables.
+    #[arg(long = "rule", value_name = "RULES", value_delimiter = ',')]
+    pub(super) rules: Vec<String>,
 }
 
 /// `2^k` (k ≤ 40) or a plain count, at least 1.
@@ -154,6 +161,12 @@ impl BenchArgs {
         let bench = self.what.name();
         if self.size.is_some() && !self.what.takes_size() {
             return refuse(format!("--size is for compact, scan and expand, not {bench}"));
+        }
+        if !self.rules.is_empty() && self.what != What::Life {
+            return refuse(format!("--rule is for life, not {bench}"));
+        }
+        for r in &self.rules {
+            r.parse::<warpwork_life::Rule>()?;
         }
         if self.size.is_some() && self.max_log2_arg.is_some() {
             return refuse("--size and --max-log2 together: --size replaces the range --max-log2 ends".into());

@@ -3,13 +3,15 @@
 //! launch). Reports cell updates per second and the fraction of the kernel's own bandwidth
 //! limit: the copy roof divided by its bytes per cell and generation (8 for `u32` cells, 2 for
 //! bytes, 1/4 for bits, 1/(4·k) for `k` generations per launch). Then a sweep of the strip
-//! height of the temporally blocked kernels.
+//! height of the temporally blocked kernels, and the rules table: the fastest kernel on B3/S23
+//! and on other Life-like rules (`--rule`, or the named ones of [`RULES`]), each rule's speed
+//! relative to B3/S23's in the same run.
 
 use super::{cpu_stats, device_line, BenchArgs};
 use crate::report::{Col, CpuNote, Report, Table, Value};
 use warpwork::{Gpu, Result};
 use warpwork_life::cpu;
-use warpwork_life::{BitGrid, Kernel, Life};
+use warpwork_life::{BitGrid, Kernel, Life, Rule};
 
 /// Generations per timed run.
 const GENS: u64 = 24;
@@ -23,6 +25,18 @@ const KERNEL: Col = Col::key("kernel", "kernel", "");
 const BOARD: Col = Col::key("board", "board_side", "cells per side");
 const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
 const UPDATE_RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
+
+/// The rules table's default rules: B3/S23 first (the baseline), then the family Golly and
+/// LifeWiki users run most.
+pub const RULES: [(&str, &str); 7] = [
+    ("B3/S23", "Life"),
+    ("B36/S23", "HighLife"),
+    ("B3678/S34678", "Day & Night"),
+    ("B2/S", "Seeds"),
+    ("B368/S245", "Morley"),
+    ("B36/S125", "2x2"),
+    ("B3/S012345678", "Life without death"),
+];
 
 /// Board sides measured: those with at most `4 · 2^max_log2` cells (all three by default).
 pub fn sides(args: &BenchArgs) -> Vec<usize> {
@@ -40,7 +54,8 @@ fn board(side: usize) -> Value {
 }
 
 pub fn run(gpu: Option<&Gpu>, args: &BenchArgs, report: &mut Report) -> Result<()> {
-    report.say(format!("## life: B3/S23 on a torus, random start (density 1/2), {GENS} generations per timing\n"));
+    let rules = if args.rules.is_empty() { "B3/S23" } else { "Life-like rules" };
+    report.say(format!("## life: {rules} on a torus, random start (density 1/2), {GENS} generations per timing\n"));
     match gpu {
         Some(gpu) => run_gpu(gpu, args, report),
         None => run_cpu(args, report),
@@ -50,6 +65,67 @@ pub fn run(gpu: Option<&Gpu>, args: &BenchArgs, report: &mut Report) -> Result<(
 fn run_gpu(gpu: &Gpu, args: &BenchArgs, report: &mut Report) -> Result<()> {
     let roof = device_line(gpu, 1 << 30, report)?;
     let reps = args.reps().clamp(1, 7);
+    if args.rules.is_empty() {
+        kernel_tables(gpu, args, roof, reps, report)?;
+    }
+    rules_table(gpu, args, reps, report)
+}
+
+/// The rules table: [`Kernel::FASTEST`] on each rule at the boards of 16384² cells and up (or
+/// the largest that `--max-log2` allows), B3/S23 first; the last column is the rule's update
+/// rate relative to B3/S23's on the same board.
+fn rules_table(gpu: &Gpu, args: &BenchArgs, reps: usize, report: &mut Report) -> Result<()> {
+    let mut rules: Vec<(Rule, String)> = Vec::new();
+    let named = |r: Rule| RULES.iter().find(|(s, _)| s.parse::<Rule>().ok() == Some(r)).map(|(_, n)| n.to_string());
+    let given: Vec<Rule> = args.rules.iter().map(|r| r.parse()).collect::<Result<_>>()?;
+    let list =
+        if given.is_empty() { RULES.iter().map(|(r, _)| r.parse()).collect::<Result<Vec<Rule>>>()? } else { given };
+    for r in std::iter::once(Rule::CONWAY).chain(list) {
+        if !rules.iter().any(|(x, _)| *x == r) {
+            rules.push((r, named(r).unwrap_or_default()));
+        }
+    }
+    let all = sides(args);
+    let big: Vec<usize> = all.iter().copied().filter(|&s| s >= 16384).collect();
+    let boards = if big.is_empty() { all.last().copied().into_iter().collect() } else { big };
+    let kernel = Kernel::FASTEST;
+    report.say(format!("\n### rules: {kernel} on Life-like rules, relative to B3/S23\n"));
+    let rule_col = Col::key("rule", "rule", "");
+    let cols = [
+        rule_col,
+        Col::value("name", "name", ""),
+        BOARD,
+        MS_PER_GEN,
+        UPDATE_RATE,
+        Col::value("vs B3/S23", "relative_to_b3s23", "%"),
+    ];
+    let mut table = Table::new("rules", &cols);
+    for side in boards {
+        let start = BitGrid::random(side, side, 0.5, side as u64)?;
+        let cells = side * side;
+        let mut base = None;
+        for (rule, name) in &rules {
+            let mut life = Life::new(gpu, kernel, &start)?;
+            life.set_rule(*rule);
+            let t = args.time_of(gpu, 1, reps, || life.step(GENS))?;
+            let per_sec = cells as f64 * GENS as f64 / (t.median * 1e-3);
+            let base_rate = *base.get_or_insert(per_sec);
+            table.row(vec![
+                Value::text(rule.to_string()),
+                Value::text(name.clone()),
+                board(side),
+                Value::time(t.scaled(1.0 / GENS as f64), 4),
+                rate(cells, GENS, t.median),
+                Value::fixed(100.0 * per_sec / base_rate, 1),
+            ]);
+        }
+    }
+    report.table(table);
+    Ok(())
+}
+
+/// Every kernel on B3/S23 at every board, then the strip-height sweep.
+fn kernel_tables(gpu: &Gpu, args: &BenchArgs, roof: f64, reps: usize, report: &mut Report) -> Result<()> {
     let cols = [
         KERNEL,
         BOARD,
@@ -122,6 +198,9 @@ fn run_gpu(gpu: &Gpu, args: &BenchArgs, report: &mut Report) -> Result<()> {
 }
 
 fn run_cpu(args: &BenchArgs, report: &mut Report) -> Result<()> {
+    if !args.rules.is_empty() {
+        report.say("The rules table (--rule) needs a GPU: the CPU reference is timed on B3/S23.\n");
+    }
     let sides = sides(args);
     let (timed, dropped) = sides.split_at(sides.len().min(CPU_BOARDS));
     let cells = |v: &[usize]| v.iter().map(|s| s * s).collect::<Vec<_>>();

@@ -3,7 +3,7 @@
 use crate::abi::kernels;
 use crate::support::ensure_input;
 use crate::transfer::{self, Boards};
-use crate::{BitGrid, Error, Kernel, Layout, Result, BIT64_OUT_LANES};
+use crate::{BitGrid, Error, Kernel, Layout, Result, Rule, BIT64_OUT_LANES};
 use warpwork::cudarc::driver::{CudaFunction, LaunchConfig};
 use warpwork::{Gpu, Kernels};
 
@@ -21,11 +21,16 @@ pub struct Life<'g> {
     cur: usize,
     generation: u64,
     strip_rows: Option<u32>,
+    rule: Rule,
 }
 
 impl std::fmt::Debug for Life<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Life {}x{} ({}, generation {})", self.width, self.height, self.kernel, self.generation)
+        write!(
+            f,
+            "Life {}x{} ({}, {}, generation {})",
+            self.width, self.height, self.rule, self.kernel, self.generation
+        )
     }
 }
 
@@ -48,7 +53,18 @@ impl<'g> Life<'g> {
         // The module is loaded once per context (the first board's), its kernels looked up here.
         let kernels = gpu.kernels(&crate::module::DEVICE_CODE, &kernels::KERNELS)?;
         let boards = transfer::upload(gpu, kernel.layout(), kernel == Kernel::Sparse, grid)?;
-        Ok(Life { gpu, kernels, kernel, width, height, boards, cur: 0, generation: 0, strip_rows: None })
+        Ok(Life {
+            gpu,
+            kernels,
+            kernel,
+            width,
+            height,
+            boards,
+            cur: 0,
+            generation: 0,
+            strip_rows: None,
+            rule: Rule::CONWAY,
+        })
     }
 
     /// An empty board (within [`crate::Limits::DEFAULT`]; for larger ones build the [`BitGrid`]
@@ -101,6 +117,36 @@ impl<'g> Life<'g> {
     pub fn with_pattern(gpu: &'g Gpu, kernel: Kernel, width: usize, height: usize, pattern: &BitGrid) -> Result<Self> {
         kernel.check_size(width, height)?;
         Self::new(gpu, kernel, &crate::pattern::centred(pattern, width, height)?)
+    }
+
+    /// The rule the next steps run (B3/S23 unless set). Every kernel runs any [`Rule`]; the bit
+    /// kernels have a specialised form for B3/S23 and evaluate other rules from their birth and
+    /// survival masks (see `docs/life.md` for what that costs). B0 rules run exactly on the torus.
+    ///
+    /// ```no_run
+    /// use warpwork::Gpu;
+    /// use warpwork_life::{BitGrid, Kernel, Life, Rule};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut life = Life::new(&gpu, Kernel::FASTEST, &BitGrid::new(64, 64)?)?;
+    /// life.set_rule("B2/S".parse()?); // Seeds
+    /// assert_eq!(life.rule().to_string(), "B2/S");
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn set_rule(&mut self, rule: Rule) {
+        self.rule = rule;
+    }
+
+    /// The rule the board runs.
+    ///
+    /// ```no_run
+    /// use warpwork::Gpu;
+    /// use warpwork_life::{Kernel, Life, Rule};
+    /// let gpu = Gpu::new(0)?;
+    /// assert_eq!(Life::empty(&gpu, Kernel::Bit32, 64, 64)?.rule(), Rule::CONWAY);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn rule(&self) -> Rule {
+        self.rule
     }
 
     /// The kernel that advances this board.
@@ -251,10 +297,13 @@ impl<'g> Life<'g> {
             Kernel::Tiled => (kernels::TILED, (w, h)),
             Kernel::Byte => (kernels::BYTE, (w, h)),
             Kernel::Ballot => (kernels::BALLOT, (w, h)),
-            Kernel::Bit32 => (kernels::BIT32, (w / 32, h)),
+            Kernel::Bit32 => (self.bit_name(kernels::BIT32), (w / 32, h)),
             _ => (self.bit64_name(gens), (w / 64, h)),
         };
         let f = self.kernels.get(name)?;
+        let rule = self.rule.packed();
+        // The bit kernels' B3/S23 twins take no rule.
+        let takes_rule = !kernels::B3S23_TWINS.contains(&name);
         let mut l = self.gpu.kernel_args();
         let cur = self.cur;
         macro_rules! pair {
@@ -271,19 +320,27 @@ impl<'g> Life<'g> {
             Boards::U32(bufs) | Boards::Bits32(bufs) => {
                 let (src, dst) = pair!(bufs);
                 l.read(src).write(dst).value(&args.0).value(&args.1);
-                // SAFETY: `life_*(src, dst, width|words_per_row, height)` over boards of that size.
+                if takes_rule {
+                    l.value(&rule);
+                }
+                // SAFETY: `life_*(src, dst, width|words_per_row, height[, rule])` over boards of
+                // that size (the rule for all but `life_bit32_b3s23`); any rule value is valid.
                 unsafe { l.launch(f, cfg)? };
             }
             Boards::U8(bufs) => {
                 let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1);
+                l.read(src).write(dst).value(&args.0).value(&args.1).value(&rule);
                 // SAFETY: as above, one byte per cell.
                 unsafe { l.launch(f, cfg)? };
             }
             Boards::Bits64(bufs) => {
                 let (src, dst) = pair!(bufs);
                 l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows);
-                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows)`, strip_rows ≥ 1.
+                if takes_rule {
+                    l.value(&rule);
+                }
+                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows[, rule])`
+                // (no rule for the `_b3s23` twins), strip_rows ≥ 1; any rule value is valid.
                 unsafe { l.launch(f, cfg)? };
             }
         }
@@ -320,15 +377,24 @@ impl<'g> Life<'g> {
         Ok(())
     }
 
-    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
+    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch, for the rule.
     fn bit64_name(&self, gens: u32) -> &'static str {
-        match gens {
+        self.bit_name(match gens {
             1 => kernels::BIT64_T1,
             2 => kernels::BIT64_T2,
             4 => kernels::BIT64_T4,
             8 if self.kernel == Kernel::Bit64T8Flat => kernels::BIT64_T8_FLAT,
             8 => kernels::BIT64_T8,
             _ => kernels::BIT64_T12,
+        })
+    }
+
+    /// Bit kernel `any` (which runs any rule), or its B3/S23 twin when the rule is B3/S23: the
+    /// twin has B3/S23's specialised form and the registers (and occupancy) it had alone.
+    fn bit_name(&self, any: &'static str) -> &'static str {
+        match kernels::b3s23_twin(any) {
+            Some(twin) if self.rule == Rule::CONWAY => twin,
+            _ => any,
         }
     }
 

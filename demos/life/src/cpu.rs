@@ -1,4 +1,4 @@
-//! Conway's Game of Life (B3/S23) on a torus: the CPU reference, the oracle the GPU tests check
+//! Conway's Game of Life (B3/S23) and any other Life-like [`Rule`] on a torus: the CPU reference, the oracle the GPU tests check
 //! every kernel against, and what `warpwork life` runs without a GPU.
 //!
 //! It is written independently of the kernels and of the rest of this crate (its own board
@@ -9,6 +9,7 @@
 //! per-cell version the rest is tested against; [`step`] is the fast one (rayon over rows, 64
 //! cells per word with a bit-sliced adder, any width).
 
+use crate::Rule;
 use rand::Rng;
 use rayon::prelude::*;
 
@@ -187,8 +188,14 @@ pub fn rule(alive: bool, neighbours: u32) -> bool {
     neighbours == 3 || (alive && neighbours == 2)
 }
 
-/// One generation, cell by cell: the plain version everything else is tested against.
+/// One generation of B3/S23, cell by cell: the plain version everything else is tested against.
 pub fn step_simple(g: &BitGrid) -> BitGrid {
+    step_simple_with(g, Rule::CONWAY)
+}
+
+/// One generation of `rule`, cell by cell. B0 rules run as written: on a torus every cell's
+/// neighbourhood is finite, so a dead region simply turns alive.
+pub fn step_simple_with(g: &BitGrid, rule: Rule) -> BitGrid {
     let (w, h) = (g.width, g.height);
     let mut out = BitGrid::new(w, h);
     for y in 0..h {
@@ -203,7 +210,8 @@ pub fn step_simple(g: &BitGrid) -> BitGrid {
                     }
                 }
             }
-            out.set(x, y, rule(g.get(x, y), n));
+            let alive = g.get(x, y);
+            out.set(x, y, if alive { rule.survives(n) } else { rule.born(n) });
         }
     }
     out
@@ -241,22 +249,59 @@ pub fn rule_sliced(alive: u64, above: (u64, u64), mid: (u64, u64), below: (u64, 
     (s & p & !y) | (!s & alive & !p & q)
 }
 
-/// One generation, 64 cells per word with a bit-sliced adder, rows in parallel. Any size.
+/// Any rule for 64 cells, from the same row sums as [`rule_sliced`]: the 3×3 total (cell
+/// included) as four bit planes `t0..t3`, then one `t == k` mask per total `k` in 0..=9, ORed in
+/// where the rule says alive (a dead cell is born with `k` neighbours, a live one survives with
+/// `k − 1`). Plain and slow next to the kernels' form, and independent of it.
+pub fn rule_sliced_with(rule: Rule, alive: u64, above: (u64, u64), mid: (u64, u64), below: (u64, u64)) -> u64 {
+    let (t0, c) = add3(above.0, mid.0, below.0); // ones: t0 + 2c
+    let (x, y) = add3(above.1, mid.1, below.1); // twos: 2x + 4y
+    let (t1, k) = (c ^ x, c & x);
+    let (t2, t3) = (k ^ y, k & y);
+    let plane = |p: u64, bit: u32| if bit != 0 { p } else { !p };
+    let mut next = 0;
+    for t in 0..=9u32 {
+        let eq = plane(t0, t & 1) & plane(t1, t >> 1 & 1) & plane(t2, t >> 2 & 1) & plane(t3, t >> 3 & 1);
+        if rule.born(t) {
+            next |= eq & !alive;
+        }
+        if t >= 1 && rule.survives(t - 1) {
+            next |= eq & alive;
+        }
+    }
+    next
+}
+
+/// One generation of B3/S23, 64 cells per word with a bit-sliced adder, rows in parallel. Any size.
 pub fn step_once(g: &BitGrid) -> BitGrid {
     let mut out = BitGrid::new(g.width, g.height);
     step_once_into(g, &mut out);
     out
 }
 
+/// [`step_once`] of `rule`.
+pub fn step_once_with(g: &BitGrid, rule: Rule) -> BitGrid {
+    let mut out = BitGrid::new(g.width, g.height);
+    step_once_into_with(g, &mut out, rule);
+    out
+}
+
 /// [`step_once`] into a board of the same size, allocating no board: for callers that keep
 /// two boards and swap them. Panics if the sizes differ.
 pub fn step_once_into(g: &BitGrid, out: &mut BitGrid) {
+    step_once_into_with(g, out, Rule::CONWAY)
+}
+
+/// [`step_once_into`] of `rule`. The padding bits past the width are cleared after each row,
+/// so B0 rules (which turn dead cells alive) leave them dead.
+pub fn step_once_into_with(g: &BitGrid, out: &mut BitGrid, rule: Rule) {
     let (w, h, wpr) = (g.width, g.height, g.words_per_row);
     assert_eq!((out.width, out.height), (w, h), "step_once_into: boards of different sizes");
     if w == 0 || h == 0 {
         return;
     }
     let mask = last_word_mask(w);
+    let conway = rule == Rule::CONWAY;
     out.words.par_chunks_mut(wpr).enumerate().for_each_init(
         || (Vec::new(), Vec::new(), Vec::new()),
         |(a, m, b), (y, dst)| {
@@ -265,102 +310,30 @@ pub fn step_once_into(g: &BitGrid, out: &mut BitGrid) {
             row_sums(g.row((y + 1) % h), w, b);
             let alive = g.row(y);
             for i in 0..wpr {
-                dst[i] = rule_sliced(alive[i], a[i], m[i], b[i]);
+                dst[i] = if conway {
+                    rule_sliced(alive[i], a[i], m[i], b[i])
+                } else {
+                    rule_sliced_with(rule, alive[i], a[i], m[i], b[i])
+                };
             }
             dst[wpr - 1] &= mask;
         },
     );
 }
 
-/// `generations` generations with [`step_once`].
+/// `generations` generations of B3/S23 with [`step_once`].
 pub fn step(g: &BitGrid, generations: u64) -> BitGrid {
+    step_with(g, Rule::CONWAY, generations)
+}
+
+/// `generations` generations of `rule` with [`step_once_with`].
+pub fn step_with(g: &BitGrid, rule: Rule, generations: u64) -> BitGrid {
     let mut cur = g.clone();
     for _ in 0..generations {
-        cur = step_once(&cur);
+        cur = step_once_with(&cur, rule);
     }
     cur
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn from_text(rows: &[&str]) -> BitGrid {
-        let mut g = BitGrid::new(rows[0].len(), rows.len());
-        for (y, r) in rows.iter().enumerate() {
-            for (x, c) in r.chars().enumerate() {
-                g.set(x, y, c == 'o');
-            }
-        }
-        g
-    }
-
-    #[test]
-    fn packed_matches_simple_on_random_boards() {
-        let sizes =
-            [(1, 1), (1, 7), (6, 1), (2, 3), (3, 2), (5, 7), (63, 5), (64, 3), (65, 9), (127, 4), (128, 2), (130, 33)];
-        for (i, &(w, h)) in sizes.iter().enumerate() {
-            for d in [0.1, 0.35, 0.5, 0.9] {
-                let mut a = BitGrid::random(w, h, d, i as u64 * 31 + (d * 100.0) as u64);
-                let mut b = a.clone();
-                for gen in 0..12 {
-                    a = step_simple(&a);
-                    b = step_once(&b);
-                    assert_eq!(a, b, "{w}x{h} density {d} generation {}", gen + 1);
-                }
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn packed_matches_simple_anywhere(w in 1usize..140, h in 1usize..20, d in 0.0f64..1.0, seed: u64) {
-            let g = BitGrid::random(w, h, d, seed);
-            proptest::prop_assert_eq!(step(&g, 3), step_simple(&step_simple(&step_simple(&g))));
-        }
-    }
-
-    #[test]
-    fn stepping_into_a_used_board_overwrites_all_of_it() {
-        let g = BitGrid::random(130, 9, 0.4, 3);
-        let mut out = BitGrid::random(130, 9, 0.9, 4);
-        step_once_into(&g, &mut out);
-        assert_eq!(out, step_once(&g));
-        let words = g.clone().into_words();
-        assert_eq!(BitGrid::from_words(130, 9, words).unwrap(), g);
-    }
-
-    #[test]
-    fn empty_boards() {
-        assert_eq!(step(&BitGrid::new(0, 0), 3), BitGrid::new(0, 0));
-        assert_eq!(step(&BitGrid::new(0, 5), 1), BitGrid::new(0, 5));
-        assert_eq!(step(&BitGrid::new(70, 0), 1), BitGrid::new(70, 0));
-    }
-
-    #[test]
-    fn blinker_oscillates_and_glider_travels() {
-        let blinker = from_text(&[".....", "..o..", "..o..", "..o..", "....."]);
-        let turned = from_text(&[".....", ".....", ".ooo.", ".....", "....."]);
-        assert_eq!(step(&blinker, 1), turned);
-        assert_eq!(step(&blinker, 2), blinker);
-        let mut glider = BitGrid::new(8, 8);
-        for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] {
-            glider.set(x, y, true);
-        }
-        // 32 generations on an 8x8 torus: 8 cells diagonally, back where it started.
-        assert_eq!(step(&glider, 32), glider);
-        let moved = step(&glider, 4);
-        for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] {
-            assert!(moved.get(x + 1, y + 1));
-        }
-        assert_eq!(moved.population(), 5);
-    }
-
-    #[test]
-    fn cells_round_trip_and_padding_is_cleared() {
-        let g = BitGrid::random(70, 3, 0.5, 9);
-        assert_eq!(BitGrid::from_cells(70, 3, &g.to_cells(1u8), |&c| c != 0).unwrap(), g);
-        assert!(g.words().chunks(2).all(|r| r[1] >> 6 == 0));
-        assert!(BitGrid::from_words(70, 3, vec![0; 5]).is_none());
-    }
-}
+mod tests;

@@ -1,6 +1,7 @@
 //! # warpwork-life
 //!
-//! Conway's Game of Life (B3/S23) on a torus, on the GPU, with the kernels of a well-known blog post
+//! Conway's Game of Life (B3/S23) and every other Life-like rule ([`Rule`]: HighLife, Day &
+//! Night, Seeds, ...) on a torus, on the GPU, with the kernels of a well-known blog post
 //! on brute-forcing Life in compute shaders and bit-packed ones beyond them: a demonstration built on warpwork's public API the way a
 //! user's crate is. Its kernels are its own crate (`kernels/`, on `warpwork-kernels`' device
 //! building blocks), shipped as PTX that [`Life`] loads into the [`Gpu`](warpwork::Gpu)'s
@@ -60,6 +61,7 @@ mod limits;
 mod module;
 pub mod pattern;
 mod random;
+mod rule;
 mod support;
 mod transfer;
 
@@ -67,6 +69,7 @@ pub use board::Life;
 pub use grid::BitGrid;
 pub use kernel::{Kernel, Layout, BIT64_OUT_LANES, MULTI_CELLS};
 pub use limits::Limits;
+pub use rule::{Rule, RuleSpec};
 
 use warpwork::{Error, Result};
 

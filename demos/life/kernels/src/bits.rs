@@ -1,17 +1,59 @@
 //! One bit per cell: 32 cells per thread ([`bit32_word`]), and 64 cells per lane with a pipeline
 //! of generations in registers ([`bit64_strip`]).
 
-use super::{row_sum, rule_sliced, wrap, BIT64_OUT_LANES};
+use super::{row_sum, rule_sliced, wrap, RuleMasks, BIT64_OUT_LANES};
 use warpwork_kernels::arch::{lane_id, shfl_down, shfl_up};
 
+/// A rule applied to 32 cells at once from the [`row_sum`]s of the rows above, at and below
+/// (the middle one including the cells) and the cells themselves.
+pub trait SlicedRule: Copy {
+    /// The next state of the 32 cells.
+    fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32;
+}
+
+/// B3/S23 in its specialised form ([`rule_sliced`], about 5 logic instructions per word).
+#[derive(Clone, Copy)]
+pub struct Conway;
+
+impl SlicedRule for Conway {
+    #[inline(always)]
+    fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32 {
+        rule_sliced(alive, above, mid, below)
+    }
+}
+
+impl SlicedRule for RuleMasks {
+    /// With the table entries added by `mad.lo.u32` (see [`RuleMasks::next_with`]): written as
+    /// inline PTX because LLVM would turn a multiply by a 0/1 value back into logic, and the
+    /// point is to move that work off the logic pipe.
+    #[inline(always)]
+    fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32 {
+        self.next_with(alive, above, mid, below, |e, bit, acc| {
+            let out: u32;
+            // SAFETY: register arithmetic only.
+            unsafe {
+                core::arch::asm!("mad.lo.u32 {d}, {e}, {b}, {a};", d = out(reg32) out, e = in(reg32) e, b = in(reg32) bit, a = in(reg32) acc, options(pure, nomem, nostack));
+            }
+            out
+        })
+    }
+}
+
 /// One bit per cell, one 32-bit word (32 cells) per thread, one generation: the nine words of
-/// the 3×3 word neighbourhood come from global memory (through L1), the rule from
-/// [`rule_sliced`].
+/// the 3×3 word neighbourhood come from global memory (through L1), the rule from `rule`.
 ///
 /// # Safety
 /// `src`/`dst` hold `words_per_row · height` words; `wx < words_per_row`, `y < height`.
 #[inline(always)]
-pub unsafe fn bit32_word(src: *const u32, dst: *mut u32, words_per_row: u32, height: u32, wx: u32, y: u32) {
+pub unsafe fn bit32_word<R: SlicedRule>(
+    src: *const u32,
+    dst: *mut u32,
+    words_per_row: u32,
+    height: u32,
+    wx: u32,
+    y: u32,
+    rule: R,
+) {
     let wpr = words_per_row as usize;
     let (xl, xr) = (wrap(wx, -1, words_per_row) as usize, wrap(wx, 1, words_per_row) as usize);
     let mut sums = [(0, 0); 3];
@@ -25,7 +67,7 @@ pub unsafe fn bit32_word(src: *const u32, dst: *mut u32, words_per_row: u32, hei
             alive = c;
         }
     }
-    *dst.add(y as usize * wpr + wx as usize) = rule_sliced(alive, sums[0], sums[1], sums[2]);
+    *dst.add(y as usize * wpr + wx as usize) = rule.next(alive, sums[0], sums[1], sums[2]);
 }
 
 /// One stage of the register pipeline of [`bit64_strip`]: the row sums of the two rows above
@@ -42,7 +84,7 @@ impl Stage {
     /// generation of the row before it. West/east neighbours across the lane's edges come from
     /// the neighbouring lanes by shuffle.
     #[inline(always)]
-    pub fn feed(&mut self, r: [u32; 2]) -> [u32; 2] {
+    pub fn feed<R: SlicedRule>(&mut self, rule: &R, r: [u32; 2]) -> [u32; 2] {
         let [lo, hi] = r;
         let left_hi = shfl_up(hi, 1);
         let right_lo = shfl_down(lo, 1);
@@ -51,8 +93,8 @@ impl Stage {
             row_sum((hi << 1) | (lo >> 31), hi, (hi >> 1) | (right_lo << 31)),
         ];
         let out = [
-            rule_sliced(self.centre[0], self.above[0], self.mid[0], below[0]),
-            rule_sliced(self.centre[1], self.above[1], self.mid[1], below[1]),
+            rule.next(self.centre[0], self.above[0], self.mid[0], below[0]),
+            rule.next(self.centre[1], self.above[1], self.mid[1], below[1]),
         ];
         self.above = self.mid;
         self.mid = below;
@@ -71,10 +113,10 @@ pub trait Stages: Copy + Default {
     fn last_out(&self, input: [u32; 2]) -> [u32; 2];
     /// One skewed step: each stage consumes what the stage before it emitted in the previous
     /// step (last stage first), the first stage consumes `input`.
-    fn step(&mut self, input: [u32; 2]);
+    fn step<R: SlicedRule>(&mut self, rule: &R, input: [u32; 2]);
     /// One unskewed step: the stages run first to last, each on what the stage before it
     /// emitted in this same step; returns the last stage's output.
-    fn step_flat(&mut self, input: [u32; 2]) -> [u32; 2];
+    fn step_flat<R: SlicedRule>(&mut self, rule: &R, input: [u32; 2]) -> [u32; 2];
 }
 
 impl Stages for () {
@@ -84,9 +126,9 @@ impl Stages for () {
         input
     }
     #[inline(always)]
-    fn step(&mut self, _: [u32; 2]) {}
+    fn step<R: SlicedRule>(&mut self, _: &R, _: [u32; 2]) {}
     #[inline(always)]
-    fn step_flat(&mut self, input: [u32; 2]) -> [u32; 2] {
+    fn step_flat<R: SlicedRule>(&mut self, _: &R, input: [u32; 2]) -> [u32; 2] {
         input
     }
 }
@@ -106,14 +148,14 @@ impl<P: Stages> Stages for Link<P> {
         self.out
     }
     #[inline(always)]
-    fn step(&mut self, input: [u32; 2]) {
-        self.out = self.stage.feed(self.prev.last_out(input));
-        self.prev.step(input);
+    fn step<R: SlicedRule>(&mut self, rule: &R, input: [u32; 2]) {
+        self.out = self.stage.feed(rule, self.prev.last_out(input));
+        self.prev.step(rule, input);
     }
     #[inline(always)]
-    fn step_flat(&mut self, input: [u32; 2]) -> [u32; 2] {
-        let x = self.prev.step_flat(input);
-        self.out = self.stage.feed(x);
+    fn step_flat<R: SlicedRule>(&mut self, rule: &R, input: [u32; 2]) -> [u32; 2] {
+        let x = self.prev.step_flat(rule, input);
+        self.out = self.stage.feed(rule, x);
         self.out
     }
 }
@@ -139,7 +181,8 @@ impl<P: Stages> Stages for Link<P> {
 /// counted in `u32`; the host's `Kernel::check_size` bounds `height` so). Every lane of the warp
 /// calls this with the same strip.
 #[inline(always)]
-pub unsafe fn bit64_strip<P: Stages, const SKEW: bool>(
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn bit64_strip<P: Stages, const SKEW: bool, R: SlicedRule>(
     src: *const u64,
     dst: *mut u64,
     words_per_row: u32,
@@ -147,6 +190,7 @@ pub unsafe fn bit64_strip<P: Stages, const SKEW: bool>(
     first_word: u32,
     strip_row0: u32,
     rows: u32,
+    rule: R,
 ) {
     let lane = lane_id();
     let wpr = words_per_row as usize;
@@ -173,10 +217,10 @@ pub unsafe fn bit64_strip<P: Stages, const SKEW: bool>(
             next = load(in_row);
         }
         let out = if SKEW {
-            pipe.step(cur);
+            pipe.step(&rule, cur);
             pipe.last_out(cur)
         } else {
-            pipe.step_flat(cur)
+            pipe.step_flat(&rule, cur)
         };
         if i >= first_out {
             if stores {

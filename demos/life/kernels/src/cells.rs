@@ -1,6 +1,7 @@
 //! One cell per element (`u32` or `u8`, 0 dead / non-zero alive): the compute-shader kernels.
+//! Each takes the packed rule (`abi::pack_rule`) and decides a cell with `abi::rule`.
 
-use super::{rule, wrap, MULTI_CELLS, TILE};
+use super::{rule as cell_rule, wrap, MULTI_CELLS, TILE};
 use warpwork_kernels::arch::lane_id;
 
 /// Brute force: counts the eight neighbours of `(x, y)` with the compute-shader version's modulo
@@ -16,6 +17,7 @@ pub unsafe fn naive_cell<T: Copy + Into<u32> + From<bool>>(
     height: u32,
     x: u32,
     y: u32,
+    rule: u32,
 ) {
     let (w, h) = (width as u64, height as u64);
     let mut n = 0u32;
@@ -31,7 +33,7 @@ pub unsafe fn naive_cell<T: Copy + Into<u32> + From<bool>>(
     }
     let i = y as usize * width as usize + x as usize;
     let alive = (*src.add(i)).into() != 0;
-    *dst.add(i) = T::from(rule(alive, n));
+    *dst.add(i) = T::from(cell_rule(rule, alive, n));
 }
 
 /// Sparse write-skip (states 0/1 = "unchanged since the last step", 2/3 = "just
@@ -43,7 +45,7 @@ pub unsafe fn naive_cell<T: Copy + Into<u32> + From<bool>>(
 /// # Safety
 /// As [`naive_cell`].
 #[inline(always)]
-pub unsafe fn sparse_cell(src: *const u32, dst: *mut u32, width: u32, height: u32, x: u32, y: u32) {
+pub unsafe fn sparse_cell(src: *const u32, dst: *mut u32, width: u32, height: u32, x: u32, y: u32, rule: u32) {
     let w = width as usize;
     let (xl, xr) = (wrap(x, -1, width) as usize, wrap(x, 1, width) as usize);
     let mut n = 0;
@@ -59,7 +61,7 @@ pub unsafe fn sparse_cell(src: *const u32, dst: *mut u32, width: u32, height: u3
     let i = y as usize * w + x as usize;
     let state = *src.add(i);
     let alive = state & 1 != 0;
-    let next = rule(alive, n);
+    let next = cell_rule(rule, alive, n);
     if next != alive {
         *dst.add(i) = 2 | next as u32;
     } else if state > 1 {
@@ -74,7 +76,7 @@ pub unsafe fn sparse_cell(src: *const u32, dst: *mut u32, width: u32, height: u3
 /// # Safety
 /// As [`naive_cell`], with `x0 < width`.
 #[inline(always)]
-pub unsafe fn multi_cells(src: *const u32, dst: *mut u32, width: u32, height: u32, x0: u32, y: u32) {
+pub unsafe fn multi_cells(src: *const u32, dst: *mut u32, width: u32, height: u32, x0: u32, y: u32, rule: u32) {
     const C: usize = MULTI_CELLS;
     let w = width as usize;
     let mut win = [[0u32; C + 2]; 3];
@@ -99,7 +101,7 @@ pub unsafe fn multi_cells(src: *const u32, dst: *mut u32, width: u32, height: u3
                 + win[2][c]
                 + win[2][c + 1]
                 + win[2][c + 2];
-            *out.add(x) = rule(win[1][c + 1] != 0, n) as u32;
+            *out.add(x) = cell_rule(rule, win[1][c + 1] != 0, n) as u32;
         }
     }
 }
@@ -116,7 +118,7 @@ pub const TILE_SHARED: usize = ((TILE + 2) * (TILE + 2)) as usize;
 /// `TILE × TILE` threads and every thread calls this. `width < 2^31` (and `height < 2^31`): the
 /// halo index `bx + sx + width − 1` is computed in `u32` (the host's `Kernel::check_size`).
 #[inline(always)]
-pub unsafe fn tiled_cells(src: *const u32, dst: *mut u32, width: u32, height: u32, tile: *mut u32) {
+pub unsafe fn tiled_cells(src: *const u32, dst: *mut u32, width: u32, height: u32, tile: *mut u32, rule: u32) {
     use warpwork_kernels::arch::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
     const S: u32 = TILE + 2;
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
@@ -136,7 +138,7 @@ pub unsafe fn tiled_cells(src: *const u32, dst: *mut u32, width: u32, height: u3
     if x < width && y < height {
         let at = |dx: u32, dy: u32| *tile.add(((ty + dy) * S + tx + dx) as usize);
         let n = at(0, 0) + at(1, 0) + at(2, 0) + at(0, 1) + at(2, 1) + at(0, 2) + at(1, 2) + at(2, 2);
-        *dst.add(y as usize * w + x as usize) = rule(at(1, 1) != 0, n) as u32;
+        *dst.add(y as usize * w + x as usize) = cell_rule(rule, at(1, 1) != 0, n) as u32;
     }
 }
 
@@ -148,7 +150,7 @@ pub unsafe fn tiled_cells(src: *const u32, dst: *mut u32, width: u32, height: u3
 /// # Safety
 /// As [`naive_cell`], with `x0 < width` and `x0` warp-uniform.
 #[inline(always)]
-pub unsafe fn ballot_cells(src: *const u32, dst: *mut u32, width: u32, height: u32, x0: u32, y: u32) {
+pub unsafe fn ballot_cells(src: *const u32, dst: *mut u32, width: u32, height: u32, x0: u32, y: u32, rule: u32) {
     let lane = lane_id();
     let x = x0 + lane;
     let inside = x < width;
@@ -173,6 +175,6 @@ pub unsafe fn ballot_cells(src: *const u32, dst: *mut u32, width: u32, height: u
         + ((masks[2] >> lane) & 7).count_ones();
     if inside {
         let alive = (masks[1] >> (lane + 1)) & 1 != 0;
-        *dst.add(y as usize * w + x as usize) = rule(alive, n) as u32;
+        *dst.add(y as usize * w + x as usize) = cell_rule(rule, alive, n) as u32;
     }
 }

@@ -1,18 +1,21 @@
-//! # warpwork-life-kernels: Conway's Game of Life on the GPU
+//! # warpwork-life-kernels: Conway's Game of Life, and Life-like rules, on the GPU
 //!
 //! The kernels of the `warpwork-life` demo, written as a user's kernel crate is written: on the
 //! device building blocks of `warpwork-kernels` (thread indices, ballots, shuffles, warp sums,
 //! shared memory, atomics), compiled to PTX for `nvptx64-nvidia-cuda` (see `../README.md`).
 //!
-//! B3/S23 on a torus, two layouts, two rule implementations:
+//! Any Life-like rule on a torus (the packed birth/survival masks of [`abi::pack_rule`], a
+//! kernel parameter), two layouts:
 //!
 //! * **one cell per element** (`u32` or `u8`, 0 dead / non-zero alive): [`abi::rule`] decides one
-//!   cell from its neighbour count. The compute-shader variants (brute force, sparse write-skip,
+//!   cell from its neighbour count and the rule. The compute-shader variants (brute force, sparse write-skip,
 //!   several cells per thread, shared tile, bytes, ballot) all use it ([`cells`]);
 //! * **one bit per cell**, rows of 64-bit words with cell `x` in bit `x % 64` of word `x / 64`
 //!   (least significant bit first, so the same memory read as `u32` words has cell `x` in bit
-//!   `x % 32` of word `x / 32`). [`abi::rule_sliced`] applies the rule to 32 cells at once with a
-//!   bit-sliced adder: ptxas fuses its and/or/xor trees into `LOP3` instructions ([`bits`]).
+//!   `x % 32` of word `x / 32`). [`abi::rule_sliced`] applies B3/S23 to 32 cells at once with a
+//!   bit-sliced adder (ptxas fuses its and/or/xor trees into `LOP3` instructions), and
+//!   [`abi::RuleMasks`] any rule on the same sliced total ([`bits`]); each bit kernel is exported
+//!   in both forms (`life_bit*` for any rule, `life_bit*_b3s23`).
 //!
 //! Every neighbour index wraps around the board (a torus), for any width and height ≥ 1. The rule
 //! functions, the launch shapes and the kernel names are [`abi`]'s, which the host crate compiles
@@ -30,7 +33,7 @@ pub mod cells;
 mod kernels;
 pub mod population;
 
-use abi::{row_sum, rule, rule_sliced, wrap, BIT64_OUT_LANES, MULTI_CELLS, TILE};
+use abi::{row_sum, rule, rule_sliced, wrap, RuleMasks, BIT64_OUT_LANES, MULTI_CELLS, TILE};
 
 /// Kernels cannot unwind or print: a panic traps, which the host sees as a launch failure. The
 /// kernels are written not to panic; `no_std` requires a handler all the same.

@@ -63,5 +63,5 @@ pub fn parse_cells(text: &str, limits: &Limits) -> Result<Pattern, PatternError>
         Some((line, raw)) => Some(clean_name(raw, line)?),
         None => None,
     };
-    Ok(Pattern { grid, name })
+    Ok(Pattern { grid, name, rule: None })
 }

@@ -2,8 +2,9 @@
 //! the LifeWiki) and plaintext (`.cells`). Reading and writing; errors name the line and column.
 //!
 //! **RLE**: `#` comment lines (`#N name`; `#r rule`), a header `x = W, y = H, rule = B3/S23`
-//! (the rule is optional; any other rule is refused), then runs `<count><tag>` with `b` dead, `o`
-//! alive, `$` end of row, `!` end of pattern.
+//! (the rule is optional: any Life-like rule in Golly's notations, with at most a torus suffix
+//! `:T<w>,<h>`, see [`crate::Rule`]; it is returned in [`Pattern::rule`]), then runs
+//! `<count><tag>` with `b` dead, `o` alive, `$` end of row, `!` end of pattern.
 //!
 //! **Plaintext**: `!` comment lines (`!Name: ...`), then one line per row, `.` dead and `O` alive
 //! (`*` is accepted too); short rows are padded with dead cells, trailing empty rows dropped.
@@ -37,7 +38,7 @@
 //! | runs (or `$`) past the header's box | cells written outside it | refused |
 //! | duplicate header key (`x = 3, x = 5`) | keys are positional (`x = 3, y = 5`) | refused |
 //! | keys in another order, a trailing comma | positional; comma after the rule ignored | any order; a trailing comma ignored |
-//! | rule other than B3/S23 (header or `#r`) | switches rule | refused (warpwork runs B3/S23 only) |
+//! | rule (header or `#r`) | switches rule | read into [`Pattern::rule`] (the header's wins over `#r`); rules that are not Life-like and bounded grids other than a plain torus are refused |
 //! | characters other than runs | ignored | refused |
 //! | missing `!` | reads to the end | refused (a truncated file) |
 //! | text after `!` | ignored (comments) | ignored |
@@ -60,9 +61,9 @@ mod tests;
 pub use cells::parse_cells;
 pub use rle::parse_rle;
 pub use text::without_controls;
-pub use write::{to_cells, to_rle, write_cells, write_rle};
+pub use write::{to_cells, to_rle, to_rle_with, write_cells, write_rle, write_rle_with};
 
-use crate::{BitGrid, Limits};
+use crate::{BitGrid, Limits, RuleSpec};
 use std::fmt;
 
 /// A pattern file that could not be read: what was wrong, and where (1-based).
@@ -125,6 +126,9 @@ pub struct Pattern {
     pub grid: BitGrid,
     /// `#N` (RLE) or `!Name:` (plaintext), if present, without control characters.
     pub name: Option<String>,
+    /// The RLE header's rule (else a `#r` line's), with its torus size if it has Golly's
+    /// `:T<w>,<h>` suffix. `None` for plaintext and RLE without one: B3/S23 by convention.
+    pub rule: Option<RuleSpec>,
 }
 
 /// Reads RLE or plaintext within `limits`, recognised by content: a first non-blank line that

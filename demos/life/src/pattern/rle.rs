@@ -6,7 +6,7 @@
 
 use super::text::{at, check_length, clean_name, err, is_blank, is_header, lines, strip_bom};
 use super::{Pattern, PatternError};
-use crate::{BitGrid, Limits};
+use crate::{BitGrid, Limits, RuleSpec};
 
 /// What the first pass found before the runs.
 struct Header<'a> {
@@ -16,6 +16,8 @@ struct Header<'a> {
     height: usize,
     /// The first `#N` line's text, uncleaned.
     name: Option<(usize, &'a str)>,
+    /// The header's rule, else the last `#r` line's.
+    rule: Option<RuleSpec>,
 }
 
 /// Reads an RLE pattern within `limits` (see the [module docs](super) for what is accepted).
@@ -38,7 +40,7 @@ pub fn parse_rle(text: &str, limits: &Limits) -> Result<Pattern, PatternError> {
         Some((line, raw)) => Some(clean_name(raw, line)?),
         None => None,
     };
-    Ok(Pattern { grid, name })
+    Ok(Pattern { grid, name, rule: header.rule })
 }
 
 /// One pass over the text: checks it, and calls `live(x, y, n)` for each run of `n` live cells
@@ -51,6 +53,7 @@ fn read<'a>(
     let mut lines = lines(text);
     let mut name = None;
     let mut size = None;
+    let mut rule = None;
     let mut last = (1, 1);
     for (ln, line) in lines.by_ref() {
         last = (ln, line.chars().count() + 1);
@@ -62,7 +65,7 @@ fn read<'a>(
         if let Some(c) = t.strip_prefix('#') {
             match c.chars().next() {
                 Some('N') if name.is_none() => name = Some((ln, &c[1..])),
-                Some('r') => check_rule(c[1..].trim_matches(is_blank), ln, col + 2)?,
+                Some('r') => rule = Some(read_rule(c[1..].trim_matches(is_blank), ln, col + 2)?),
                 _ => {}
             }
             continue;
@@ -70,7 +73,9 @@ fn read<'a>(
         if !is_header(t) {
             return Err(err(ln, col, "expected the header line 'x = .., y = ..' (or '#' comment lines) first"));
         }
-        size = Some((ln, parse_header(line, ln, limits)?));
+        let (w, h, header_rule) = parse_header(line, ln, limits)?;
+        size = Some((ln, (w, h)));
+        rule = header_rule.or(rule);
         break;
     }
     let Some((header_line, (width, height))) = size else {
@@ -132,7 +137,7 @@ fn read<'a>(
                     if let Some((_, l, s)) = count {
                         return Err(err(l, s, "run count before '!' has no tag"));
                     }
-                    return Ok(Header { line: header_line, width, height, name });
+                    return Ok(Header { line: header_line, width, height, name, rule });
                 }
                 c if is_blank(c) => {
                     if let Some((_, l, s)) = count {
@@ -152,18 +157,16 @@ fn read<'a>(
     Err(err(last.0, last.1, "missing '!' at the end of the pattern"))
 }
 
-/// Checks that a rule (from the header or a `#r` line) is Conway's Life.
-fn check_rule(rule: &str, ln: usize, col: usize) -> Result<(), PatternError> {
-    match rule.to_ascii_uppercase().as_str() {
-        "B3/S23" | "S23/B3" | "23/3" => Ok(()),
-        _ => Err(err(ln, col, format!("rule {rule:?} is not Conway's Life (B3/S23)"))),
-    }
+/// Reads a rule (from the header or a `#r` line): any Life-like rule in Golly's notations, with
+/// at most a torus suffix ([`RuleSpec`]).
+fn read_rule(rule: &str, ln: usize, col: usize) -> Result<RuleSpec, PatternError> {
+    RuleSpec::parse(rule).map_err(|m| err(ln, col, m))
 }
 
 /// Parses `x = W, y = H[, rule = B3/S23]` (keys in any order, each at most once, a trailing
 /// comma allowed) and checks the size against `limits`.
-fn parse_header(line: &str, ln: usize, limits: &Limits) -> Result<(usize, usize), PatternError> {
-    let (mut w, mut h, mut rule) = (None, None, false);
+fn parse_header(line: &str, ln: usize, limits: &Limits) -> Result<(usize, usize, Option<RuleSpec>), PatternError> {
+    let (mut w, mut h, mut rule) = (None, None, None);
     let mut offset = 0;
     let mut parts = line.split(',').enumerate().peekable();
     while let Some((i, part)) = parts.next() {
@@ -186,8 +189,17 @@ fn parse_header(line: &str, ln: usize, limits: &Limits) -> Result<(usize, usize)
                 slot.replace(v).is_some()
             }
             "rule" => {
-                check_rule(value, ln, col)?;
-                std::mem::replace(&mut rule, true)
+                // A torus suffix has a comma of its own (`B3/S23:T30,20`): the parts after the
+                // rule that are not `key = value` belong to it.
+                let mut text = value.to_string();
+                while let Some((_, next)) =
+                    parts.next_if(|(_, p)| !p.contains('=') && !p.trim_matches(is_blank).is_empty())
+                {
+                    offset += next.chars().count() + 1;
+                    text.push(',');
+                    text.push_str(next);
+                }
+                rule.replace(read_rule(text.trim_matches(is_blank), ln, col)?).is_some()
             }
             other => return Err(err(ln, col, format!("unknown header key {other:?} (x, y and rule are known)"))),
         };
@@ -198,7 +210,7 @@ fn parse_header(line: &str, ln: usize, limits: &Limits) -> Result<(usize, usize)
     match (w, h) {
         (Some(w), Some(h)) => {
             limits.check_board(w, h).map_err(|e| at(ln, 1, e))?;
-            Ok((w, h))
+            Ok((w, h, rule))
         }
         _ => Err(err(ln, 1, "the header needs both 'x = ' and 'y = '")),
     }

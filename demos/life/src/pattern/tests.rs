@@ -63,8 +63,8 @@ fn cells_round_trip() {
 fn errors_name_line_and_column() {
     let (l, c, _) = syntax_at(parse_rle("x = 3, y = 3\nbo$2bo$3q!", &L));
     assert_eq!((l, c), (2, 9));
-    let (l, c, m) = syntax_at(parse_rle("#C hi\nx = 3, y = 3, rule = B36/S23\n3o!", &L));
-    assert!((l, c) == (2, 15) && m.contains("B36/S23"), "{m}");
+    let (l, c, m) = syntax_at(parse_rle("#C hi\nx = 3, y = 3, rule = B36/S23:K3,3\n3o!", &L));
+    assert!((l, c) == (2, 15) && m.contains("Klein bottle"), "{m}");
     // The count is refused where it starts, as soon as it is longer than the box.
     let (l, c, m) = syntax_at(parse_rle("x = 2, y = 1\nb3o!", &L));
     assert!((l, c) == (2, 2) && m.contains("2x1"), "{m}");
@@ -130,8 +130,11 @@ fn decision_line_ends_counts_rules_and_trailing_text() {
     assert_eq!(crlf, cr);
     assert_eq!(crlf.grid.population(), 5);
     assert!(syntax_at(parse("x = 3, y = 1\n0o!", &L)).2.contains("0"));
-    assert!(syntax_at(parse("#r B36/S23\nx = 3, y = 1\n3o!", &L)).2.contains("B36/S23"));
-    assert!(parse("#r B3/S23\nx = 3, y = 1\n3o!", &L).is_ok());
+    assert!(syntax_at(parse("#r B3/S23V\nx = 3, y = 1\n3o!", &L)).2.contains("'V'"));
+    let rule = |t: &str| parse(t, &L).unwrap().rule.map(|r| r.to_string());
+    assert_eq!(rule("#r 23/36\nx = 3, y = 1\n3o!").as_deref(), Some("B36/S23"));
+    assert_eq!(rule("#r B2/S\nx = 3, y = 1, rule = b3678s34678:T5,7\n3o!").as_deref(), Some("B3678/S34678:T5,7"));
+    assert_eq!(rule("x = 3, y = 1\n3o!"), None);
     assert_eq!(parse("x = 3, y = 1\n3o! anything\nat all $$$", &L).unwrap().grid.population(), 3);
     // `$` may end the last row, not move past it.
     assert!(parse("x = 1, y = 2\no$o$!", &L).is_ok());

@@ -2,7 +2,7 @@
 //! [`Write`] a word of cells at a time, so a large board needs no text-sized buffer.
 
 use super::without_controls;
-use crate::BitGrid;
+use crate::{BitGrid, RuleSpec};
 use crate::{Error, Result};
 use std::io::{self, Write};
 
@@ -63,10 +63,25 @@ impl<W: Write> Runs<'_, W> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_rle(grid: &BitGrid, name: Option<&str>, out: &mut impl Write) -> io::Result<()> {
+    write_rle_with(grid, name, &RuleSpec::default(), out)
+}
+
+/// [`write_rle`] with `rule` in the header (Golly's canonical form, and its `:T<w>,<h>` suffix
+/// if `rule` has a torus): the rule that ran, so that Golly runs the file the same way.
+///
+/// ```
+/// use warpwork_life::{pattern, BitGrid, RuleSpec};
+/// let spec: RuleSpec = "b36s23:T4,3".parse()?;
+/// let mut out = Vec::new();
+/// pattern::write_rle_with(&BitGrid::new(4, 3)?, None, &spec, &mut out)?;
+/// assert_eq!(String::from_utf8(out).unwrap(), "x = 4, y = 3, rule = B36/S23:T4,3\n!\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_rle_with(grid: &BitGrid, name: Option<&str>, rule: &RuleSpec, out: &mut impl Write) -> io::Result<()> {
     if let Some(n) = name {
         writeln!(out, "#N {}", without_controls(n).trim())?;
     }
-    writeln!(out, "x = {}, y = {}, rule = B3/S23", grid.width(), grid.height())?;
+    writeln!(out, "x = {}, y = {}, rule = {rule}", grid.width(), grid.height())?;
     let mut runs = Runs { out, line: 0 };
     let (mut pending_rows, mut first) = (0usize, true);
     // A board without columns has no runs (and its rows need no walk).
@@ -162,6 +177,18 @@ fn to_string(what: &'static str, write: impl FnOnce(&mut FallibleVec) -> io::Res
 /// ```
 pub fn to_rle(grid: &BitGrid, name: Option<&str>) -> Result<String> {
     to_string("RLE text", |out| write_rle(grid, name, out))
+}
+
+/// [`write_rle_with`] into a string.
+///
+/// ```
+/// use warpwork_life::{pattern, BitGrid};
+/// let seeds = "B2/S".parse()?;
+/// assert_eq!(pattern::to_rle_with(&BitGrid::new(2, 2)?, None, &seeds)?, "x = 2, y = 2, rule = B2/S\n!\n");
+/// # Ok::<(), warpwork::Error>(())
+/// ```
+pub fn to_rle_with(grid: &BitGrid, name: Option<&str>, rule: &RuleSpec) -> Result<String> {
+    to_string("RLE text", |out| write_rle_with(grid, name, rule, out))
 }
 
 /// [`write_cells`] into a string.
