@@ -10,6 +10,8 @@ pub(super) struct Measured {
     pub(super) strategy: Strategy,
     /// What the expander resolved `strategy` to (itself unless Auto).
     pub(super) resolved: Strategy,
+    /// What Auto told nothing (`Strategy::AUTO`) resolves to for the case.
+    pub(super) untold: Strategy,
     pub(super) name: String,
     pub(super) ms: Stats,
     pub(super) items_per_s: f64,
@@ -18,7 +20,8 @@ pub(super) struct Measured {
 }
 
 /// Per case: the best concrete strategy (its time, rate, % of the roof, and speed against the
-/// CUB peer's), and Auto's pick with its time over the best's (within 5% is the target).
+/// CUB peer's), Auto's pick with its time over the best's (within 5% is the target), and the
+/// time of what Auto told nothing would pick (its concrete row) over the best's.
 pub(super) fn print_cases(measured: &[Measured], report: &mut Report) {
     report.say("\n### best strategy per case, and Auto against it\n");
     let mut t = Table::new(
@@ -35,6 +38,8 @@ pub(super) fn print_cases(measured: &[Measured], report: &mut Report) {
             Col::timed("Auto ms", "auto_time", "ms"),
             Col::value("Auto / best", "auto_over_best", "Auto time / best time"),
             Col::value("pick's row / best", "pick_over_best", "time of Auto's pick / best time"),
+            Col::value("told nothing", "untold_strategy", ""),
+            Col::value("its row / best", "untold_over_best", "time of the pick of Auto told nothing / best time"),
         ],
     );
     let mut cases: Vec<&str> = Vec::new();
@@ -70,6 +75,12 @@ pub(super) fn print_cases(measured: &[Measured], report: &mut Report) {
             }
             None => (Value::DASH, Value::DASH, Value::DASH, Value::DASH),
         };
+        // Auto told nothing picks from P1 and the capacity alone: its concrete row's time.
+        let untold = best.untold;
+        let untold_ratio = match of_case().find(|m| m.strategy == untold) {
+            Some(m) => Value::fixed(m.ms.median / best_ms, 3),
+            None => Value::DASH,
+        };
         t.row(vec![
             Value::text(case),
             Value::text(&best.name),
@@ -82,6 +93,8 @@ pub(super) fn print_cases(measured: &[Measured], report: &mut Report) {
             auto_ms,
             ratio,
             pick_ratio,
+            Value::text(untold.name()),
+            untold_ratio,
         ]);
     }
     report.table(t);

@@ -8,8 +8,9 @@
 //! distribution's bound, timed like the others. A second table gives the fixed overhead
 //! (P1 = 32, N = 1) with the persistent pass 2 (dispatch-indirect emulation) and with
 //! read-back-then-launch; a third, per case, the best strategy (its % of the roof and its speed
-//! against CUB's), Auto's time over the best's, and that of the row Auto resolved to (the same
-//! kernels timed apart). (The scan alone: `warpwork bench scan`.)
+//! against CUB's), Auto's time over the best's, that of the row Auto resolved to (the same
+//! kernels timed apart), and that of the row `Strategy::AUTO` (Auto told nothing) would pick.
+//! (The scan alone: `warpwork bench scan`.)
 //!
 //! The counts come from `warpwork_cpu_reference::counts` (fixed seeds). `MaxN` and `Auto` get the
 //! distribution's *bound* (the largest count it can produce, known before the counts are drawn),
@@ -221,6 +222,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
                         case,
                         strategy: s,
                         resolved: e.strategy(),
+                        untold: Strategy::AUTO.resolve(p1, p2),
                         name,
                         ms: total,
                         items_per_s: items,
