@@ -126,6 +126,7 @@ mod gpu;
 pub mod guide;
 mod launch;
 pub mod memory;
+pub mod reduce;
 pub mod scan;
 pub mod select;
 pub mod timing;

@@ -1,0 +1,234 @@
+//! Device-wide reductions: what one block does.
+//!
+//! * [`reduce_range`]: a block reduces `input[begin..end]` under any [`ReduceOp`], with 16-byte
+//!   read-only loads ([`UNROLL`] in flight per thread) over the 16-byte aligned body and one
+//!   element per thread for the head and tail around it.
+//! * [`reduce_grid`]: the device-wide reduce in **one launch**: block `b` reduces its span
+//!   (`warpwork_abi::reduce::span`), stores its partial and takes a ticket; the last block to
+//!   finish combines the partials in block order. The grid and spans depend only on `n` and the
+//!   element size, so the order of evaluation — and a float sum's bits — is the same on every
+//!   run and every GPU.
+//! * [`reduce_segments`]: a segmented reduce over offsets, one block per segment.
+//!
+//! Order of evaluation within a block: thread `t` combines, in index order, its head element
+//! (`t` < the head's length), the vectors `t, t + THREADS, …` of the body (the elements of
+//! each in order), and its tail element; then [`block_reduce`].
+
+use crate::arch::{
+    atomic_add_u32, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, load_nc_v4_u32, load_relaxed_u32,
+    store_relaxed_u32, sync_threads, thread_idx_x,
+};
+use crate::block::block_reduce;
+use crate::device::scan::tile::item;
+use crate::warp::{OrderKey, ArgKey, ReduceOp, ScanElement};
+use core::mem::size_of;
+use core::ptr::{read_volatile, write_volatile};
+pub use warpwork_abi::reduce::{blocks, span, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL};
+
+/// Warps per block of the shipped reduce kernels.
+pub const WARPS: usize = THREADS as usize / 32;
+
+/// The shared memory of [`reduce_grid`] and [`reduce_segments`] for blocks of up to 32 warps:
+/// the warp totals (up to 16 bytes each) and the last-block flag.
+#[repr(C, align(16))]
+pub struct ReduceShared {
+    totals: [[u64; 2]; 32],
+    last: u32,
+}
+
+/// `input[begin..end]` reduced under `O` by the block (`THREADS` threads, `WARPS` warps), to
+/// every thread; elements are lifted with their index in `input`.
+///
+/// # Safety
+/// `input` holds at least `end` elements, none written during the launch; `begin <= end`;
+/// `totals` is `WARPS` accumulators of shared memory used by nothing else until the caller's
+/// next barrier; the block has `THREADS = 32 · WARPS` threads and every thread calls this.
+#[inline(always)]
+pub unsafe fn reduce_range<O: ReduceOp, const THREADS_: usize, const WARPS_: usize>(
+    input: *const O::Item,
+    begin: usize,
+    end: usize,
+    totals: *mut O::T,
+) -> O::T {
+    let t = thread_idx_x() as usize;
+    let size = size_of::<O::Item>();
+    let per = 16 / size;
+    let mut acc = O::IDENTITY;
+    // Head: the elements before the first 16-byte boundary.
+    let misaligned = (input.add(begin) as usize) % 16;
+    let head = if misaligned == 0 { 0 } else { ((16 - misaligned) / size).min(end - begin) };
+    if t < head {
+        acc = O::combine(acc, O::lift(*input.add(begin + t), (begin + t) as u64));
+    }
+    let body = begin + head;
+    let vectors = (end - body) / per;
+    let base = input.add(body) as *const [u32; 4];
+    let group = UNROLL * THREADS_;
+    let full = vectors / group * group;
+    let mut v = t;
+    while v < full {
+        let mut chunks = [[0u32; 4]; UNROLL];
+        for (u, c) in chunks.iter_mut().enumerate() {
+            *c = load_nc_v4_u32(base.add(v + u * THREADS_));
+        }
+        for (u, c) in chunks.iter().enumerate() {
+            let first = body + (v + u * THREADS_) * per;
+            for j in 0..per {
+                acc = O::combine(acc, O::lift(item::<O::Item>(c, j), (first + j) as u64));
+            }
+        }
+        v += group;
+    }
+    while v < vectors {
+        let c = load_nc_v4_u32(base.add(v));
+        let first = body + v * per;
+        for j in 0..per {
+            acc = O::combine(acc, O::lift(item::<O::Item>(&c, j), (first + j) as u64));
+        }
+        v += THREADS_;
+    }
+    // Tail: the elements after the last whole vector.
+    let tail = body + vectors * per;
+    if t < end - tail {
+        acc = O::combine(acc, O::lift(*input.add(tail + t), (tail + t) as u64));
+    }
+    block_reduce::<O, WARPS_>(totals, acc)
+}
+
+/// Reads a `T` written by another block (each 32-bit word with `ld.relaxed.gpu`).
+#[inline(always)]
+unsafe fn load_coherent<T: Copy>(p: *const T) -> T {
+    let mut out = core::mem::MaybeUninit::<T>::uninit();
+    let dst = out.as_mut_ptr() as *mut u32;
+    for i in 0..size_of::<T>() / 4 {
+        dst.add(i).write(load_relaxed_u32((p as *const u32).add(i)));
+    }
+    out.assume_init()
+}
+
+/// Writes a `T` for another block to read (each 32-bit word with `st.relaxed.gpu`).
+#[inline(always)]
+unsafe fn store_coherent<T: Copy>(p: *mut T, v: T) {
+    let src = &v as *const T as *const u32;
+    for i in 0..size_of::<T>() / 4 {
+        store_relaxed_u32((p as *mut u32).add(i), src.add(i).read());
+    }
+}
+
+/// Zeroes the ticket of the reduce launched next, which may be its programmatic dependent.
+///
+/// # Safety
+/// `ticket` is a valid `u32`; one thread of one block calls this.
+#[inline(always)]
+pub unsafe fn prepare_ticket(ticket: *mut u32) {
+    crate::arch::grid_launch_dependents();
+    write_volatile(ticket, 0);
+}
+
+/// The device-wide reduce of `input[..n]` under `O`, one block's part: returns `Some(result)`
+/// on thread 0 of the block that finishes last (the one that combined every partial), `None`
+/// everywhere else.
+///
+/// # Safety
+/// The launch has `warpwork_abi::reduce::blocks(size_of::<O::Item>(), n)` blocks of
+/// [`THREADS`] threads; `input` holds `n` elements, none written during the launch; `scratch`
+/// is 16-byte aligned and holds [`TICKET_BYTES`] + [`PARTIAL_BYTES`] per block, its first word
+/// (the ticket) zeroed by [`prepare_ticket`] (of which this launch may be the programmatic
+/// dependent) unless the grid is one block; `smem` is this block's, in shared memory; every
+/// thread calls this.
+#[inline(always)]
+pub unsafe fn reduce_grid<O: ReduceOp>(
+    input: *const O::Item,
+    n: usize,
+    scratch: *mut u8,
+    smem: *mut ReduceShared,
+) -> Option<O::T> {
+    const { assert!(size_of::<O::T>() as u64 <= PARTIAL_BYTES) };
+    let totals = smem as *mut O::T;
+    let block = block_idx_x() as usize;
+    let span = span(size_of::<O::Item>(), n as u64) as usize;
+    let begin = (block * span).min(n);
+    let end = (begin + span).min(n);
+    let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
+    let grid = grid_dim_x();
+    if grid == 1 {
+        return (thread_idx_x() == 0).then_some(total);
+    }
+    let ticket = scratch as *mut u32;
+    let partials = scratch.add(TICKET_BYTES as usize);
+    let last = core::ptr::addr_of_mut!((*smem).last);
+    if thread_idx_x() == 0 {
+        store_coherent(partials.add(block * PARTIAL_BYTES as usize) as *mut O::T, total);
+        // The partial before the ticket (a release); the ticket was zeroed by the kernel before.
+        fence_gpu();
+        grid_dependency_wait();
+        let is_last = atomic_add_u32(ticket, 1) == grid - 1;
+        if is_last {
+            // Every other block's partial before this block's reads (an acquire).
+            fence_gpu();
+        }
+        write_volatile(last, is_last as u32);
+    }
+    // Also: every thread has read the totals before they are written again below.
+    sync_threads();
+    if read_volatile(last) == 0 {
+        return None;
+    }
+    let mut acc = O::IDENTITY;
+    let mut p = thread_idx_x() as usize;
+    while p < grid as usize {
+        acc = O::combine(acc, load_coherent(partials.add(p * PARTIAL_BYTES as usize) as *const O::T));
+        p += THREADS as usize;
+    }
+    let total = block_reduce::<O, WARPS>(totals, acc);
+    (thread_idx_x() == 0).then_some(total)
+}
+
+/// The index and value an [`ArgKey`] result names: `input[index]`, or `(u64::MAX, empty)` when
+/// it names no element (an empty input).
+///
+/// # Safety
+/// `input` holds the element the key names.
+#[inline(always)]
+pub unsafe fn arg_result<T: OrderKey>(input: *const T, key: ArgKey, empty: T) -> (u64, T) {
+    if key.index == u64::MAX {
+        (u64::MAX, empty)
+    } else {
+        (key.index, *input.add(key.index as usize))
+    }
+}
+
+/// A segmented reduce, one block per segment (grid-stride over the segments): segment `s` is
+/// `input[offsets[s]..offsets[s + 1]]`, each offset clamped to `n` (and the end to at least the
+/// begin: a segment whose end is before its begin is empty), and its result goes to `out[s]`;
+/// an empty segment gives `O::IDENTITY`.
+///
+/// # Safety
+/// `input` holds `n` elements, none written during the launch; `offsets` holds `segments + 1`
+/// offsets and `out` `segments` results; blocks of [`THREADS`] threads; `smem` is this block's,
+/// in shared memory; every thread calls this.
+#[inline(always)]
+pub unsafe fn reduce_segments<O: ReduceOp>(
+    input: *const O::Item,
+    n: usize,
+    offsets: *const u64,
+    segments: usize,
+    out: *mut O::T,
+    smem: *mut ReduceShared,
+) where
+    O::T: ScanElement,
+{
+    let totals = smem as *mut O::T;
+    let mut s = block_idx_x() as usize;
+    while s < segments {
+        let begin = (*offsets.add(s) as usize).min(n);
+        let end = (*offsets.add(s + 1) as usize).clamp(begin, n);
+        let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
+        if thread_idx_x() == 0 {
+            *out.add(s) = total;
+        }
+        // Every thread has read the totals before the next segment writes them.
+        sync_threads();
+        s += grid_dim_x() as usize;
+    }
+}
