@@ -16,17 +16,20 @@
 
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, load_nc_v4_u32, load_relaxed_u32,
-    store_relaxed_u32, sync_threads, thread_idx_x,
+    load_relaxed_u64, load_relaxed_v2_u64, store_relaxed_u32, store_relaxed_u64, store_relaxed_v2_u64, sync_threads,
+    thread_idx_x,
 };
 use crate::block::block_reduce;
 use crate::device::scan::tile::item;
-use crate::warp::{OrderKey, ArgKey, ReduceOp, ScanElement};
+use crate::warp::{ArgKey, OrderKey, ReduceOp};
 use core::mem::size_of;
 use core::ptr::{read_volatile, write_volatile};
-pub use warpwork_abi::reduce::{blocks, span, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL};
+pub use warpwork_abi::reduce::{blocks, span, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL};
 
 /// Warps per block of the shipped reduce kernels.
 pub const WARPS: usize = THREADS as usize / 32;
+/// Partials each thread of the last block combines.
+const PARTIALS_PER_THREAD: usize = (MAX_BLOCKS as usize).div_ceil(THREADS as usize);
 
 /// The shared memory of [`reduce_grid`] and [`reduce_segments`] for blocks of up to 32 warps:
 /// the warp totals (up to 16 bytes each) and the last-block flag.
@@ -95,23 +98,27 @@ pub unsafe fn reduce_range<O: ReduceOp, const THREADS_: usize, const WARPS_: usi
     block_reduce::<O, WARPS_>(totals, acc)
 }
 
-/// Reads a `T` written by another block (each 32-bit word with `ld.relaxed.gpu`).
+/// Reads a partial (4, 8 or 16 bytes, 16-byte aligned) written by another block, with
+/// `ld.relaxed.gpu` (never a stale L1 copy).
 #[inline(always)]
-unsafe fn load_coherent<T: Copy>(p: *const T) -> T {
+unsafe fn load_partial<T: Copy>(p: *const T) -> T {
     let mut out = core::mem::MaybeUninit::<T>::uninit();
-    let dst = out.as_mut_ptr() as *mut u32;
-    for i in 0..size_of::<T>() / 4 {
-        dst.add(i).write(load_relaxed_u32((p as *const u32).add(i)));
+    match size_of::<T>() {
+        4 => (out.as_mut_ptr() as *mut u32).write(load_relaxed_u32(p as *const u32)),
+        8 => (out.as_mut_ptr() as *mut u64).write(load_relaxed_u64(p as *const u64)),
+        _ => (out.as_mut_ptr() as *mut [u64; 2]).write(load_relaxed_v2_u64(p as *const [u64; 2])),
     }
     out.assume_init()
 }
 
-/// Writes a `T` for another block to read (each 32-bit word with `st.relaxed.gpu`).
+/// Writes a partial (as [`load_partial`] reads it) with `st.relaxed.gpu`.
 #[inline(always)]
-unsafe fn store_coherent<T: Copy>(p: *mut T, v: T) {
-    let src = &v as *const T as *const u32;
-    for i in 0..size_of::<T>() / 4 {
-        store_relaxed_u32((p as *mut u32).add(i), src.add(i).read());
+unsafe fn store_partial<T: Copy>(p: *mut T, v: T) {
+    let src = &v as *const T;
+    match size_of::<T>() {
+        4 => store_relaxed_u32(p as *mut u32, (src as *const u32).read()),
+        8 => store_relaxed_u64(p as *mut u64, (src as *const u64).read()),
+        _ => store_relaxed_v2_u64(p as *mut [u64; 2], (src as *const [u64; 2]).read_unaligned()),
     }
 }
 
@@ -158,7 +165,7 @@ pub unsafe fn reduce_grid<O: ReduceOp>(
     let partials = scratch.add(TICKET_BYTES as usize);
     let last = core::ptr::addr_of_mut!((*smem).last);
     if thread_idx_x() == 0 {
-        store_coherent(partials.add(block * PARTIAL_BYTES as usize) as *mut O::T, total);
+        store_partial(partials.add(block * PARTIAL_BYTES as usize) as *mut O::T, total);
         // The partial before the ticket (a release); the ticket was zeroed by the kernel before.
         fence_gpu();
         grid_dependency_wait();
@@ -174,11 +181,17 @@ pub unsafe fn reduce_grid<O: ReduceOp>(
     if read_volatile(last) == 0 {
         return None;
     }
+    // Every load in flight before the first combine: thread `t` takes partials `t`, `t + THREADS`, …
+    let mut mine = [O::IDENTITY; PARTIALS_PER_THREAD];
+    for (k, m) in mine.iter_mut().enumerate() {
+        let p = thread_idx_x() as usize + k * THREADS as usize;
+        if p < grid as usize {
+            *m = load_partial(partials.add(p * PARTIAL_BYTES as usize) as *const O::T);
+        }
+    }
     let mut acc = O::IDENTITY;
-    let mut p = thread_idx_x() as usize;
-    while p < grid as usize {
-        acc = O::combine(acc, load_coherent(partials.add(p * PARTIAL_BYTES as usize) as *const O::T));
-        p += THREADS as usize;
+    for m in mine {
+        acc = O::combine(acc, m);
     }
     let total = block_reduce::<O, WARPS>(totals, acc);
     (thread_idx_x() == 0).then_some(total)
@@ -215,9 +228,7 @@ pub unsafe fn reduce_segments<O: ReduceOp>(
     segments: usize,
     out: *mut O::T,
     smem: *mut ReduceShared,
-) where
-    O::T: ScanElement,
-{
+) {
     let totals = smem as *mut O::T;
     let mut s = block_idx_x() as usize;
     while s < segments {
