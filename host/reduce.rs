@@ -167,7 +167,9 @@ impl Gpu {
         ensure_len("reduce output", out.len(), 1)?;
         let n = input.len();
         self.launch_reduce(input, &n, T::REDUCE_KERNELS[op.index()], scratch, move |l| {
-            l.write(out).addr(0);
+            let out = l.bind_mut(out)?;
+            l.addr(out).addr(0);
+            Ok(())
         })
     }
 
@@ -222,7 +224,9 @@ impl Gpu {
         let name = T::REDUCE_KERNELS[if op == ArgOp::Min { 3 } else { 4 }];
         let n = input.len();
         self.launch_reduce(input, &n, name, scratch, move |l| {
-            l.write(value).write(index);
+            let (value, index) = (l.bind_mut(value)?, l.bind_mut(index)?);
+            l.addr(value).addr(index);
+            Ok(())
         })
     }
 
@@ -270,15 +274,15 @@ impl Gpu {
     }
 
     /// Checks the scratch, then launches `name(input, n, value, index, scratch)` — `outputs`
-    /// binds `value` and `index` — after the zeroing of its ticket where the grid has more than
-    /// one block.
+    /// binds and passes `value` and `index` — after the zeroing of its ticket where the grid has
+    /// more than one block.
     fn launch_reduce<'a, T: ReduceItem>(
         &'a self,
         input: &'a impl DeviceRead<T>,
         n: &'a usize,
         name: &str,
         scratch: &'a mut impl DeviceWrite<u32>,
-        outputs: impl FnOnce(&mut KernelArgs<'a>),
+        outputs: impl FnOnce(&mut KernelArgs<'a>) -> Result<()>,
     ) -> Result<()> {
         let size = std::mem::size_of::<T>();
         let blocks = abi::blocks(size, *n as u64) as u32;
@@ -289,9 +293,11 @@ impl Gpu {
         // Everything that can fail comes before the first launch.
         let f = self.function(name)?;
         let prepare = if blocks > 1 { Some(self.function(warpwork_abi::kernels::REDUCE_PREPARE)?) } else { None };
+        // Every buffer is bound (a buffer of another context refused) before the first launch.
         let mut l = self.kernel_args();
-        l.read(input).value(n);
-        outputs(&mut l);
+        let input = l.bind(input)?;
+        l.addr(input).value(n);
+        outputs(&mut l)?;
         let ticket = l.bind_mut(scratch)? + skip;
         l.addr(ticket);
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (abi::THREADS, 1, 1), shared_mem_bytes: 0 };
