@@ -60,7 +60,7 @@ int exclusive_sum(void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t 
 
 // cub::DeviceReduce::Sum / Min / Max (op 0, 1, 2) of n items into out[0].
 template <typename T>
-int reduce(int op, void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t n, cudaStream_t stream) {
+int reduce_items(int op, void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t n, cudaStream_t stream) {
   if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
   const uint32_t items = static_cast<uint32_t>(n);
   switch (op) {
@@ -74,8 +74,8 @@ int reduce(int op, void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t
 // cub::DeviceReduce::ArgMin (max == 0) or ArgMax (max != 0), the overload with separate value and
 // index outputs (CCCL 2.8 and newer; the KeyValuePair one is deprecated).
 template <typename T>
-int arg_reduce(int max, void* temp, size_t* temp_bytes, const T* in, T* value, int64_t* index, uint64_t n,
-               cudaStream_t stream) {
+int arg_reduce_items(int max, void* temp, size_t* temp_bytes, const T* in, T* value, int64_t* index, uint64_t n,
+                     cudaStream_t stream) {
   if (temp_bytes == nullptr || n > static_cast<uint64_t>(INT64_MAX)) return cudaErrorInvalidValue;
   const int64_t items = static_cast<int64_t>(n);
   if (max) return cub::DeviceReduce::ArgMax(temp, *temp_bytes, in, value, index, items, stream);
@@ -85,8 +85,8 @@ int arg_reduce(int max, void* temp, size_t* temp_bytes, const T* in, T* value, i
 // cub::DeviceSegmentedReduce::Sum over `segments` segments given by segments + 1 offsets
 // (segment s is in[offsets[s] .. offsets[s + 1]]).
 template <typename T>
-int segmented_sum(void* temp, size_t* temp_bytes, const T* in, T* out, const int64_t* offsets, uint64_t segments,
-                  cudaStream_t stream) {
+int segmented_sum_items(void* temp, size_t* temp_bytes, const T* in, T* out, const int64_t* offsets,
+                        uint64_t segments, cudaStream_t stream) {
   if (temp_bytes == nullptr || segments > static_cast<uint64_t>(INT32_MAX)) return cudaErrorInvalidValue;
   return cub::DeviceSegmentedReduce::Sum(temp, *temp_bytes, in, out, static_cast<int>(segments), offsets,
                                          offsets + 1, stream);
@@ -218,19 +218,19 @@ int ww_cub_expand(void* temp, size_t* temp_bytes, const uint32_t* counts, uint64
   return cudaGetLastError();
 }
 
-// The reductions of `warpwork bench reduce` (see reduce, arg_reduce and segmented_sum above), for
-// u32, u64, f32 and f64. `index` receives the index as an int64_t.
+// The reductions of `warpwork bench reduce` (reduce_items, arg_reduce_items and segmented_sum_items
+// above), for u32, u64, f32 and f64. `index` receives the index as an int64_t.
 #define WW_CUB_REDUCE(name, T)                                                                                      \
   int ww_cub_reduce_##name(int op, void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t n, void* stream) { \
-    return reduce(op, temp, temp_bytes, in, out, n, static_cast<cudaStream_t>(stream));                            \
+    return reduce_items(op, temp, temp_bytes, in, out, n, static_cast<cudaStream_t>(stream));                      \
   }                                                                                                                 \
   int ww_cub_arg_reduce_##name(int max, void* temp, size_t* temp_bytes, const T* in, T* value, int64_t* index,      \
                                uint64_t n, void* stream) {                                                          \
-    return arg_reduce(max, temp, temp_bytes, in, value, index, n, static_cast<cudaStream_t>(stream));              \
+    return arg_reduce_items(max, temp, temp_bytes, in, value, index, n, static_cast<cudaStream_t>(stream));        \
   }                                                                                                                 \
   int ww_cub_segmented_sum_##name(void* temp, size_t* temp_bytes, const T* in, T* out, const int64_t* offsets,     \
                                   uint64_t segments, void* stream) {                                                \
-    return segmented_sum(temp, temp_bytes, in, out, offsets, segments, static_cast<cudaStream_t>(stream));         \
+    return segmented_sum_items(temp, temp_bytes, in, out, offsets, segments, static_cast<cudaStream_t>(stream));   \
   }
 WW_CUB_REDUCE(u32, uint32_t)
 WW_CUB_REDUCE(u64, uint64_t)
