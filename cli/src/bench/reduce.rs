@@ -12,9 +12,9 @@
 //! below 2^24), so that the check does not depend on the order of evaluation.
 
 use super::cub::CubPeer;
-use super::{cub_cells, device_line, peer_line, BenchArgs};
-use crate::report::cols::{BANDWIDTH, CUB_TIME, ITEMS_RATE, N, ROOF, TIME, VS_CUB};
-use crate::report::{Col, Report, Table, Value};
+use super::{cpu_stats, cub_cells, device_line, peer_line, BenchArgs};
+use crate::report::cols::{BANDWIDTH, CUB_TIME, ITEMS_RATE, N, ROOF, TIME, VARIANT, VS_CUB};
+use crate::report::{Col, CpuNote, Report, Table, Value};
 use std::ffi::{c_int, c_void};
 use std::ptr::{null, null_mut};
 use warpwork::cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
@@ -92,8 +92,7 @@ impl<'p, T: BenchItem> Peer<'p, T> {
 pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs, report: &mut Report) -> Result<()> {
     report.say("## reduce: device-wide sum, min and argmax; segmented sum\n");
     let Some(gpu) = gpu else {
-        report.say("No GPU: the reduce bench has no CPU table (see `warpwork bench scan` for the CPU reference).\n");
-        return Ok(());
+        return run_cpu(args, report);
     };
     let sizes = args.sizes(2);
     let largest = *sizes.iter().max().unwrap();
@@ -307,4 +306,35 @@ impl<T: BenchItem> Want<T> {
         }
         Err(Error::InvalidInput(format!("bench self-check: {who}'s {} {op} of {n} differs from the CPU", T::NAME)))
     }
+}
+
+/// The CPU reference's largest input (a 2-core machine's minute).
+const CPU_MAX_LOG2: u32 = 26;
+
+/// Without a GPU: the CPU reference's u32 sum, at the sizes of the GPU bench up to
+/// 2^[`CPU_MAX_LOG2`].
+fn run_cpu(args: &BenchArgs, report: &mut Report) -> Result<()> {
+    let (timed, dropped): (Vec<usize>, Vec<usize>) = args.sizes(2).into_iter().partition(|&n| n <= 1 << CPU_MAX_LOG2);
+    let reps = args.reps().min(5);
+    let reference = "warpwork_cpu_reference::reduce::reduce (u32 sum only)";
+    let mut table = Table::cpu(
+        "reduce",
+        &[VARIANT, TYPE, N, TIME, ITEMS_RATE],
+        CpuNote::new(reference, reps, "items", &timed, &dropped),
+    );
+    let v = u32::input(timed.last().copied().unwrap_or(0));
+    for &n in &timed {
+        let t = cpu_stats(reps, || {
+            std::hint::black_box(cpu::reduce(&v[..n], Op::Sum));
+        });
+        table.row(vec![
+            Value::text("cpu-rayon"),
+            Value::text("u32"),
+            Value::Size(n as u64),
+            Value::time(t, 3),
+            Value::giga(n as f64 / (t.median * 1e-3)),
+        ]);
+    }
+    report.table(table);
+    Ok(())
 }
