@@ -301,22 +301,28 @@ impl Gpu {
         let ticket = l.bind_mut(scratch)? + skip;
         l.addr(ticket);
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (abi::THREADS, 1, 1), shared_mem_bytes: 0 };
-        if let Some(prepare) = prepare {
-            let mut p = self.kernel_args();
-            p.addr(ticket);
-            let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
-            // SAFETY: `reduce_prepare(ticket)` writes one u32 at a 16-byte boundary inside the
-            // scratch (its length checked above), which stays bound by `l` until the reduce
-            // below is launched.
-            unsafe { p.launch(prepare, one)? };
-        }
+        let Some(prepare) = prepare else {
+            // SAFETY: as below; a grid of one block takes no ticket. A plain launch: as the
+            // programmatic dependent of whatever kernel came before on the stream, it could read
+            // the input before that kernel has written it.
+            return unsafe { l.launch(f, cfg) };
+        };
+        let mut p = self.kernel_args();
+        p.addr(ticket);
+        let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `reduce_prepare(ticket)` writes one u32 at a 16-byte boundary inside the
+        // scratch (its length checked above), which stays bound by `l` until the reduce below is
+        // launched.
+        unsafe { p.launch(prepare, one)? };
         // SAFETY: matches `reduce_{op}_{T}(input, n, value, index, scratch)` in
         // kernels/src/kernels/reduce.rs: `input` holds `n` elements; `outputs` bound at least
         // one value (and, for argmin / argmax, one index; the plain kernels ignore theirs); the
         // scratch holds the ticket and `blocks` partials from a 16-byte boundary (checked
-        // above), its ticket zeroed on this stream by the kernel this one is the programmatic
-        // dependent of (it waits for it before the ticket) where the grid has several blocks;
-        // the grid is `warpwork_abi::reduce::blocks` blocks of `THREADS` threads.
+        // above), its ticket zeroed on this stream by `reduce_prepare`, of which this launch is
+        // the programmatic dependent (it waits for it before the ticket; and `reduce_prepare`,
+        // launched plainly, started after everything before it on the stream, so the input is
+        // complete when the reduce starts); the grid is `warpwork_abi::reduce::blocks` blocks of
+        // `THREADS` threads.
         unsafe { l.launch_dependent(f, cfg) }
     }
 }
