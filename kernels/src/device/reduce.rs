@@ -39,15 +39,16 @@ pub struct ReduceShared {
     last: u32,
 }
 
-/// `input[begin..end]` reduced under `O` by the block (`THREADS` threads, `WARPS` warps), to
-/// every thread; elements are lifted with their index in `input`.
+/// `input[begin..end]` reduced under `O` by the block (`BLOCK_THREADS` threads, `BLOCK_WARPS`
+/// warps), to every thread; elements are lifted with their index in `input`.
 ///
 /// # Safety
 /// `input` holds at least `end` elements, none written during the launch; `begin <= end`;
-/// `totals` is `WARPS` accumulators of shared memory used by nothing else until the caller's
-/// next barrier; the block has `THREADS = 32 · WARPS` threads and every thread calls this.
+/// `totals` is `BLOCK_WARPS` accumulators of shared memory used by nothing else until the
+/// caller's next barrier; the block has `BLOCK_THREADS = 32 · BLOCK_WARPS` threads and every
+/// thread calls this.
 #[inline(always)]
-pub unsafe fn reduce_range<O: ReduceOp, const THREADS_: usize, const WARPS_: usize>(
+pub unsafe fn reduce_range<O: ReduceOp, const BLOCK_THREADS: usize, const BLOCK_WARPS: usize>(
     input: *const O::Item,
     begin: usize,
     end: usize,
@@ -66,16 +67,16 @@ pub unsafe fn reduce_range<O: ReduceOp, const THREADS_: usize, const WARPS_: usi
     let body = begin + head;
     let vectors = (end - body) / per;
     let base = input.add(body) as *const [u32; 4];
-    let group = UNROLL * THREADS_;
+    let group = UNROLL * BLOCK_THREADS;
     let full = vectors / group * group;
     let mut v = t;
     while v < full {
         let mut chunks = [[0u32; 4]; UNROLL];
         for (u, c) in chunks.iter_mut().enumerate() {
-            *c = load_nc_v4_u32(base.add(v + u * THREADS_));
+            *c = load_nc_v4_u32(base.add(v + u * BLOCK_THREADS));
         }
         for (u, c) in chunks.iter().enumerate() {
-            let first = body + (v + u * THREADS_) * per;
+            let first = body + (v + u * BLOCK_THREADS) * per;
             for j in 0..per {
                 acc = O::combine(acc, O::lift(item::<O::Item>(c, j), (first + j) as u64));
             }
@@ -88,14 +89,14 @@ pub unsafe fn reduce_range<O: ReduceOp, const THREADS_: usize, const WARPS_: usi
         for j in 0..per {
             acc = O::combine(acc, O::lift(item::<O::Item>(&c, j), (first + j) as u64));
         }
-        v += THREADS_;
+        v += BLOCK_THREADS;
     }
     // Tail: the elements after the last whole vector.
     let tail = body + vectors * per;
     if t < end - tail {
         acc = O::combine(acc, O::lift(*input.add(tail + t), (tail + t) as u64));
     }
-    block_reduce::<O, WARPS_>(totals, acc)
+    block_reduce::<O, BLOCK_WARPS>(totals, acc)
 }
 
 /// Reads a partial (4, 8 or 16 bytes, 16-byte aligned) written by another block, with
