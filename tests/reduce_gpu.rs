@@ -331,6 +331,18 @@ fn segmented<T: TestElement>(gpu: &Gpu) {
         tiny.push(next);
     }
     check_segments(gpu, &input, &tiny, &format!("{what} tiny segments"));
+    // Many segments (grouped four to a block): short ones (one warp each) with, in some groups,
+    // one of 200-300 elements or one of thousands (then the block takes each of its group's).
+    let mut grouped = vec![0u64];
+    for k in 0..(n / 40).max(5000) {
+        let l = match k % 97 {
+            0 => 2000 + k % 3000,
+            1..=3 => 200 + k % 100,
+            _ => k % 9,
+        };
+        grouped.push((grouped.last().unwrap() + l as u64).min(n as u64));
+    }
+    check_segments(gpu, &input, &grouped, &format!("{what} grouped, some long"));
     // One huge segment, then empty ones at the end.
     check_segments(gpu, &input, &[0, n as u64, n as u64, n as u64], &format!("{what} one huge segment"));
     // Mixed lengths, unaligned starts.

@@ -195,7 +195,7 @@ macro_rules! segmented_names {
 }
 
 /// The segmented reductions `segmented_reduce_{sum|min|max}_{type}`: `(input, n, offsets,
-/// segments, out)`, one block per segment. The order is [`SCAN_ITEM_TYPES`] × (sum, min, max).
+/// segments, group, out)`, a block per group of segments. The order is [`SCAN_ITEM_TYPES`] × (sum, min, max).
 pub const SEGMENTED_REDUCE_KERNELS: [&str; 18] = segmented_names!("u32", "i32", "u64", "i64", "f32", "f64");
 
 /// Every exported kernel, family by family (what the shipped modules export together; checked

@@ -1,6 +1,6 @@
 //! Reductions: the launch shape of the device-wide reduce (`reduce_{op}_{type}`), which depends
-//! only on the input's size, and the layout of its scratch; and the block shape of the
-//! segmented reduce (`segmented_reduce_{op}_{type}`).
+//! only on the input's size, and the layout of its scratch; and the shape of the segmented
+//! reduce (`segmented_reduce_{op}_{type}`).
 //!
 //! **One launch, a grid fixed by `n`.** Block `b` of [`blocks`] reduces elements
 //! `[b · span, (b + 1) · span)` ([`span`]) and stores its partial; the last block to finish (an
@@ -21,6 +21,25 @@ pub const MAX_BLOCKS: u64 = 1024;
 /// The least input, in bytes, a block of the device-wide reduce takes (one 16-byte load per
 /// thread): small inputs are spread over as many blocks as this allows.
 pub const MIN_BLOCK_BYTES: u64 = THREADS as u64 * 16;
+/// The longest segment, in elements, that one warp of the segmented reduce takes on its own (when
+/// every segment of its block's group is as short).
+pub const WARP_SEGMENT_MAX: u64 = 256;
+/// Segments per block of the segmented reduce (one per warp) from [`GROUP_MIN_SEGMENTS`]
+/// segments on; below, one block per segment.
+pub const SEGMENT_GROUP: u64 = THREADS as u64 / 32;
+/// The fewest segments that the segmented reduce groups [`SEGMENT_GROUP`] to a block (fewer
+/// would leave multiprocessors idle where segments are long).
+pub const GROUP_MIN_SEGMENTS: u64 = 4096;
+
+/// Segments per block of a segmented reduce of `segments` segments.
+pub const fn segment_group(segments: u64) -> u64 {
+    if segments >= GROUP_MIN_SEGMENTS {
+        SEGMENT_GROUP
+    } else {
+        1
+    }
+}
+
 /// Bytes per block partial in the scratch (the largest accumulator: a 64-bit key and a 64-bit
 /// index, for argmin / argmax).
 pub const PARTIAL_BYTES: u64 = 16;
@@ -81,5 +100,7 @@ mod tests {
         assert_eq!(span(4, 1 << 28), 1 << 18);
         assert_eq!(blocks(8, 0), 1);
         assert_eq!(scratch_words(4, 1 << 28), (16 + 16 * 1024) / 4 + 3);
+        assert_eq!((segment_group(4095), segment_group(4096)), (1, SEGMENT_GROUP));
+        assert_eq!(SEGMENT_GROUP, 4);
     }
 }

@@ -8,23 +8,26 @@
 //!   finish combines the partials in block order. The grid and spans depend only on `n` and the
 //!   element size, so the order of evaluation — and a float sum's bits — is the same on every
 //!   run and every GPU.
-//! * [`reduce_segments`]: a segmented reduce over offsets, one block per segment.
+//! * [`reduce_segments`]: a segmented reduce over offsets, a block per segment, or a warp per
+//!   segment where a block's group of segments is short.
 //!
 //! Order of evaluation within a block: thread `t` combines, in index order, its head element
 //! (`t` < the head's length), the vectors `t, t + THREADS, …` of the body (the elements of
 //! each in order), and its tail element; then [`block_reduce`].
 
 use crate::arch::{
-    atomic_add_u32, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, load_nc_v4_u32, load_relaxed_u32,
-    load_relaxed_u64, load_relaxed_v2_u64, store_relaxed_u32, store_relaxed_u64, store_relaxed_v2_u64, sync_threads,
-    thread_idx_x,
+    atomic_add_u32, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32,
+    load_relaxed_u32, load_relaxed_u64, load_relaxed_v2_u64, store_relaxed_u32, store_relaxed_u64,
+    store_relaxed_v2_u64, sync_threads, thread_idx_x, warp_id,
 };
 use crate::block::block_reduce;
 use crate::device::scan::tile::item;
-use crate::warp::{ArgKey, OrderKey, ReduceOp};
+use crate::warp::{warp_reduce, ArgKey, OrderKey, ReduceOp};
 use core::mem::size_of;
 use core::ptr::{read_volatile, write_volatile};
-pub use warpwork_abi::reduce::{blocks, span, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL};
+pub use warpwork_abi::reduce::{
+    blocks, span, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
+};
 
 /// Warps per block of the shipped reduce kernels.
 pub const WARPS: usize = THREADS as usize / 32;
@@ -212,35 +215,73 @@ pub unsafe fn arg_result<T: OrderKey>(input: *const T, key: ArgKey, empty: T) ->
     }
 }
 
-/// A segmented reduce, one block per segment (grid-stride over the segments): segment `s` is
-/// `input[offsets[s]..offsets[s + 1]]`, each offset clamped to `n` (and the end to at least the
-/// begin: a segment whose end is before its begin is empty), and its result goes to `out[s]`;
-/// an empty segment gives `O::IDENTITY`.
+/// The bounds of segment `s`: its offsets clamped to `n`, the end to at least the begin.
+#[inline(always)]
+unsafe fn segment(offsets: *const u64, s: usize, n: usize) -> (usize, usize) {
+    let begin = (*offsets.add(s) as usize).min(n);
+    (begin, (*offsets.add(s + 1) as usize).clamp(begin, n))
+}
+
+/// A segmented reduce: segment `s` is `input[offsets[s]..offsets[s + 1]]`, each offset clamped
+/// to `n` (and the end to at least the begin: a segment whose end is before its begin is
+/// empty), and its result goes to `out[s]`; an empty segment gives `O::IDENTITY`.
+///
+/// Block `b` takes the segments of group `b` (`group` consecutive segments; grid-stride over
+/// the groups). If the group has as many segments as the block has warps and every one is at
+/// most [`WARP_SEGMENT_MAX`] elements long, each warp reduces one (its lanes striding over the
+/// elements, then [`warp_reduce`]); otherwise the whole block reduces them one after the other
+/// ([`reduce_range`]). `group = 1` is one block per segment.
 ///
 /// # Safety
 /// `input` holds `n` elements, none written during the launch; `offsets` holds `segments + 1`
-/// offsets and `out` `segments` results; blocks of [`THREADS`] threads; `smem` is this block's,
-/// in shared memory; every thread calls this.
+/// offsets and `out` `segments` results; `group` is 1 or [`WARPS`]; blocks of [`THREADS`]
+/// threads; `smem` is this block's, in shared memory; every thread calls this.
 #[inline(always)]
 pub unsafe fn reduce_segments<O: ReduceOp>(
     input: *const O::Item,
     n: usize,
     offsets: *const u64,
     segments: usize,
+    group: usize,
     out: *mut O::T,
     smem: *mut ReduceShared,
 ) {
     let totals = smem as *mut O::T;
-    let mut s = block_idx_x() as usize;
-    while s < segments {
-        let begin = (*offsets.add(s) as usize).min(n);
-        let end = (*offsets.add(s + 1) as usize).clamp(begin, n);
-        let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
-        if thread_idx_x() == 0 {
-            *out.add(s) = total;
+    let mut g = block_idx_x() as usize;
+    while g < segments.div_ceil(group) {
+        let (first, last) = (g * group, (g * group + group).min(segments));
+        // Block-uniform: every thread reads the same offsets.
+        let mut short = group == WARPS;
+        for s in first..last {
+            let (begin, end) = segment(offsets, s, n);
+            short &= end - begin <= WARP_SEGMENT_MAX as usize;
         }
-        // Every thread has read the totals before the next segment writes them.
-        sync_threads();
-        s += grid_dim_x() as usize;
+        if short {
+            let s = first + warp_id() as usize;
+            if s < last {
+                let (begin, end) = segment(offsets, s, n);
+                let mut acc = O::IDENTITY;
+                let mut i = begin + lane_id() as usize;
+                while i < end {
+                    acc = O::combine(acc, O::lift(*input.add(i), i as u64));
+                    i += 32;
+                }
+                let total = warp_reduce::<O>(acc);
+                if lane_id() == 0 {
+                    *out.add(s) = total;
+                }
+            }
+        } else {
+            for s in first..last {
+                let (begin, end) = segment(offsets, s, n);
+                let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
+                if thread_idx_x() == 0 {
+                    *out.add(s) = total;
+                }
+                // Every thread has read the totals before the next segment writes them.
+                sync_threads();
+            }
+        }
+        g += grid_dim_x() as usize;
     }
 }

@@ -8,9 +8,11 @@
 //!   `scratch` (16-byte aligned) is the ticket and the block partials
 //!   (`warpwork_abi::reduce::scratch_words`); its ticket is zeroed by `reduce_prepare`, of which
 //!   the reduce may be the programmatic dependent (not needed for a grid of one block).
-//! * `segmented_reduce_{sum|min|max}_{type}(input, n, offsets, segments, out)`: `out[s]` is the
-//!   reduction of `input[offsets[s]..offsets[s + 1]]` (offsets clamped to `n`); any grid of
-//!   `THREADS`-thread blocks (one per segment is best).
+//! * `segmented_reduce_{sum|min|max}_{type}(input, n, offsets, segments, group, out)`: `out[s]`
+//!   is the reduction of `input[offsets[s]..offsets[s + 1]]` (offsets clamped to `n`), in groups
+//!   of `group` segments per block (1, or `warpwork_abi::reduce::SEGMENT_GROUP`:
+//!   `warpwork_abi::reduce::segment_group`); any grid of `THREADS`-thread blocks (one per group
+//!   is best).
 //! * `reduce_prepare(ticket)`: zeroes the ticket; one thread.
 
 use crate::block::{Max, Min, Sum};
@@ -76,10 +78,11 @@ macro_rules! reduce_kernels {
             n: usize,
             offsets: *const u64,
             segments: usize,
+            group: usize,
             out: *mut $t,
         ) {
             let smem = static_shared!($name: [crate::device::reduce::ReduceShared; 1]);
-            reduce_segments::<$op>(input, n, offsets, segments, out, smem);
+            reduce_segments::<$op>(input, n, offsets, segments, group, out, smem);
         }
     };
 }
