@@ -7,6 +7,8 @@
 //! * [`select`]: the select kernels, their tile shapes, measurements and profiles.
 //! * [`scan`]: the device-wide scans: what they compute (float sums included), the kernel,
 //!   measurements.
+//! * [`reduce`]: reductions (sum, min, max, argmin, argmax, segmented): what they compute, the
+//!   one-launch kernel and its fixed order of evaluation, measurements.
 //! * [`expand`]: work expansion: the strategies (S0 … S3), `Auto`'s rule and the data behind it,
 //!   measurements; [`expand_history`]: how its kernels got there, and what was dropped.
 //! * [`benchmarks`]: every benchmark table, with the device and the date of each run.
@@ -28,6 +30,7 @@ macro_rules! note {
         #[doc = "[errors]: crate::guide::errors"]
         #[doc = "[select]: crate::guide::select"]
         #[doc = "[scan]: crate::guide::scan"]
+        #[doc = "[reduce]: crate::guide::reduce"]
         #[doc = "[expand]: crate::guide::expand"]
         #[doc = "[expand-history]: crate::guide::expand_history"]
         #[doc = "[benchmarks]: crate::guide::benchmarks"]
@@ -46,6 +49,7 @@ note!(api, "../docs/api.md");
 note!(errors, "../docs/errors.md");
 note!(select, "../docs/select.md");
 note!(scan, "../docs/scan.md");
+note!(reduce, "../docs/reduce.md");
 note!(expand, "../docs/expand.md");
 note!(expand_history, "../docs/expand-history.md");
 note!(benchmarks, "../BENCHMARKS.md");

@@ -46,7 +46,8 @@
 //!   scratch (`select_if`, `exclusive_scan`, `expand`, [`Gpu::upload`], …) and say
 //!   **Allocates**. Each has a form that allocates nothing and takes caller-provided scratch or
 //!   state, sized by a query: [`Gpu::select_into`] with [`select::state_len`],
-//!   [`Gpu::scan_into`] and [`Gpu::scan_in_place`] with [`scan::scratch_len`], and the reusable
+//!   [`Gpu::scan_into`] and [`Gpu::scan_in_place`] with [`scan::scratch_len`],
+//!   [`Gpu::reduce_into`] and [`Gpu::arg_reduce_into`] with [`reduce::scratch_len`], and the reusable
 //!   [`expand::Expander`] in a workspace of yours ([`Gpu::expander_in`] with
 //!   [`expand::workspace_len`]; [`Gpu::expander`] allocates it).
 //! * **Your own kernels** launch through the same binding: [`Gpu::kernel_args`] builds the
@@ -58,6 +59,7 @@
 //!
 //! The allocation-free forms can be recorded into a CUDA graph by stream capture and replayed:
 //! [`Gpu::select_into`], [`Gpu::scan_into`], [`Gpu::scan_in_place`], [`Gpu::exclusive_scan_into`],
+//! [`Gpu::reduce_into`], [`Gpu::arg_reduce_into`], [`Gpu::segmented_reduce`],
 //! [`expand::Expander::pass1`] (on any counts: a change of counts rewrites the expander's
 //! descriptor with memsets), [`expand::Planned::pass2`] with [`expand::Dispatch::Persistent`],
 //! [`expand::Planned::pass2_with`], [`Gpu::copy`], [`Gpu::fill_bytes`] and [`KernelArgs::launch`].
@@ -67,7 +69,7 @@
 //! `end_capture`, as cudarc's own graph tests do): cudarc's wait on an event recorded outside a
 //! capture invalidates it, so warpwork refuses cudarc buffers in a tracked capture. A graph
 //! holds the buffers' addresses: keep them alive, and refill inputs in place, between replays
-//! (`tests/graph_gpu.rs` replays select, scan and expansion 100 times that way).
+//! (`tests/graph_gpu.rs` replays select, scan, reduce and expansion 100 times that way).
 //!
 //! ## The primitives
 //!
@@ -76,6 +78,9 @@
 //! * [`scan`]: device-wide exclusive and inclusive scans under sum, min or max (`scan`,
 //!   `scan_into`, `scan_in_place`; `exclusive_scan`, `exclusive_scan_into` for the exclusive
 //!   sum), single pass with decoupled look-back.
+//! * [`reduce`]: sum, min, max, argmin and argmax (`reduce`, `reduce_into`, `arg_reduce`,
+//!   `arg_reduce_into`) in one launch with a deterministic order, and segmented reductions over
+//!   offsets (`segmented_reduce`).
 //! * [`expand`]: work expansion — each source spawns N items — with eight strategies, S0 to S3
 //!   (defined in [`expand::Strategy`]), and `Auto` to pick one (`expand`, `expand_with`,
 //!   [`expand::Expander`]).
@@ -84,7 +89,7 @@
 //! ## Device code and start-up
 //!
 //! The kernels ship with the crate, one module per family
-//! ([`abi::modules::Family`]: select, scan, expand, timing), each as machine code (cubins for
+//! ([`abi::modules::Family`]: select, scan, expand, timing, reduce), each as machine code (cubins for
 //! sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120) and as PTX for every other GPU of compute
 //! capability 7.0 or newer. A context loads a family's module the first time one of its kernels
 //! is needed, from the cubin of the device's exact architecture in a few milliseconds; every
@@ -126,6 +131,7 @@ mod gpu;
 pub mod guide;
 mod launch;
 pub mod memory;
+pub mod reduce;
 pub mod scan;
 pub mod select;
 pub mod timing;

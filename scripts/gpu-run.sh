@@ -91,7 +91,7 @@ build_peer() {
 }
 
 run_bench() {
-  for what in ${BENCHES:-compact access life expand scan}; do
+  for what in ${BENCHES:-compact access life expand scan reduce}; do
     "$here/warpwork" bench "$what" ${BENCH_ARGS:-} || status=1
   done
 }

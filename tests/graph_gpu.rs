@@ -1,4 +1,4 @@
-//! CUDA graphs: warpwork's allocation-free forms (select, every variant; scan; expansion) recorded
+//! CUDA graphs: warpwork's allocation-free forms (select, every variant; scan; reduce; expansion) recorded
 //! by stream capture on a non-default stream, replayed with fresh inputs copied into the same
 //! buffers between replays, and every replay checked against the CPU reference; and the calls a
 //! graph cannot hold refused during a capture, which stays valid.
@@ -14,9 +14,10 @@ use std::sync::Arc;
 use warpwork::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use warpwork::cudarc::driver::{CudaContext, CudaGraph, CudaSlice, CudaStream};
 use warpwork::expand::{Dispatch, Planned, Strategy};
+use warpwork::reduce::{ArgOp, ReduceOp};
 use warpwork::select::{state_len, Keep, Predicate, Variant};
 use warpwork::{Error, Gpu, RawSlice};
-use warpwork_cpu_reference::{expand as cpu_expand, inputs, select as cpu_select};
+use warpwork_cpu_reference::{expand as cpu_expand, inputs, reduce as cpu_reduce, scan::Op, select as cpu_select};
 
 const REPLAYS: u64 = 100;
 
@@ -146,6 +147,14 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
         .collect();
     let mut scan_out = gpu.filled::<u32>(n, 0xAB).unwrap();
     let mut scratch = gpu.zeros::<u32>(warpwork::scan::scratch_len::<u32>(n)).unwrap();
+    // Reductions: a sum and an argmin sharing one scratch, handed in dirty (no preparation
+    // needed: the ticket is zeroed in the graph), and a segmented max over fixed offsets.
+    let mut reduce_scratch = gpu.filled::<u32>(warpwork::reduce::scratch_len::<u32>(n), 0xAB).unwrap();
+    let (mut sum, mut arg_index, mut arg_value) =
+        (gpu.filled::<u32>(1, 0xAB).unwrap(), gpu.filled::<u64>(1, 0xAB).unwrap(), gpu.filled::<u32>(1, 0xAB).unwrap());
+    let offsets: Vec<u64> = vec![0, 1, 1, 4097, n as u64 / 2, n as u64];
+    let segment_offsets = gpu.upload(&offsets).unwrap();
+    let mut segment_max = gpu.filled::<u32>(offsets.len() - 1, 0xAB).unwrap();
     let strategies = [
         (Strategy::ScanFused, true),
         (Strategy::ScanFused, false),
@@ -176,6 +185,8 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
     let (selects_ref, scan_ref, scratch_ref, items_ref, flags_ref) =
         (&mut selects, &mut scan_out, &mut scratch, &items, &flags);
     let (g, cv) = (&gpu, &counts_view);
+    let (rs_ref, sum_ref, ai_ref, av_ref, so_ref, sm_ref) =
+        (&mut reduce_scratch, &mut sum, &mut arg_index, &mut arg_value, &segment_offsets, &mut segment_max);
     let (recorded, graph) = capture(&ctx, &stream, move || {
         for c in selects_ref.iter_mut() {
             // No memset: `select_into` starts its count at zero on every replay.
@@ -183,6 +194,9 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
             g.select_into(items_ref, keep, c.variant, &mut c.out, &mut c.state)?;
         }
         g.exclusive_scan_into(items_ref, scan_ref, scratch_ref)?;
+        g.reduce_into(items_ref, ReduceOp::Sum, sum_ref, rs_ref)?;
+        g.arg_reduce_into(items_ref, ArgOp::Min, ai_ref, av_ref, rs_ref)?;
+        g.segmented_reduce(items_ref, so_ref, ReduceOp::Max, sm_ref)?;
         for (e, case) in expanders_ref.iter_mut().zip(expands_ref.iter_mut()) {
             if case.one_call {
                 planned_ref.push(e.expand(g, cv, &mut case.out)?);
@@ -210,6 +224,11 @@ fn select_scan_and_expand_replay_from_a_captured_graph() {
         }
         let scanned = gpu.download(&scan_out).unwrap();
         assert!(scanned == cpu_expand::exclusive_scan_u32(&input.items), "replay {r}: scan differs");
+        assert_eq!(gpu.download(&sum).unwrap()[0], cpu_reduce::reduce(&input.items, Op::Sum), "replay {r}: sum");
+        let (i, v) = cpu_reduce::arg_min(&input.items).unwrap();
+        assert_eq!((gpu.download(&arg_index).unwrap()[0], gpu.download(&arg_value).unwrap()[0]), (i, v), "replay {r}");
+        let maxes = cpu_reduce::segmented_reduce(&input.items, &offsets, Op::Max);
+        assert!(gpu.download(&segment_max).unwrap() == maxes, "replay {r}: segmented max differs");
         let want = cpu_expand::expand(&input.counts);
         for (p, case) in planned.iter().zip(&expands) {
             let how = if case.one_call { "expand" } else { "pass1 + pass2" };

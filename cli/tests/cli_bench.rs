@@ -98,8 +98,8 @@ fn options_that_do_not_apply_are_refused_before_anything_runs() {
     for (args, needle) in [
         (&["life", "--max-log2", "16"][..], "no size to run"),
         (&["startup", "--max-log2", "20"], "--max-log2 is not for startup"),
-        (&["life", "--size", "2^20"], "--size is for compact, scan and expand"),
-        (&["expand", "--only", "ordered"], "--only is for compact and scan"),
+        (&["life", "--size", "2^20"], "--size is for compact, scan, reduce and expand"),
+        (&["expand", "--only", "ordered"], "--only is for compact, scan and reduce"),
         (&["scan", "--only", "ordered", "--format", "json"], "no row of scan"),
     ] {
         let out = bench(args);

@@ -8,5 +8,6 @@
 pub mod counts;
 pub mod expand;
 pub mod inputs;
+pub mod reduce;
 pub mod scan;
 pub mod select;

@@ -6,7 +6,7 @@
 //!   [`arch`] (thread-level intrinsics written as inline PTX, nothing else), [`warp`] (warp-wide
 //!   scans, reductions, searches and appends), [`block`] (block-wide algorithms over shared
 //!   memory) and [`device`] (pieces of the general device-wide algorithms — scan, select,
-//!   expand, partition — that coordinate blocks through global memory); each layer uses only
+//!   reduce, expand, partition — that coordinate blocks through global memory); each layer uses only
 //!   the layers before it. The demonstration workloads (Game of Life, tiled lighting, particles)
 //!   are crates of their own built on them, as yours would be (`demos/` in the repository);
 //! * warpwork's own **exported kernels** ([`kernels`], behind the `kernels` feature, or one

@@ -1,4 +1,6 @@
 // warpwork's CUB peer: the CUB calls that warpwork's benchmarks compare against, behind a C ABI.
+// `warpwork bench reduce` looks its entries (ww_cub_reduce_*, ww_cub_arg_reduce_*,
+// ww_cub_segmented_sum_*) up by name when it runs.
 //
 // Built with nvcc on a GPU machine (peers/cub/build.sh) into libwarpwork_cub_peer.so, which
 // `warpwork bench compact|expand|scan` loads at run time (WARPWORK_CUB_PEER, or the file next to
@@ -18,7 +20,9 @@
 // * Built without `--default-stream per-thread`: a NULL stream means the legacy default stream,
 //   which is warpwork's `Gpu::stream`.
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 
@@ -52,6 +56,40 @@ template <typename T>
 int exclusive_sum(void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t n, cudaStream_t stream) {
   if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
   return cub::DeviceScan::ExclusiveSum(temp, *temp_bytes, in, out, static_cast<uint32_t>(n), stream);
+}
+
+// cub::DeviceReduce::Sum / Min / Max (op 0, 1, 2) of n items into out[0].
+template <typename T>
+int reduce_items(int op, void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t n, cudaStream_t stream) {
+  if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
+  const uint32_t items = static_cast<uint32_t>(n);
+  switch (op) {
+    case 0: return cub::DeviceReduce::Sum(temp, *temp_bytes, in, out, items, stream);
+    case 1: return cub::DeviceReduce::Min(temp, *temp_bytes, in, out, items, stream);
+    case 2: return cub::DeviceReduce::Max(temp, *temp_bytes, in, out, items, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+// cub::DeviceReduce::ArgMin (max == 0) or ArgMax (max != 0), the overload with separate value and
+// index outputs (CCCL 2.8 and newer; the KeyValuePair one is deprecated).
+template <typename T>
+int arg_reduce_items(int max, void* temp, size_t* temp_bytes, const T* in, T* value, int64_t* index, uint64_t n,
+                     cudaStream_t stream) {
+  if (temp_bytes == nullptr || n > static_cast<uint64_t>(INT64_MAX)) return cudaErrorInvalidValue;
+  const int64_t items = static_cast<int64_t>(n);
+  if (max) return cub::DeviceReduce::ArgMax(temp, *temp_bytes, in, value, index, items, stream);
+  return cub::DeviceReduce::ArgMin(temp, *temp_bytes, in, value, index, items, stream);
+}
+
+// cub::DeviceSegmentedReduce::Sum over `segments` segments given by segments + 1 offsets
+// (segment s is in[offsets[s] .. offsets[s + 1]]).
+template <typename T>
+int segmented_sum_items(void* temp, size_t* temp_bytes, const T* in, T* out, const int64_t* offsets,
+                        uint64_t segments, cudaStream_t stream) {
+  if (temp_bytes == nullptr || segments > static_cast<uint64_t>(INT32_MAX)) return cudaErrorInvalidValue;
+  return cub::DeviceSegmentedReduce::Sum(temp, *temp_bytes, in, out, static_cast<int>(segments), offsets,
+                                         offsets + 1, stream);
 }
 
 // Pass 2 of the expansion: destination item `i` belongs to the last source whose exclusive
@@ -179,5 +217,25 @@ int ww_cub_expand(void* temp, size_t* temp_bytes, const uint32_t* counts, uint64
                                                  total);
   return cudaGetLastError();
 }
+
+// The reductions of `warpwork bench reduce` (reduce_items, arg_reduce_items and segmented_sum_items
+// above), for u32, u64, f32 and f64. `index` receives the index as an int64_t.
+#define WW_CUB_REDUCE(name, T)                                                                                      \
+  int ww_cub_reduce_##name(int op, void* temp, size_t* temp_bytes, const T* in, T* out, uint64_t n, void* stream) { \
+    return reduce_items(op, temp, temp_bytes, in, out, n, static_cast<cudaStream_t>(stream));                      \
+  }                                                                                                                 \
+  int ww_cub_arg_reduce_##name(int max, void* temp, size_t* temp_bytes, const T* in, T* value, int64_t* index,      \
+                               uint64_t n, void* stream) {                                                          \
+    return arg_reduce_items(max, temp, temp_bytes, in, value, index, n, static_cast<cudaStream_t>(stream));        \
+  }                                                                                                                 \
+  int ww_cub_segmented_sum_##name(void* temp, size_t* temp_bytes, const T* in, T* out, const int64_t* offsets,     \
+                                  uint64_t segments, void* stream) {                                                \
+    return segmented_sum_items(temp, temp_bytes, in, out, offsets, segments, static_cast<cudaStream_t>(stream));   \
+  }
+WW_CUB_REDUCE(u32, uint32_t)
+WW_CUB_REDUCE(u64, uint64_t)
+WW_CUB_REDUCE(f32, float)
+WW_CUB_REDUCE(f64, double)
+#undef WW_CUB_REDUCE
 
 }  // extern "C"

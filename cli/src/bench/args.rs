@@ -1,7 +1,7 @@
 //! `warpwork bench`'s options, and the one place they are checked against the bench asked for
 //! ([`BenchArgs::check`]), before anything runs.
 
-use super::{access, compact, expand, life, scan, sizes};
+use super::{access, compact, expand, life, reduce, scan, sizes};
 use crate::report::Format;
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Result};
@@ -14,6 +14,8 @@ pub enum What {
     Expand,
     /// Device-wide exclusive scan, u32 and u64, 2^16 to 2^30.
     Scan,
+    /// Device-wide reductions (sum, min, argmax of u32, f32, u64), 2^16 to 2^30; segmented sum.
+    Reduce,
     /// Memory access patterns: warp broadcast loads (tiled lighting), list partitioning (particles).
     Access,
     /// Game of Life: every kernel, cell updates per second; then the fastest kernel on other
@@ -31,6 +33,7 @@ impl What {
             What::Compact => "compact",
             What::Expand => "expand",
             What::Scan => "scan",
+            What::Reduce => "reduce",
             What::Access => "access",
             What::Life => "life",
             What::Startup => "startup",
@@ -42,13 +45,14 @@ impl What {
         match self {
             What::Compact => compact::rows(),
             What::Scan => scan::ROWS.to_vec(),
+            What::Reduce => reduce::ROWS.to_vec(),
             _ => Vec::new(),
         }
     }
 
     /// Whether `--size` replaces the bench's range of sizes (for `expand`, its P1s).
     fn takes_size(self) -> bool {
-        matches!(self, What::Compact | What::Scan | What::Expand)
+        matches!(self, What::Compact | What::Scan | What::Reduce | What::Expand)
     }
 
     /// Whether the bench times repetitions (and so takes `--reps` and `--paced`) and has sizes up
@@ -61,7 +65,7 @@ impl What {
     fn sizes_run(self, args: &BenchArgs) -> usize {
         match self {
             What::Compact => args.sizes(4).len(),
-            What::Scan => args.sizes(2).len(),
+            What::Scan | What::Reduce => args.sizes(2).len(),
             What::Expand => expand::p1s(args).len(),
             What::Access => access::particle_sizes(args).len(),
             What::Life => life::sides(args).len(),
@@ -74,7 +78,7 @@ impl What {
 pub struct BenchArgs {
     /// Which primitive to measure.
     pub(super) what: What,
-    /// Largest input as a power of two (inputs run from 2^16 up to this; default 30 for scan, 28
+    /// Largest input as a power of two (inputs run from 2^16 up to this; default 30 for scan and reduce, 28
     /// for the others; life: boards of at most 4·2^MAX_LOG2 cells).
     #[arg(long = "max-log2", value_name = "MAX_LOG2", value_parser = clap::value_parser!(u32).range(16..=30))]
     max_log2_arg: Option<u32>,
@@ -88,10 +92,11 @@ pub struct BenchArgs {
     #[arg(long)]
     paced: bool,
     /// Only the rows whose name contains ROW (compact: `lane`, `warp`, `block`, `ordered`,
-    /// `ordered, flagged`; scan: `u32`, `u64`), and CUB only beside those.
+    /// `ordered, flagged`; scan: `u32`, `u64`; reduce: `u32`, `f32`, `u64`, `segmented`), and CUB
+    /// only beside those.
     #[arg(long, value_name = "ROW")]
     only: Option<String>,
-    /// One input size instead of the bench's range: `2^28` or `268435456` (compact, scan; for
+    /// One input size instead of the bench's range: `2^28` or `268435456` (compact, scan, reduce; for
     /// expand, the P1).
     #[arg(long, value_name = "N", value_parser = parse_size)]
     size: Option<usize>,
@@ -126,7 +131,7 @@ fn parse_size(s: &str) -> std::result::Result<usize, String> {
 impl BenchArgs {
     /// `--max-log2`, or the bench's default.
     pub fn max_log2(&self) -> u32 {
-        let default = if self.what == What::Scan { 30 } else { 28 };
+        let default = if matches!(self.what, What::Scan | What::Reduce) { 30 } else { 28 };
         self.max_log2_arg.unwrap_or(default)
     }
 
@@ -160,7 +165,7 @@ impl BenchArgs {
         let refuse = |m: String| Err(Error::InvalidInput(m));
         let bench = self.what.name();
         if self.size.is_some() && !self.what.takes_size() {
-            return refuse(format!("--size is for compact, scan and expand, not {bench}"));
+            return refuse(format!("--size is for compact, scan, reduce and expand, not {bench}"));
         }
         if !self.rules.is_empty() && self.what != What::Life {
             return refuse(format!("--rule is for life, not {bench}"));
@@ -173,7 +178,9 @@ impl BenchArgs {
         }
         let rows = self.what.rows();
         match &self.only {
-            Some(_) if rows.is_empty() => return refuse(format!("--only is for compact and scan, not {bench}")),
+            Some(_) if rows.is_empty() => {
+                return refuse(format!("--only is for compact, scan and reduce, not {bench}"))
+            }
             Some(o) if !rows.iter().any(|r| r.contains(o.as_str())) => {
                 return refuse(format!("--only {o}: no row of {bench} is named so (rows: {})", rows.join("; ")))
             }
@@ -261,9 +268,9 @@ mod tests {
     fn options_that_do_not_apply_are_refused() {
         refused("compact --only nothing", "no row of compact");
         refused("scan --only ordered", "rows: u32; u64");
-        refused("life --size 2^20", "--size is for compact, scan and expand");
+        refused("life --size 2^20", "--size is for compact, scan, reduce and expand");
         assert_eq!(parse("expand --size 2^18").unwrap().size, Some(1 << 18));
-        refused("access --only lane", "--only is for compact and scan");
+        refused("access --only lane", "--only is for compact, scan and reduce");
         refused("compact --size 2^20 --max-log2 20", "together");
         refused("startup --max-log2 20", "--max-log2 is not for startup");
         refused("startup --reps 3", "--reps is not for startup");

@@ -267,8 +267,25 @@ impl CubPeer {
         self.check("expand", code)
     }
 
+    /// The peer's `extern "C"` function `name`, for benches that look their entries up when they
+    /// run (`warpwork bench reduce`); an error naming it if the library lacks it (an older peer).
+    pub fn entry<F: Copy>(&self, name: &str) -> Result<F> {
+        let symbol = format!("{name}\0");
+        // SAFETY: the caller names an `extern "C"` function of the peer whose signature is `F`
+        // (peers/cub/cub_peer.cu); the pointer stays valid while `self` holds the library.
+        let f = unsafe { self._library.get::<F>(symbol.as_bytes()) };
+        f.map(|f| *f).map_err(|e| {
+            Error::InvalidInput(format!("CUB peer {}: {e} (rebuild it with peers/cub/build.sh)", self.path.display()))
+        })
+    }
+
+    /// [`Gpu::stream`] as the peer takes it, with the context current on this thread.
+    pub fn stream_of(&self, gpu: &Gpu) -> Result<*mut c_void> {
+        stream(gpu)
+    }
+
     /// A CUDA runtime error code from the peer, as an [`Error`].
-    fn check(&self, what: &str, code: c_int) -> Result<()> {
+    pub fn check(&self, what: &str, code: c_int) -> Result<()> {
         if code == 0 {
             return Ok(());
         }

@@ -5,7 +5,7 @@
 //! the device-to-device copy roof measured in it. Without a GPU the command says so and times the
 //! CPU reference instead, saying what it timed, so it works on any machine.
 //!
-//! `compact`, `expand` and `scan` also run CUB on the same inputs when the CUB peer library is
+//! `compact`, `expand`, `scan` and `reduce` also run CUB on the same inputs when the CUB peer library is
 //! present ([`cub`]): their rows with a CUB twin get CUB's time and warpwork's speed relative to
 //! it; without the peer those cells read "—".
 
@@ -15,6 +15,7 @@ mod compact;
 mod cub;
 mod expand;
 mod life;
+mod reduce;
 mod scan;
 mod startup;
 mod timing;
@@ -46,7 +47,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     };
     // The CUB peer, for the benches with CUB twins (and only with a GPU to run it on).
     let peer = match (&gpu, args.what) {
-        (Some(_), What::Compact | What::Expand | What::Scan) => cub::CubPeer::find()?,
+        (Some(_), What::Compact | What::Expand | What::Scan | What::Reduce) => cub::CubPeer::find()?,
         _ => None,
     };
     let peer = peer.as_ref();
@@ -55,6 +56,7 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
         What::Compact => compact::run(gpu.as_ref(), peer, &args, r),
         What::Expand => expand::run(gpu.as_ref(), peer, &args, r),
         What::Scan => scan::run(gpu.as_ref(), peer, &args, r),
+        What::Reduce => reduce::run(gpu.as_ref(), peer, &args, r),
         What::Access => access::run(gpu.as_ref(), &args, r),
         What::Life => life::run(gpu.as_ref(), &args, r),
         What::Startup => startup::run(gpu.as_ref(), r),

@@ -85,6 +85,14 @@ kernel_names! {
     SCAN_PREPARE = "scan_prepare";
     }
 
+    /// The reduce family's kernel besides the reductions ([`REDUCE_KERNELS`],
+    /// [`SEGMENTED_REDUCE_KERNELS`]), in `kernels/src/kernels/reduce.rs`.
+    REDUCE_SUPPORT_KERNELS {
+    /// `reduce_prepare(ticket)`: zeroes a reduce launch's ticket before the reduce, which may
+    /// start early as its programmatic dependent.
+    REDUCE_PREPARE = "reduce_prepare";
+    }
+
     /// The timing kernel (`kernels/src/kernels/timing.rs`).
     TIMING_KERNELS {
     /// `hold_stream(flag, timeout_ns)`: the stream hold behind `Gpu::time_ms`.
@@ -166,6 +174,29 @@ macro_rules! scan_medium_names {
 /// The scans of 8-byte elements in medium tiles: `scan_medium_{kind}_{op}_{type}` for `u64`,
 /// `i64` and `f64`, in the order of [`SCAN_KERNELS`].
 pub const SCAN_MEDIUM_KERNELS: [&str; 18] = scan_medium_names!("u64", "i64", "f64");
+
+macro_rules! reduce_names {
+    ($($t:literal),*) => {
+        [$(concat!("reduce_sum_", $t), concat!("reduce_min_", $t), concat!("reduce_max_", $t),
+           concat!("reduce_argmin_", $t), concat!("reduce_argmax_", $t)),*]
+    };
+}
+
+/// The device-wide reductions `reduce_{sum|min|max|argmin|argmax}_{type}`
+/// (`kernels/src/kernels/reduce.rs`): `(input, n, value, index, scratch)`. The order is
+/// [`SCAN_ITEM_TYPES`] × (sum, min, max, argmin, argmax).
+pub const REDUCE_KERNELS: [&str; 30] = reduce_names!("u32", "i32", "u64", "i64", "f32", "f64");
+
+macro_rules! segmented_names {
+    ($($t:literal),*) => {
+        [$(concat!("segmented_reduce_sum_", $t), concat!("segmented_reduce_min_", $t),
+           concat!("segmented_reduce_max_", $t)),*]
+    };
+}
+
+/// The segmented reductions `segmented_reduce_{sum|min|max}_{type}`: `(input, n, offsets,
+/// segments, group, out)`, a block per group of segments. The order is [`SCAN_ITEM_TYPES`] × (sum, min, max).
+pub const SEGMENTED_REDUCE_KERNELS: [&str; 18] = segmented_names!("u32", "i32", "u64", "i64", "f32", "f64");
 
 /// Every exported kernel, family by family (what the shipped modules export together; checked
 /// by a host test).

@@ -27,6 +27,7 @@
 pub mod expand;
 pub mod kernels;
 pub mod modules;
+pub mod reduce;
 pub mod scan;
 pub mod select;
 

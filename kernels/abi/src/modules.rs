@@ -26,11 +26,14 @@ pub enum Family {
     Expand,
     /// The stream hold behind event timing: [`kernels::TIMING_KERNELS`].
     Timing,
+    /// Reductions: [`kernels::REDUCE_KERNELS`], [`kernels::SEGMENTED_REDUCE_KERNELS`] and
+    /// [`kernels::REDUCE_SUPPORT_KERNELS`].
+    Reduce,
 }
 
 impl Family {
     /// Every family, in the order of their indices ([`Family::index`]).
-    pub const ALL: [Family; 4] = [Family::Select, Family::Scan, Family::Expand, Family::Timing];
+    pub const ALL: [Family; 5] = [Family::Select, Family::Scan, Family::Expand, Family::Timing, Family::Reduce];
 
     /// The family's name: the kernel crate's cargo feature that exports its kernels, and the
     /// stem of its shipped files.
@@ -40,6 +43,7 @@ impl Family {
             Family::Scan => "scan",
             Family::Expand => "expand",
             Family::Timing => "timing",
+            Family::Reduce => "reduce",
         }
     }
 
@@ -62,6 +66,9 @@ impl Family {
             ],
             Family::Expand => &[kernels::EXPAND_KERNELS],
             Family::Timing => &[kernels::TIMING_KERNELS],
+            Family::Reduce => {
+                &[&kernels::REDUCE_KERNELS, &kernels::SEGMENTED_REDUCE_KERNELS, kernels::REDUCE_SUPPORT_KERNELS]
+            }
         };
         lists.iter().flat_map(|l| l.iter().copied())
     }

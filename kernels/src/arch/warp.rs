@@ -124,3 +124,21 @@ pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
     }
     unsafe { out.assume_init() }
 }
+
+/// [`shfl_down`] for any `Copy` value, moved one 32-bit word at a time: lane `l` gets lane
+/// `l + delta`'s value (the top `delta` lanes keep their own). `T`'s size must be a multiple of
+/// 4 bytes (checked at compile time).
+#[inline(always)]
+pub fn shfl_down_any<T: Copy>(v: T, delta: u32) -> T {
+    const { assert!(core::mem::size_of::<T>().is_multiple_of(4)) };
+    let mut out = core::mem::MaybeUninit::<T>::uninit();
+    let words = core::mem::size_of::<T>() / 4;
+    let src = &v as *const T as *const u32;
+    let dst = out.as_mut_ptr() as *mut u32;
+    let mut i = 0;
+    while i < words {
+        unsafe { dst.add(i).write_unaligned(shfl_down(src.add(i).read_unaligned(), delta)) };
+        i += 1;
+    }
+    unsafe { out.assume_init() }
+}

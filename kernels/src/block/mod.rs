@@ -2,9 +2,11 @@
 //! Every thread of the block must call these (they contain `sync_threads`).
 
 mod append;
+mod reduce;
 mod scan;
 
 pub use append::*;
+pub use reduce::*;
 pub use scan::*;
 // The scan operators and the warp scan under any operator live in `crate::warp` (the warp-wide
 // sums are instances of it); the block scans and the look-back use them through here too.

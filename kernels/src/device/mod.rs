@@ -6,5 +6,6 @@
 pub mod expand;
 pub mod lookback;
 pub mod partition;
+pub mod reduce;
 pub mod scan;
 pub mod select;

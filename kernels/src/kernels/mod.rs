@@ -8,6 +8,8 @@
 mod expand;
 #[cfg(feature = "lab")]
 mod lab;
+#[cfg(feature = "reduce")]
+mod reduce;
 #[cfg(feature = "scan")]
 mod scan;
 #[cfg(feature = "select")]

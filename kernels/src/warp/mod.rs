@@ -4,6 +4,7 @@
 mod append;
 mod broadcast;
 mod reduce;
+mod reduce_op;
 mod scan;
 mod scan_op;
 mod search;
@@ -11,6 +12,7 @@ mod search;
 pub use append::*;
 pub use broadcast::*;
 pub use reduce::*;
+pub use reduce_op::*;
 pub use scan::*;
 pub use scan_op::*;
 pub use search::*;

@@ -1,6 +1,24 @@
-//! Warp-wide reductions: every lane gets the result over the 32 lanes of the warp.
+//! Warp-wide reductions: every lane gets the result over the 32 lanes of the warp — under any
+//! [`ReduceOp`] ([`warp_reduce`]), or the sums and the or below.
 
-use crate::arch::{shfl_xor, WARP_SIZE};
+use crate::arch::{shfl_down_any, shfl_idx_any, shfl_xor, WARP_SIZE};
+use crate::warp::ReduceOp;
+
+/// `v₀ ⊕ v₁ ⊕ … ⊕ v₃₁` over the lanes of the warp under `O`, to every lane: a tree of five
+/// shuffle rounds (lane `l` combines lanes `l … l + 2d − 1` in round `d`, in lane order), then
+/// a broadcast. The tree's shape is fixed, so a float sum gives the same bits every time. Every
+/// lane of the warp calls this.
+#[inline(always)]
+pub fn warp_reduce<O: ReduceOp>(v: O::T) -> O::T {
+    let mut s = v;
+    let mut d = 1;
+    while d < WARP_SIZE {
+        // Only lane 0's result is used, and every lane it reads holds a complete range.
+        s = O::combine(s, shfl_down_any(s, d));
+        d <<= 1;
+    }
+    shfl_idx_any(s, 0)
+}
 
 /// Sum of `v` over the warp, returned to every lane.
 ///

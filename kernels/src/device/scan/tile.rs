@@ -67,7 +67,7 @@ fn slot<const CHUNKS: usize>(c: usize) -> usize {
 
 /// Element `j` of a 16-byte chunk.
 #[inline(always)]
-fn item<T: ScanElement>(chunk: &[u32; 4], j: usize) -> T {
+pub(crate) fn item<T: ScanElement>(chunk: &[u32; 4], j: usize) -> T {
     if T::WIDE {
         T::from_bits(chunk[2 * j] as u64 | (chunk[2 * j + 1] as u64) << 32)
     } else {

@@ -1,0 +1,106 @@
+//! Reductions: the launch shape of the device-wide reduce (`reduce_{op}_{type}`), which depends
+//! only on the input's size, and the layout of its scratch; and the shape of the segmented
+//! reduce (`segmented_reduce_{op}_{type}`).
+//!
+//! **One launch, a grid fixed by `n`.** Block `b` of [`blocks`] reduces elements
+//! `[b · span, (b + 1) · span)` ([`span`]) and stores its partial; the last block to finish (an
+//! atomic ticket) reduces the partials in block order and writes the result. The grid and the
+//! spans depend on `n` and the element size only — not on the device — so a float sum is
+//! evaluated in the same order, and gives the same bits, on every run and on every GPU (for
+//! the same input address modulo 16: a view that starts mid-vector moves the vector
+//! boundaries).
+
+/// Threads per block of the device-wide and the segmented reduce.
+pub const THREADS: u32 = 128;
+/// 16-byte vector loads each thread keeps in flight in the main loop.
+pub const UNROLL: usize = 4;
+/// The most blocks of a device-wide reduce: one wave of 128-thread blocks on GPUs of 80 or more
+/// multiprocessors (an H100's 132 hold 1024 of them at up to 64 registers per thread), and at
+/// most 1024 partials for the last block to combine.
+pub const MAX_BLOCKS: u64 = 1024;
+/// The least input, in bytes, a block of the device-wide reduce takes (one 16-byte load per
+/// thread): small inputs are spread over as many blocks as this allows.
+pub const MIN_BLOCK_BYTES: u64 = THREADS as u64 * 16;
+/// The longest segment, in elements, that one warp of the segmented reduce takes on its own (when
+/// every segment of its block's group is as short).
+pub const WARP_SEGMENT_MAX: u64 = 256;
+/// Segments per block of the segmented reduce (one per warp) from [`GROUP_MIN_SEGMENTS`]
+/// segments on; below, one block per segment.
+pub const SEGMENT_GROUP: u64 = THREADS as u64 / 32;
+/// The fewest segments that the segmented reduce groups [`SEGMENT_GROUP`] to a block (fewer
+/// would leave multiprocessors idle where segments are long).
+pub const GROUP_MIN_SEGMENTS: u64 = 4096;
+
+/// Segments per block of a segmented reduce of `segments` segments.
+pub const fn segment_group(segments: u64) -> u64 {
+    if segments >= GROUP_MIN_SEGMENTS {
+        SEGMENT_GROUP
+    } else {
+        1
+    }
+}
+
+/// Bytes per block partial in the scratch (the largest accumulator: a 64-bit key and a 64-bit
+/// index, for argmin / argmax).
+pub const PARTIAL_BYTES: u64 = 16;
+/// Bytes before the partials in the scratch: the ticket (a `u32`), padded to 16.
+pub const TICKET_BYTES: u64 = 16;
+
+/// Blocks of a device-wide reduce of `n` elements of `size` bytes: enough for
+/// [`MIN_BLOCK_BYTES`] each, at most [`MAX_BLOCKS`], at least 1 (an empty input is one block,
+/// which writes the identity).
+pub const fn blocks(size: usize, n: u64) -> u64 {
+    if n == 0 {
+        1
+    } else {
+        n.div_ceil(span(size, n))
+    }
+}
+
+/// Elements per block-span unit: one 16-byte vector per thread.
+const fn span_quantum(size: usize) -> u64 {
+    MIN_BLOCK_BYTES / size as u64
+}
+
+/// Elements each block of a device-wide reduce of `n` elements of `size` bytes reduces (the last
+/// block fewer): `n` over at most [`MAX_BLOCKS`] blocks, rounded up to whole vectors per thread,
+/// so that every block's loads are the same full vectors.
+pub const fn span(size: usize, n: u64) -> u64 {
+    let q = span_quantum(size);
+    let units = n.div_ceil(q);
+    let per_block = units.div_ceil(MAX_BLOCKS);
+    let per_block = if per_block == 0 { 1 } else { per_block };
+    per_block * q
+}
+
+/// 32-bit words of scratch a device-wide reduce of `n` elements of `size` bytes takes: the
+/// ticket and one partial per block, plus three words so that they can start 16-byte aligned in
+/// any `u32` buffer.
+pub const fn scratch_words(size: usize, n: u64) -> u64 {
+    (TICKET_BYTES + PARTIAL_BYTES * blocks(size, n)) / 4 + 3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_cover_the_input_with_at_most_max_blocks() {
+        for size in [4usize, 8] {
+            for n in [0u64, 1, 31, 33, 511, 512, 513, 4096, 1 << 16, (1 << 20) + 1, 1 << 28, (1 << 32) + 7] {
+                let (b, s) = (blocks(size, n), span(size, n));
+                assert!((1..=MAX_BLOCKS).contains(&b), "{size} {n}");
+                assert!(b * s >= n, "covers: {size} {n}");
+                assert!(n == 0 || (b - 1) * s < n, "no empty block: {size} {n}");
+                assert_eq!(s * size as u64 % MIN_BLOCK_BYTES, 0, "whole vectors per thread");
+            }
+        }
+        assert_eq!(blocks(4, 1 << 16), 128);
+        assert_eq!(blocks(4, 1 << 28), MAX_BLOCKS);
+        assert_eq!(span(4, 1 << 28), 1 << 18);
+        assert_eq!(blocks(8, 0), 1);
+        assert_eq!(scratch_words(4, 1 << 28), (16 + 16 * 1024) / 4 + 3);
+        assert_eq!((segment_group(4095), segment_group(4096)), (1, SEGMENT_GROUP));
+        assert_eq!(SEGMENT_GROUP, 4);
+    }
+}

@@ -1,0 +1,287 @@
+//! Device-wide reductions: what one block does.
+//!
+//! * [`reduce_range`]: a block reduces `input[begin..end]` under any [`ReduceOp`], with 16-byte
+//!   read-only loads ([`UNROLL`] in flight per thread) over the 16-byte aligned body and one
+//!   element per thread for the head and tail around it.
+//! * [`reduce_grid`]: the device-wide reduce in **one launch**: block `b` reduces its span
+//!   (`warpwork_abi::reduce::span`), stores its partial and takes a ticket; the last block to
+//!   finish combines the partials in block order. The grid and spans depend only on `n` and the
+//!   element size, so the order of evaluation — and a float sum's bits — is the same on every
+//!   run and every GPU.
+//! * [`reduce_segments`]: a segmented reduce over offsets, a block per segment, or a warp per
+//!   segment where a block's group of segments is short.
+//!
+//! Order of evaluation within a block: thread `t` combines, in index order, its head element
+//! (`t` < the head's length), the vectors `t, t + THREADS, …` of the body (the elements of
+//! each in order), and its tail element; then [`block_reduce`].
+
+use crate::arch::{
+    atomic_add_u32, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32,
+    load_relaxed_u32, load_relaxed_u64, load_relaxed_v2_u64, store_relaxed_u32, store_relaxed_u64,
+    store_relaxed_v2_u64, sync_threads, thread_idx_x, warp_id,
+};
+use crate::block::block_reduce;
+use crate::device::scan::tile::item;
+use crate::warp::{warp_reduce, ArgKey, OrderKey, ReduceOp};
+use core::mem::size_of;
+use core::ptr::{read_volatile, write_volatile};
+pub use warpwork_abi::reduce::{
+    blocks, span, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
+};
+
+/// Warps per block of the shipped reduce kernels.
+pub const WARPS: usize = THREADS as usize / 32;
+/// Partials each thread of the last block combines.
+const PARTIALS_PER_THREAD: usize = (MAX_BLOCKS as usize).div_ceil(THREADS as usize);
+
+/// The shared memory of [`reduce_grid`] and [`reduce_segments`] for blocks of up to 32 warps:
+/// the warp totals (up to 16 bytes each) and the last-block flag.
+#[repr(C, align(16))]
+pub struct ReduceShared {
+    totals: [[u64; 2]; 32],
+    last: u32,
+}
+
+/// `input[begin..end]` reduced under `O` by the block (`BLOCK_THREADS` threads, `BLOCK_WARPS`
+/// warps), to every thread; elements are lifted with their index in `input`.
+///
+/// # Safety
+/// `input` holds at least `end` elements, none written during the launch; `begin <= end`;
+/// `totals` is `BLOCK_WARPS` accumulators of shared memory used by nothing else until the
+/// caller's next barrier; the block has `BLOCK_THREADS = 32 · BLOCK_WARPS` threads and every
+/// thread calls this.
+#[inline(always)]
+pub unsafe fn reduce_range<O: ReduceOp, const BLOCK_THREADS: usize, const BLOCK_WARPS: usize>(
+    input: *const O::Item,
+    begin: usize,
+    end: usize,
+    totals: *mut O::T,
+) -> O::T {
+    let t = thread_idx_x() as usize;
+    let size = size_of::<O::Item>();
+    let per = 16 / size;
+    let mut acc = O::IDENTITY;
+    // Head: the elements before the first 16-byte boundary.
+    let misaligned = (input.add(begin) as usize) % 16;
+    let head = if misaligned == 0 { 0 } else { ((16 - misaligned) / size).min(end - begin) };
+    if t < head {
+        acc = O::combine(acc, O::lift(*input.add(begin + t), (begin + t) as u64));
+    }
+    let body = begin + head;
+    let vectors = (end - body) / per;
+    let base = input.add(body) as *const [u32; 4];
+    let group = UNROLL * BLOCK_THREADS;
+    let full = vectors / group * group;
+    let mut v = t;
+    while v < full {
+        let mut chunks = [[0u32; 4]; UNROLL];
+        for (u, c) in chunks.iter_mut().enumerate() {
+            *c = load_nc_v4_u32(base.add(v + u * BLOCK_THREADS));
+        }
+        for (u, c) in chunks.iter().enumerate() {
+            let first = body + (v + u * BLOCK_THREADS) * per;
+            for j in 0..per {
+                acc = O::combine(acc, O::lift(item::<O::Item>(c, j), (first + j) as u64));
+            }
+        }
+        v += group;
+    }
+    while v < vectors {
+        let c = load_nc_v4_u32(base.add(v));
+        let first = body + v * per;
+        for j in 0..per {
+            acc = O::combine(acc, O::lift(item::<O::Item>(&c, j), (first + j) as u64));
+        }
+        v += BLOCK_THREADS;
+    }
+    // Tail: the elements after the last whole vector.
+    let tail = body + vectors * per;
+    if t < end - tail {
+        acc = O::combine(acc, O::lift(*input.add(tail + t), (tail + t) as u64));
+    }
+    block_reduce::<O, BLOCK_WARPS>(totals, acc)
+}
+
+/// Reads a partial (4, 8 or 16 bytes, 16-byte aligned) written by another block, with
+/// `ld.relaxed.gpu` (never a stale L1 copy).
+#[inline(always)]
+unsafe fn load_partial<T: Copy>(p: *const T) -> T {
+    let mut out = core::mem::MaybeUninit::<T>::uninit();
+    match size_of::<T>() {
+        4 => (out.as_mut_ptr() as *mut u32).write(load_relaxed_u32(p as *const u32)),
+        8 => (out.as_mut_ptr() as *mut u64).write(load_relaxed_u64(p as *const u64)),
+        _ => (out.as_mut_ptr() as *mut [u64; 2]).write(load_relaxed_v2_u64(p as *const [u64; 2])),
+    }
+    out.assume_init()
+}
+
+/// Writes a partial (as [`load_partial`] reads it) with `st.relaxed.gpu`.
+#[inline(always)]
+unsafe fn store_partial<T: Copy>(p: *mut T, v: T) {
+    let src = &v as *const T;
+    match size_of::<T>() {
+        4 => store_relaxed_u32(p as *mut u32, (src as *const u32).read()),
+        8 => store_relaxed_u64(p as *mut u64, (src as *const u64).read()),
+        _ => store_relaxed_v2_u64(p as *mut [u64; 2], (src as *const [u64; 2]).read_unaligned()),
+    }
+}
+
+/// Zeroes the ticket of the reduce launched next, which may be its programmatic dependent.
+///
+/// # Safety
+/// `ticket` is a valid `u32`; one thread of one block calls this.
+#[inline(always)]
+pub unsafe fn prepare_ticket(ticket: *mut u32) {
+    crate::arch::grid_launch_dependents();
+    write_volatile(ticket, 0);
+}
+
+/// The device-wide reduce of `input[..n]` under `O`, one block's part: returns `Some(result)`
+/// on thread 0 of the block that finishes last (the one that combined every partial), `None`
+/// everywhere else.
+///
+/// # Safety
+/// The launch has `warpwork_abi::reduce::blocks(size_of::<O::Item>(), n)` blocks of
+/// [`THREADS`] threads; `input` holds `n` elements, none written during the launch; `scratch`
+/// is 16-byte aligned and holds [`TICKET_BYTES`] + [`PARTIAL_BYTES`] per block, its first word
+/// (the ticket) zeroed by [`prepare_ticket`] (of which this launch may be the programmatic
+/// dependent) unless the grid is one block; `smem` is this block's, in shared memory; every
+/// thread calls this.
+#[inline(always)]
+pub unsafe fn reduce_grid<O: ReduceOp>(
+    input: *const O::Item,
+    n: usize,
+    scratch: *mut u8,
+    smem: *mut ReduceShared,
+) -> Option<O::T> {
+    const { assert!(size_of::<O::T>() as u64 <= PARTIAL_BYTES) };
+    let totals = smem as *mut O::T;
+    let block = block_idx_x() as usize;
+    let span = span(size_of::<O::Item>(), n as u64) as usize;
+    let begin = (block * span).min(n);
+    let end = (begin + span).min(n);
+    let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
+    let grid = grid_dim_x();
+    if grid == 1 {
+        return (thread_idx_x() == 0).then_some(total);
+    }
+    let ticket = scratch as *mut u32;
+    let partials = scratch.add(TICKET_BYTES as usize);
+    let last = core::ptr::addr_of_mut!((*smem).last);
+    if thread_idx_x() == 0 {
+        store_partial(partials.add(block * PARTIAL_BYTES as usize) as *mut O::T, total);
+        // The partial before the ticket (a release); the ticket was zeroed by the kernel before.
+        fence_gpu();
+        grid_dependency_wait();
+        let is_last = atomic_add_u32(ticket, 1) == grid - 1;
+        if is_last {
+            // Every other block's partial before this block's reads (an acquire).
+            fence_gpu();
+        }
+        write_volatile(last, is_last as u32);
+    }
+    // Also: every thread has read the totals before they are written again below.
+    sync_threads();
+    if read_volatile(last) == 0 {
+        return None;
+    }
+    // Every load in flight before the first combine: thread `t` takes partials `t`, `t + THREADS`, …
+    let mut mine = [O::IDENTITY; PARTIALS_PER_THREAD];
+    for (k, m) in mine.iter_mut().enumerate() {
+        let p = thread_idx_x() as usize + k * THREADS as usize;
+        if p < grid as usize {
+            *m = load_partial(partials.add(p * PARTIAL_BYTES as usize) as *const O::T);
+        }
+    }
+    let mut acc = O::IDENTITY;
+    for m in mine {
+        acc = O::combine(acc, m);
+    }
+    let total = block_reduce::<O, WARPS>(totals, acc);
+    (thread_idx_x() == 0).then_some(total)
+}
+
+/// The index and value an [`ArgKey`] result names: `input[index]`, or `(u64::MAX, empty)` when
+/// it names no element (an empty input).
+///
+/// # Safety
+/// `input` holds the element the key names.
+#[inline(always)]
+pub unsafe fn arg_result<T: OrderKey>(input: *const T, key: ArgKey, empty: T) -> (u64, T) {
+    if key.index == u64::MAX {
+        (u64::MAX, empty)
+    } else {
+        (key.index, *input.add(key.index as usize))
+    }
+}
+
+/// The bounds of segment `s`: its offsets clamped to `n`, the end to at least the begin.
+#[inline(always)]
+unsafe fn segment(offsets: *const u64, s: usize, n: usize) -> (usize, usize) {
+    let begin = (*offsets.add(s) as usize).min(n);
+    (begin, (*offsets.add(s + 1) as usize).clamp(begin, n))
+}
+
+/// A segmented reduce: segment `s` is `input[offsets[s]..offsets[s + 1]]`, each offset clamped
+/// to `n` (and the end to at least the begin: a segment whose end is before its begin is
+/// empty), and its result goes to `out[s]`; an empty segment gives `O::IDENTITY`.
+///
+/// Block `b` takes the segments of group `b` (`group` consecutive segments; grid-stride over
+/// the groups). If the group has as many segments as the block has warps and every one is at
+/// most [`WARP_SEGMENT_MAX`] elements long, each warp reduces one (its lanes striding over the
+/// elements, then [`warp_reduce`]); otherwise the whole block reduces them one after the other
+/// ([`reduce_range`]). `group = 1` is one block per segment.
+///
+/// # Safety
+/// `input` holds `n` elements, none written during the launch; `offsets` holds `segments + 1`
+/// offsets and `out` `segments` results; `group` is 1 or [`WARPS`]; blocks of [`THREADS`]
+/// threads; `smem` is this block's, in shared memory; every thread calls this.
+#[inline(always)]
+pub unsafe fn reduce_segments<O: ReduceOp>(
+    input: *const O::Item,
+    n: usize,
+    offsets: *const u64,
+    segments: usize,
+    group: usize,
+    out: *mut O::T,
+    smem: *mut ReduceShared,
+) {
+    let totals = smem as *mut O::T;
+    let mut g = block_idx_x() as usize;
+    while g < segments.div_ceil(group) {
+        let (first, last) = (g * group, (g * group + group).min(segments));
+        // Block-uniform: every thread reads the same offsets.
+        let mut short = group == WARPS;
+        for s in first..last {
+            let (begin, end) = segment(offsets, s, n);
+            short &= end - begin <= WARP_SEGMENT_MAX as usize;
+        }
+        if short {
+            let s = first + warp_id() as usize;
+            if s < last {
+                let (begin, end) = segment(offsets, s, n);
+                let mut acc = O::IDENTITY;
+                let mut i = begin + lane_id() as usize;
+                while i < end {
+                    acc = O::combine(acc, O::lift(*input.add(i), i as u64));
+                    i += 32;
+                }
+                let total = warp_reduce::<O>(acc);
+                if lane_id() == 0 {
+                    *out.add(s) = total;
+                }
+            }
+        } else {
+            for s in first..last {
+                let (begin, end) = segment(offsets, s, n);
+                let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
+                if thread_idx_x() == 0 {
+                    *out.add(s) = total;
+                }
+                // Every thread has read the totals before the next segment writes them.
+                sync_threads();
+            }
+        }
+        g += grid_dim_x() as usize;
+    }
+}

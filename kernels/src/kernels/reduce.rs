@@ -1,0 +1,101 @@
+//! Reduction kernels, all instances of [`crate::device::reduce`]:
+//!
+//! * `reduce_{sum|min|max|argmin|argmax}_{u32|i32|u64|i64|f32|f64}(input, n, value, index,
+//!   scratch)`: the device-wide reduce of `input[..n]` in one launch of
+//!   `warpwork_abi::reduce::blocks(size_of::<T>(), n)` blocks of `warpwork_abi::reduce::THREADS`
+//!   threads. Writes the result to `value[0]` (and, for argmin / argmax, its index to `index[0]`:
+//!   `u64::MAX` and the identity of min / max for an empty input; `index` is unused otherwise).
+//!   `scratch` (16-byte aligned) is the ticket and the block partials
+//!   (`warpwork_abi::reduce::scratch_words`); its ticket is zeroed by `reduce_prepare`, of which
+//!   the reduce may be the programmatic dependent (not needed for a grid of one block).
+//! * `segmented_reduce_{sum|min|max}_{type}(input, n, offsets, segments, group, out)`: `out[s]`
+//!   is the reduction of `input[offsets[s]..offsets[s + 1]]` (offsets clamped to `n`), in groups
+//!   of `group` segments per block (1, or `warpwork_abi::reduce::SEGMENT_GROUP`:
+//!   `warpwork_abi::reduce::segment_group`); any grid of `THREADS`-thread blocks (one per group
+//!   is best).
+//! * `reduce_prepare(ticket)`: zeroes the ticket; one thread.
+
+use crate::block::{Max, Min, Sum};
+use crate::device::reduce::{arg_result, prepare_ticket, reduce_grid, reduce_segments};
+use crate::static_shared;
+use crate::warp::{ArgMax, ArgMin, ScanOp};
+
+/// Zeroes the ticket of the reduce launched next, which may start early as its programmatic
+/// dependent.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn reduce_prepare(ticket: *mut u32) {
+    prepare_ticket(ticket);
+}
+
+macro_rules! reduce_kernels {
+    ($t:ident: $sum:ident, $min:ident, $max:ident, $argmin:ident, $argmax:ident,
+     $ssum:ident, $smin:ident, $smax:ident) => {
+        reduce_kernels!(@plain $sum, Sum<$t>, $t);
+        reduce_kernels!(@plain $min, Min<$t>, $t);
+        reduce_kernels!(@plain $max, Max<$t>, $t);
+        reduce_kernels!(@arg $argmin, ArgMin<$t>, Min<$t>, $t);
+        reduce_kernels!(@arg $argmax, ArgMax<$t>, Max<$t>, $t);
+        reduce_kernels!(@segmented $ssum, Sum<$t>, $t);
+        reduce_kernels!(@segmented $smin, Min<$t>, $t);
+        reduce_kernels!(@segmented $smax, Max<$t>, $t);
+    };
+    (@plain $name:ident, $op:ty, $t:ty) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const $t,
+            n: usize,
+            value: *mut $t,
+            _index: *mut u64,
+            scratch: *mut u8,
+        ) {
+            let smem = static_shared!($name: [crate::device::reduce::ReduceShared; 1]);
+            if let Some(total) = reduce_grid::<$op>(input, n, scratch, smem) {
+                *value = total;
+            }
+        }
+    };
+    (@arg $name:ident, $op:ty, $empty:ty, $t:ty) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const $t,
+            n: usize,
+            value: *mut $t,
+            index: *mut u64,
+            scratch: *mut u8,
+        ) {
+            let smem = static_shared!($name: [crate::device::reduce::ReduceShared; 1]);
+            if let Some(key) = reduce_grid::<$op>(input, n, scratch, smem) {
+                let (i, v) = arg_result(input, key, <$empty as ScanOp>::IDENTITY);
+                *index = i;
+                *value = v;
+            }
+        }
+    };
+    (@segmented $name:ident, $op:ty, $t:ty) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const $t,
+            n: usize,
+            offsets: *const u64,
+            segments: usize,
+            group: usize,
+            out: *mut $t,
+        ) {
+            let smem = static_shared!($name: [crate::device::reduce::ReduceShared; 1]);
+            reduce_segments::<$op>(input, n, offsets, segments, group, out, smem);
+        }
+    };
+}
+
+reduce_kernels!(u32: reduce_sum_u32, reduce_min_u32, reduce_max_u32, reduce_argmin_u32, reduce_argmax_u32,
+    segmented_reduce_sum_u32, segmented_reduce_min_u32, segmented_reduce_max_u32);
+reduce_kernels!(i32: reduce_sum_i32, reduce_min_i32, reduce_max_i32, reduce_argmin_i32, reduce_argmax_i32,
+    segmented_reduce_sum_i32, segmented_reduce_min_i32, segmented_reduce_max_i32);
+reduce_kernels!(u64: reduce_sum_u64, reduce_min_u64, reduce_max_u64, reduce_argmin_u64, reduce_argmax_u64,
+    segmented_reduce_sum_u64, segmented_reduce_min_u64, segmented_reduce_max_u64);
+reduce_kernels!(i64: reduce_sum_i64, reduce_min_i64, reduce_max_i64, reduce_argmin_i64, reduce_argmax_i64,
+    segmented_reduce_sum_i64, segmented_reduce_min_i64, segmented_reduce_max_i64);
+reduce_kernels!(f32: reduce_sum_f32, reduce_min_f32, reduce_max_f32, reduce_argmin_f32, reduce_argmax_f32,
+    segmented_reduce_sum_f32, segmented_reduce_min_f32, segmented_reduce_max_f32);
+reduce_kernels!(f64: reduce_sum_f64, reduce_min_f64, reduce_max_f64, reduce_argmin_f64, reduce_argmax_f64,
+    segmented_reduce_sum_f64, segmented_reduce_min_f64, segmented_reduce_max_f64);

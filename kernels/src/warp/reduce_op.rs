@@ -1,0 +1,192 @@
+//! Reduction operators: what a reduction combines, for the warp, block and device reductions
+//! ([`crate::warp::warp_reduce`], [`crate::block::block_reduce`],
+//! [`crate::device::reduce`]).
+//!
+//! A [`ReduceOp`] turns each input element (and its index) into an accumulator ([`ReduceOp::lift`])
+//! and combines accumulators. Every [`ScanOp`] is one ([`Sum`](crate::warp::Sum),
+//! [`Min`](crate::warp::Min), [`Max`](crate::warp::Max): the accumulator is the element); so are
+//! [`ArgMin`] and [`ArgMax`], whose accumulator is an [`ArgKey`]: the element's position in an
+//! order (its key) and its index.
+//!
+//! Reductions combine in a tree whose shape is fixed by the launch, not in input order: an
+//! operator must be **associative and commutative** (floating-point addition is, up to
+//! rounding; the order is fixed, so a float sum gives the same bits on every run).
+
+use crate::warp::{ScanElement, ScanOp};
+use core::marker::PhantomData;
+
+/// An associative and commutative operator over accumulators of type `T`, fed with elements of
+/// type `Item` and their indices.
+pub trait ReduceOp {
+    /// The input element.
+    type Item: ScanElement;
+    /// What is combined (for [`ScanOp`]s, the element itself). Its size is a multiple of 4 bytes
+    /// (it moves through 32-bit shuffles and shared memory).
+    type T: Copy;
+    /// `combine(IDENTITY, x) == x` for every `x`: the result of an empty reduction.
+    const IDENTITY: Self::T;
+    /// The accumulator of element `x` at `index`.
+    fn lift(x: Self::Item, index: u64) -> Self::T;
+    /// `a ⊕ b`.
+    fn combine(a: Self::T, b: Self::T) -> Self::T;
+}
+
+impl<O: ScanOp> ReduceOp for O {
+    type Item = <O as ScanOp>::T;
+    type T = <O as ScanOp>::T;
+    const IDENTITY: <O as ScanOp>::T = <O as ScanOp>::IDENTITY;
+    #[inline(always)]
+    fn lift(x: <O as ScanOp>::T, _index: u64) -> <O as ScanOp>::T {
+        x
+    }
+    #[inline(always)]
+    fn combine(a: <O as ScanOp>::T, b: <O as ScanOp>::T) -> <O as ScanOp>::T {
+        <O as ScanOp>::combine(a, b)
+    }
+}
+
+/// The accumulator of [`ArgMin`] and [`ArgMax`]: the element's key in the operator's order
+/// (smaller wins) and its index (smaller wins among equal keys). `{u64::MAX, u64::MAX}` is
+/// the identity: no element.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(C)]
+pub struct ArgKey {
+    /// The element's rank in the operator's order ([`OrderKey`]): the winner has the smallest.
+    pub key: u64,
+    /// The element's index; `u64::MAX` for none.
+    pub index: u64,
+}
+
+impl ArgKey {
+    /// No element: the identity of [`ArgMin`] and [`ArgMax`].
+    pub const NONE: ArgKey = ArgKey { key: u64::MAX, index: u64::MAX };
+
+    /// The winner of `a` and `b`: the smaller key, then the smaller index.
+    #[inline(always)]
+    pub fn first(a: ArgKey, b: ArgKey) -> ArgKey {
+        if b.key < a.key || (b.key == a.key && b.index < a.index) {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+/// Keys that order elements for [`ArgMin`] and [`ArgMax`]: an element with a smaller key wins.
+///
+/// For integers, the order of the values (smallest first for argmin, largest first for argmax).
+/// For floats, the order of IEEE 754-2019 `minimum` / `maximum` ([`crate::warp::minimum_f32`]):
+/// `-0.0` before `+0.0` for argmin (after it for argmax), and **every NaN first**, for both
+/// (key 0): an argmin or argmax of an input with a NaN is the index of its first NaN, as the
+/// min and max of that input are NaN. Non-NaN floats have keys of at least 1.
+pub trait OrderKey: ScanElement {
+    /// The key for [`ArgMin`].
+    fn min_key(self) -> u64;
+    /// The key for [`ArgMax`].
+    fn max_key(self) -> u64;
+}
+
+macro_rules! int_keys {
+    ($($t:ty: $u:ty, $flip:expr;)*) => {$(
+        impl OrderKey for $t {
+            #[inline(always)]
+            fn min_key(self) -> u64 {
+                (self as $u ^ $flip) as u64
+            }
+            #[inline(always)]
+            fn max_key(self) -> u64 {
+                (!(self as $u ^ $flip)) as u64
+            }
+        }
+    )*};
+}
+int_keys! {
+    u32: u32, 0;
+    i32: u32, 1 << 31;
+    u64: u64, 0;
+    i64: u64, 1 << 63;
+}
+
+macro_rules! float_keys {
+    ($($t:ty: $u:ty;)*) => {$(
+        impl OrderKey for $t {
+            #[inline(always)]
+            fn min_key(self) -> u64 {
+                if self.is_nan() {
+                    return 0;
+                }
+                ordered_bits(self.to_bits()) as u64
+            }
+            #[inline(always)]
+            fn max_key(self) -> u64 {
+                if self.is_nan() {
+                    return 0;
+                }
+                (!ordered_bits(self.to_bits())) as u64
+            }
+        }
+
+        impl OrderedBits for $u {
+            #[inline(always)]
+            fn ordered(self) -> Self {
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                if self & SIGN != 0 {
+                    !self
+                } else {
+                    self | SIGN
+                }
+            }
+        }
+    )*};
+}
+
+/// A float's bits mapped to an unsigned integer of the same order (`-inf` … `-0.0`, `+0.0` …
+/// `+inf`).
+trait OrderedBits {
+    fn ordered(self) -> Self;
+}
+
+#[inline(always)]
+fn ordered_bits<U: OrderedBits>(bits: U) -> U {
+    bits.ordered()
+}
+
+float_keys! {
+    f32: u32;
+    f64: u64;
+}
+
+/// The index and value of the least element (ties: the smallest index; floats: the first NaN
+/// if there is one, see [`OrderKey`]).
+pub struct ArgMin<T>(PhantomData<T>);
+/// The index and value of the greatest element (ties: the smallest index; floats: the first NaN
+/// if there is one, see [`OrderKey`]).
+pub struct ArgMax<T>(PhantomData<T>);
+
+impl<T: OrderKey> ReduceOp for ArgMin<T> {
+    type Item = T;
+    type T = ArgKey;
+    const IDENTITY: ArgKey = ArgKey::NONE;
+    #[inline(always)]
+    fn lift(x: T, index: u64) -> ArgKey {
+        ArgKey { key: x.min_key(), index }
+    }
+    #[inline(always)]
+    fn combine(a: ArgKey, b: ArgKey) -> ArgKey {
+        ArgKey::first(a, b)
+    }
+}
+
+impl<T: OrderKey> ReduceOp for ArgMax<T> {
+    type Item = T;
+    type T = ArgKey;
+    const IDENTITY: ArgKey = ArgKey::NONE;
+    #[inline(always)]
+    fn lift(x: T, index: u64) -> ArgKey {
+        ArgKey { key: x.max_key(), index }
+    }
+    #[inline(always)]
+    fn combine(a: ArgKey, b: ArgKey) -> ArgKey {
+        ArgKey::first(a, b)
+    }
+}

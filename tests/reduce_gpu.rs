@@ -1,0 +1,444 @@
+//! GPU tests of the reductions against the CPU reference: every operator × type at odd sizes,
+//! on random and adversarial inputs (all equal, the extreme at the last element, NaN, signed
+//! zeros), into poisoned outputs; determinism of float sums; misaligned views; segmented
+//! reductions (empty segments, one huge segment, many tiny ones, offsets out of range); and bad
+//! input.
+
+mod common;
+
+use common::{gpu, is_poisoned, poisoned, small};
+
+use bytemuck::Pod;
+use warpwork::cudarc::driver::CudaContext;
+use warpwork::reduce::{scratch_len, ArgOp, ReduceItem, ReduceOp};
+use warpwork::{Error, Gpu};
+use warpwork_cpu_reference::inputs;
+use warpwork_cpu_reference::reduce::{self as cpu, ArgElement};
+use warpwork_cpu_reference::scan::Op;
+
+/// An element type under test.
+trait TestElement: ReduceItem + ArgElement + Pod {
+    const FLOAT: bool;
+    /// Random values over the type's range (floats: reals in [-1, 1)).
+    fn random(n: usize, seed: u64) -> Vec<Self>;
+    /// Small integers (floats: integer-valued, so that sums of up to 2^20 of them are exact).
+    fn small_ints(n: usize, seed: u64) -> Vec<Self>;
+    fn from_i32(v: i32) -> Self;
+    fn to_f64(self) -> f64;
+    /// The least and greatest values of the type (floats: the infinities).
+    fn extremes() -> (Self, Self);
+    /// `-0.0` (integers: 0).
+    fn neg_zero() -> Self;
+}
+
+macro_rules! int_element {
+    ($($t:ty),*) => {$(
+        impl TestElement for $t {
+            const FLOAT: bool = false;
+            fn random(n: usize, seed: u64) -> Vec<Self> {
+                inputs::uniform_u64(n, seed).into_iter().map(|x| x as $t).collect()
+            }
+            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
+                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t).collect()
+            }
+            fn from_i32(v: i32) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn extremes() -> (Self, Self) {
+                (<$t>::MIN, <$t>::MAX)
+            }
+            fn neg_zero() -> Self {
+                0
+            }
+        }
+    )*};
+}
+int_element!(u32, i32, u64, i64);
+
+macro_rules! float_element {
+    ($($t:ty),*) => {$(
+        impl TestElement for $t {
+            const FLOAT: bool = true;
+            fn random(n: usize, seed: u64) -> Vec<Self> {
+                inputs::uniform_u64(n, seed).into_iter().map(|x| ((x >> 11) as f64 / (1u64 << 52) as f64 - 1.0) as $t).collect()
+            }
+            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
+                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t - 8.0).collect()
+            }
+            fn from_i32(v: i32) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn extremes() -> (Self, Self) {
+                (<$t>::NEG_INFINITY, <$t>::INFINITY)
+            }
+            fn neg_zero() -> Self {
+                -0.0
+            }
+        }
+    )*};
+}
+float_element!(f32, f64);
+
+const OPS: [ReduceOp; 3] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max];
+
+fn cpu_op(op: ReduceOp) -> Op {
+    match op {
+        ReduceOp::Sum => Op::Sum,
+        ReduceOp::Min => Op::Min,
+        ReduceOp::Max => Op::Max,
+    }
+}
+
+/// Equal bit for bit, or (floats) equal as numbers, or both NaN.
+fn same<T: TestElement>(a: T, b: T) -> bool {
+    bytemuck::bytes_of(&a) == bytemuck::bytes_of(&b)
+        || (T::FLOAT && (a.to_f64() == b.to_f64() || (a.to_f64().is_nan() && b.to_f64().is_nan())))
+}
+
+/// The reduction into a poisoned two-element output (the second must stay poisoned), with
+/// poisoned scratch.
+fn run<T: TestElement>(gpu: &Gpu, input: &[T], op: ReduceOp) -> T {
+    let d = gpu.upload(input).unwrap();
+    let mut out = poisoned::<T>(gpu, 2);
+    let mut scratch = poisoned::<u32>(gpu, scratch_len::<T>(input.len()));
+    gpu.reduce_into(&d, op, &mut out, &mut scratch).unwrap();
+    let got = gpu.download(&out).unwrap();
+    assert!(is_poisoned(&got[1..]), "{} {op:?}: wrote past the output", T::SUFFIX);
+    got[0]
+}
+
+/// Argmin / argmax into poisoned two-element outputs, checked against the CPU (exactly; the
+/// value bit for bit).
+fn check_arg<T: TestElement>(gpu: &Gpu, input: &[T], what: &str) {
+    let d = gpu.upload(input).unwrap();
+    for op in [ArgOp::Min, ArgOp::Max] {
+        let (mut index, mut value) = (poisoned::<u64>(gpu, 2), poisoned::<T>(gpu, 2));
+        let mut scratch = poisoned::<u32>(gpu, scratch_len::<T>(input.len()));
+        gpu.arg_reduce_into(&d, op, &mut index, &mut value, &mut scratch).unwrap();
+        let (i, v) = (gpu.download(&index).unwrap(), gpu.download(&value).unwrap());
+        assert!(is_poisoned(&i[1..]) && is_poisoned(&v[1..]), "{what} {op:?}: wrote past the outputs");
+        let want = if op == ArgOp::Min { cpu::arg_min(input) } else { cpu::arg_max(input) };
+        let got = (i[0] != u64::MAX).then_some((i[0], v[0]));
+        let agree = match (got, want) {
+            (Some((gi, gv)), Some((wi, wv))) => gi == wi && bytemuck::bytes_of(&gv) == bytemuck::bytes_of(&wv),
+            (None, None) => {
+                let (lo, hi) = T::extremes();
+                bytemuck::bytes_of(&v[0]) == bytemuck::bytes_of(if op == ArgOp::Min { &hi } else { &lo })
+            }
+            _ => false,
+        };
+        assert!(agree, "{what} {op:?}, n = {}: got {got:?} (value {:?}), want {want:?}", input.len(), v[0]);
+    }
+}
+
+/// Checks a reduction of `input` under `op`: exactly, or for float sums of reals within
+/// `(log2(n) + 64) · u · Σ|x|` of the exact sum (a tree of per-thread runs: see docs/reduce.md).
+fn check<T: TestElement>(got: T, input: &[T], op: ReduceOp, exact: bool, what: &str) {
+    if exact || !T::FLOAT || op != ReduceOp::Sum {
+        let want = cpu::reduce(input, cpu_op(op));
+        assert!(same(got, want), "{what} {op:?}, n = {}: got {got:?}, want {want:?}", input.len());
+        return;
+    }
+    let u = if std::mem::size_of::<T>() == 4 { f32::EPSILON as f64 / 2.0 } else { f64::EPSILON / 2.0 };
+    let (exact_sum, abs) = cpu::compensated_sum(input.iter().map(|x| x.to_f64()));
+    // Per thread a run of up to n / (1024 · 128) elements, then 5 + 2 + 5 + 2 tree levels.
+    let bound = ((input.len() / (1 << 17)) as f64 + 64.0) * u * abs + 1e-30;
+    let err = (got.to_f64() - exact_sum).abs();
+    assert!(err <= bound, "{what}: n = {}, got {got:?}, exact {exact_sum}, error {err:e} > {bound:e}", input.len());
+}
+
+/// Sizes around powers of two and around the block spans.
+fn sizes<T: ReduceItem>() -> Vec<usize> {
+    let per_block = 128 * 16 / std::mem::size_of::<T>();
+    let mut v = vec![0, 1, 2, 3, 4, 5, 31, 33, 127, 129, 1023, 1025, 12_345, (1 << 16) - 1, (1 << 16) + 1];
+    v.extend([per_block - 1, per_block, per_block + 1, 1024 * per_block - 1, 1024 * per_block + 1]);
+    v.extend([1_000_003, (1 << 20) + 7]);
+    if !small() {
+        v.extend([(1 << 23) - 3, 25_000_001]);
+    }
+    v
+}
+
+fn every_reduce_of<T: TestElement>(gpu: &Gpu) {
+    for n in sizes::<T>() {
+        for (seed, op) in OPS.into_iter().enumerate() {
+            let r = T::random(n, 100 + seed as u64);
+            check(run(gpu, &r, op), &r, op, false, &format!("{} random", T::SUFFIX));
+            let s = T::small_ints(n.min(1 << 20), 200 + seed as u64);
+            check(run(gpu, &s, op), &s, op, true, &format!("{} small integers", T::SUFFIX));
+        }
+        check_arg(gpu, &T::random(n, 300), &format!("{} random", T::SUFFIX));
+        check_arg(gpu, &T::small_ints(n, 301), &format!("{} small integers (ties)", T::SUFFIX));
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn reductions_of_u32_and_i32_match_cpu() {
+    let gpu = gpu();
+    every_reduce_of::<u32>(&gpu);
+    every_reduce_of::<i32>(&gpu);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn reductions_of_u64_and_i64_match_cpu() {
+    let gpu = gpu();
+    every_reduce_of::<u64>(&gpu);
+    every_reduce_of::<i64>(&gpu);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn reductions_of_f32_and_f64_match_cpu() {
+    let gpu = gpu();
+    every_reduce_of::<f32>(&gpu);
+    every_reduce_of::<f64>(&gpu);
+}
+
+/// All equal (argmin and argmax: index 0); the extreme at the last element, and at the first;
+/// for floats NaN (first NaN wins, min and max NaN), signed zeros and infinities.
+fn adversarial<T: TestElement>(gpu: &Gpu) {
+    let (lo, hi) = T::extremes();
+    // (The largest is skipped under the sanitizers.)
+    for n in [1usize, 2, 33, 4097, 70_001, 1_000_003].into_iter().filter(|&n| !small() || n < 1 << 20) {
+        let what = format!("{} n = {n}", T::SUFFIX);
+        let equal = vec![T::from_i32(7); n];
+        check_arg(gpu, &equal, &format!("{what} all equal"));
+        let (mut at_last, mut at_first) = (T::small_ints(n, 5), T::small_ints(n, 6));
+        at_last[n - 1] = lo;
+        at_first[0] = hi;
+        if n > 1 {
+            at_last[n - 2] = hi;
+            at_first[n - 1] = lo;
+        }
+        for input in [&equal, &at_last, &at_first] {
+            check_arg(gpu, input, &format!("{what} extremes"));
+            for op in OPS {
+                check(run(gpu, input, op), input, op, true, &format!("{what} extremes"));
+            }
+        }
+        if T::FLOAT {
+            let mut specials = T::small_ints(n, 7);
+            let nan = bytemuck::cast_slice::<u8, T>(&vec![0xFFu8; std::mem::size_of::<T>()])[0]; // a NaN with a payload
+            for (k, at) in (0..n).step_by(n / 5 + 1).enumerate() {
+                specials[at] = [T::from_i32(0), lo, hi, nan][k % 4];
+            }
+            check_arg(gpu, &specials, &format!("{what} NaN and infinities"));
+            for op in OPS {
+                check(run(gpu, &specials, op), &specials, op, true, &format!("{what} NaN and infinities"));
+            }
+            let zeros: Vec<T> = (0..n).map(|i| if i % 3 == 1 { T::from_i32(0) } else { T::neg_zero() }).collect();
+            check_arg(gpu, &zeros, &format!("{what} signed zeros"));
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn adversarial_inputs_match_cpu() {
+    let gpu = gpu();
+    adversarial::<u32>(&gpu);
+    adversarial::<i32>(&gpu);
+    adversarial::<u64>(&gpu);
+    adversarial::<i64>(&gpu);
+    adversarial::<f32>(&gpu);
+    adversarial::<f64>(&gpu);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn float_sums_are_the_same_bits_every_run() {
+    let gpu = gpu();
+    for n in [1_000_003usize, 1 << 22] {
+        let input = f32::random(n, 41);
+        let first = run(&gpu, &input, ReduceOp::Sum);
+        for _ in 0..5 {
+            assert_eq!(run(&gpu, &input, ReduceOp::Sum).to_bits(), first.to_bits(), "n = {n}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn misaligned_views_and_reused_scratch() {
+    let gpu = gpu();
+    let n = 100_003;
+    let input = u32::random(n + 3, 5);
+    let d = gpu.upload(&input).unwrap();
+    // Scratch reused by every call, one word in (it realigns itself).
+    let mut scratch = poisoned::<u32>(&gpu, scratch_len::<u64>(n) + 1);
+    let mut out = poisoned::<u32>(&gpu, 1);
+    for skip in 0..4 {
+        let view = d.slice(skip..skip + n - skip);
+        for op in OPS {
+            gpu.reduce_into(&view, op, &mut out, &mut scratch.slice_mut(1..)).unwrap();
+            let want = cpu::reduce(&input[skip..n], cpu_op(op));
+            assert_eq!(gpu.download(&out).unwrap()[0], want, "view from {skip}, {op:?}");
+        }
+        assert_eq!(gpu.arg_reduce(&view, ArgOp::Max).unwrap(), cpu::arg_max(&input[skip..n]), "argmax from {skip}");
+    }
+    let input = f64::small_ints(n + 1, 6);
+    let d = gpu.upload(&input).unwrap();
+    assert_eq!(gpu.reduce(&d.slice(1..), ReduceOp::Sum).unwrap(), cpu::reduce(&input[1..], Op::Sum));
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn convenience_forms_return_host_values() {
+    let gpu = gpu();
+    let d = gpu.upload(&[3i64, -9, 4, -9]).unwrap();
+    assert_eq!(gpu.reduce(&d, ReduceOp::Sum).unwrap(), -11);
+    assert_eq!(gpu.arg_reduce(&d, ArgOp::Min).unwrap(), Some((1, -9)));
+    let empty = gpu.zeros::<f32>(0).unwrap();
+    assert_eq!(gpu.arg_reduce(&empty, ArgOp::Max).unwrap(), None);
+    assert_eq!(gpu.reduce(&empty, ReduceOp::Min).unwrap(), f32::INFINITY);
+    let s = gpu.reduce(&empty, ReduceOp::Sum).unwrap();
+    assert!(s == 0.0 && s.is_sign_negative(), "the identity of float sums is -0.0");
+}
+
+fn check_segments<T: TestElement>(gpu: &Gpu, input: &[T], offsets: &[u64], what: &str) {
+    let d = gpu.upload(input).unwrap();
+    let o = gpu.upload(offsets).unwrap();
+    let segments = offsets.len().saturating_sub(1);
+    for op in OPS {
+        let mut out = poisoned::<T>(gpu, segments + 1);
+        gpu.segmented_reduce(&d, &o, op, &mut out).unwrap();
+        let got = gpu.download(&out).unwrap();
+        assert!(is_poisoned(&got[segments..]), "{what} {op:?}: wrote past the segments");
+        let want = cpu::segmented_reduce(input, offsets, cpu_op(op));
+        if let Some(s) = (0..segments).find(|&s| !same(got[s], want[s])) {
+            panic!("{what} {op:?}: segment {s} {:?}: got {:?}, want {:?}", &offsets[s..s + 2], got[s], want[s]);
+        }
+    }
+}
+
+fn segmented<T: TestElement>(gpu: &Gpu) {
+    let n = if small() { 30_001 } else { 3_000_001 };
+    let input = T::small_ints(n, 11);
+    let what = T::SUFFIX;
+    // Many tiny segments (lengths 0 to 6), with empty ones among them.
+    let mut tiny = vec![0u64];
+    let lengths = inputs::uniform_range(n / 3, 12, 0, 7);
+    for l in lengths {
+        let next = (tiny.last().unwrap() + l as u64).min(n as u64);
+        tiny.push(next);
+    }
+    check_segments(gpu, &input, &tiny, &format!("{what} tiny segments"));
+    // Many segments (grouped four to a block): short ones (one warp each) with, in some groups,
+    // one of 200-300 elements or one of thousands (then the block takes each of its group's).
+    let mut grouped = vec![0u64];
+    for k in 0..(n / 40).max(5000) {
+        let l = match k % 97 {
+            0 => 2000 + k % 3000,
+            1..=3 => 200 + k % 100,
+            _ => k % 9,
+        };
+        grouped.push((grouped.last().unwrap() + l as u64).min(n as u64));
+    }
+    check_segments(gpu, &input, &grouped, &format!("{what} grouped, some long"));
+    // One huge segment, then empty ones at the end.
+    check_segments(gpu, &input, &[0, n as u64, n as u64, n as u64], &format!("{what} one huge segment"));
+    // Mixed lengths, unaligned starts.
+    let mixed: Vec<u64> = [0u64, 1, 5, 17, 4096, 4097, 70_000, 70_001, 250_000, n as u64].to_vec();
+    check_segments(gpu, &input, &mixed, &format!("{what} mixed"));
+    // Offsets out of range and decreasing: clamped, nothing read out of bounds.
+    check_segments(gpu, &input, &[5, 3, n as u64 + 10, u64::MAX, 7], &format!("{what} out of range"));
+    // No segments.
+    check_segments(gpu, &input, &[0], &format!("{what} none"));
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn segmented_reductions_match_cpu() {
+    let gpu = gpu();
+    segmented::<u32>(&gpu);
+    segmented::<i32>(&gpu);
+    segmented::<u64>(&gpu);
+    segmented::<i64>(&gpu);
+    segmented::<f32>(&gpu);
+    segmented::<f64>(&gpu);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn bad_input_is_a_typed_error_and_the_next_call_works() {
+    let gpu = gpu();
+    let d = gpu.upload(&[1u32, 2, 3]).unwrap();
+    let mut empty_out = gpu.zeros::<u32>(0).unwrap();
+    let mut scratch = gpu.zeros::<u32>(scratch_len::<u32>(3)).unwrap();
+    assert!(matches!(
+        gpu.reduce_into(&d, ReduceOp::Sum, &mut empty_out, &mut scratch),
+        Err(Error::BufferTooSmall { what: "reduce output", len: 0, needed: 1 })
+    ));
+    let mut out = poisoned::<u32>(&gpu, 1);
+    let mut short = gpu.zeros::<u32>(scratch_len::<u32>(3) - 1).unwrap();
+    assert!(matches!(
+        gpu.reduce_into(&d, ReduceOp::Sum, &mut out, &mut short),
+        Err(Error::BufferTooSmall { what: "reduce scratch (u32 words)", .. })
+    ));
+    let (mut index, mut value) = (gpu.zeros::<u64>(0).unwrap(), gpu.zeros::<u32>(1).unwrap());
+    assert!(matches!(
+        gpu.arg_reduce_into(&d, ArgOp::Min, &mut index, &mut value, &mut scratch),
+        Err(Error::BufferTooSmall { what: "arg_reduce index output", .. })
+    ));
+    let offsets = gpu.upload(&[0u64, 1, 3]).unwrap();
+    let mut seg_out = poisoned::<u32>(&gpu, 1);
+    assert!(matches!(
+        gpu.segmented_reduce(&d, &offsets, ReduceOp::Sum, &mut seg_out),
+        Err(Error::BufferTooSmall { what: "segmented_reduce output", len: 1, needed: 2 })
+    ));
+    assert!(is_poisoned(&gpu.download(&out).unwrap()) && is_poisoned(&gpu.download(&seg_out).unwrap()));
+    // Nothing was issued: the next calls work.
+    gpu.reduce_into(&d, ReduceOp::Sum, &mut out, &mut scratch).unwrap();
+    assert_eq!(gpu.download(&out).unwrap(), [6]);
+    let mut seg_out = gpu.zeros::<u32>(2).unwrap();
+    gpu.segmented_reduce(&d, &offsets, ReduceOp::Sum, &mut seg_out).unwrap();
+    assert_eq!(gpu.download(&seg_out).unwrap(), [1, 5]);
+
+    // A buffer of another context.
+    let other = match CudaContext::new_non_primary(0, 0) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("skipped the other-context case: this driver cannot create a second context ({e})");
+            return;
+        }
+    };
+    let theirs = other.new_stream().unwrap().clone_htod(&[1u32, 2, 3]).unwrap();
+    assert!(matches!(gpu.reduce_into(&theirs, ReduceOp::Max, &mut out, &mut scratch), Err(Error::WrongContext)));
+    gpu.reduce_into(&d, ReduceOp::Max, &mut out, &mut scratch).unwrap();
+    assert_eq!(gpu.download(&out).unwrap(), [3]);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn past_2_pow_32_elements() {
+    if small() {
+        eprintln!("skipped under WARPWORK_SMALL: 16 GiB of input");
+        return;
+    }
+    let gpu = gpu();
+    let n = (1usize << 32) + 7;
+    if gpu.info().total_memory < 5 * n {
+        eprintln!("skipped: the device has less than {} bytes", 5 * n);
+        return;
+    }
+    // Every element 0x01010101 (a memset) but a 0 and a u32::MAX past 2^32: the sum wraps.
+    let mut d = gpu.filled::<u32>(n, 0x01).unwrap();
+    let at = (1usize << 32) + 3;
+    gpu.upload_into(&[0u32, u32::MAX], &mut d.slice_mut(at..at + 2)).unwrap();
+    let sum = ((n as u64 - 2) * 0x0101_0101).wrapping_add(u32::MAX as u64) as u32;
+    assert_eq!(gpu.reduce(&d, ReduceOp::Sum).unwrap(), sum);
+    assert_eq!(gpu.arg_reduce(&d, ArgOp::Min).unwrap(), Some((at as u64, 0)));
+    assert_eq!(gpu.arg_reduce(&d, ArgOp::Max).unwrap(), Some((at as u64 + 1, u32::MAX)));
+    let offsets = gpu.upload(&[0u64, at as u64, n as u64]).unwrap();
+    let mut out = gpu.zeros::<u32>(2).unwrap();
+    gpu.segmented_reduce(&d, &offsets, ReduceOp::Min, &mut out).unwrap();
+    assert_eq!(gpu.download(&out).unwrap(), [0x0101_0101, 0]);
+}
