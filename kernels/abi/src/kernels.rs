@@ -128,6 +128,28 @@ macro_rules! ordered_names {
 pub const SELECT_ORDERED_KERNELS: [&str; 33] =
     ordered_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16");
 
+macro_rules! family_names {
+    ($prefix:literal: $($t:literal),*) => {
+        [$(concat!($prefix, "_small_", $t), concat!($prefix, "_medium_", $t), concat!($prefix, "_large_", $t)),*]
+    };
+}
+
+/// The stable partitions `partition_{tile}_{type}` (`kernels/src/kernels/select.rs`): the
+/// parameters and grid of [`SELECT_ORDERED_KERNELS`] (with the start 0); the kept items go to
+/// the output's front in input order, the others to its back in reverse input order. The order
+/// is the first eleven [`SELECT_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+pub const PARTITION_KERNELS: [&str; 33] =
+    family_names!("partition": "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16");
+
+/// The item types of the unique kernels, as kernel-name suffixes: items are compared by their
+/// bytes, so one kernel serves every type of a size.
+pub const UNIQUE_ITEM_TYPES: [&str; 5] = ["u8", "u16", "u32", "u64", "bytes16"];
+
+/// The unique kernels `unique_{tile}_{type}` (`kernels/src/kernels/select.rs`): `(items, n, out,
+/// capacity, counter, start, states, forced_fallback)`, the grid of [`SELECT_ORDERED_KERNELS`].
+/// The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+pub const UNIQUE_KERNELS: [&str; 15] = family_names!("unique": "u8", "u16", "u32", "u64", "bytes16");
+
 macro_rules! scan_names {
     ($($t:literal),*) => {
         [$(concat!("scan_exclusive_sum_", $t), concat!("scan_exclusive_min_", $t), concat!("scan_exclusive_max_", $t),
@@ -190,6 +212,16 @@ mod tests {
             }
         }
         assert_eq!(SELECT_ORDERED_BYTES, "select_ordered_bytes");
+        for (t, ty) in SELECT_ITEM_TYPES[..11].iter().enumerate() {
+            for (k, tile) in ORDERED_TILE_NAMES.iter().enumerate() {
+                assert_eq!(PARTITION_KERNELS[3 * t + k], std::format!("partition_{tile}_{ty}"));
+            }
+        }
+        for (t, ty) in UNIQUE_ITEM_TYPES.iter().enumerate() {
+            for (k, tile) in ORDERED_TILE_NAMES.iter().enumerate() {
+                assert_eq!(UNIQUE_KERNELS[3 * t + k], std::format!("unique_{tile}_{ty}"));
+            }
+        }
     }
 
     #[test]

@@ -70,6 +70,21 @@ pub mod op {
     pub const EQUAL: u32 = 4;
     /// `item != 0`.
     pub const NON_ZERO: u32 = 5;
+    /// The item's bytes differ from those of the item before it (the first item always passes):
+    /// the unique kernels' test, which they set themselves (not a select kernel's `op`).
+    pub const UNIQUE: u32 = 6;
+}
+
+/// What an order-preserving tile kernel (`device::select::select_ordered_tile`) does with a
+/// tile: the kernel's `MODE` parameter.
+pub mod mode {
+    /// Writes the kept items, in order (select).
+    pub const SELECT: u8 = 0;
+    /// Writes the kept items in order from slot 0 and the rejected ones from the last slot
+    /// down, in reverse input order (partition).
+    pub const PARTITION: u8 = 1;
+    /// Keeps each item whose bytes differ from the item before it (unique).
+    pub const UNIQUE: u8 = 2;
 }
 
 /// Evaluates value test `op` (see [`op`]; not [`op::FLAGGED`], which reads a flag instead) with

@@ -23,6 +23,7 @@
 mod bytes;
 mod lookback;
 mod ordered;
+mod unique;
 
 pub use bytes::*;
 pub use lookback::prepare_ordered_state;
