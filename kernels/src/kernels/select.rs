@@ -67,10 +67,10 @@ macro_rules! ordered_body {
     ($name:ident, $t:ty, $class:literal, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr,
      $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr) => {
         ordered_body!($name, $t, $class, $items, $flags, $n, $op, $a, $b, $out, $capacity, $counter, $start, $states,
-                      $forced, mode::SELECT)
+                      $forced, mode::SELECT, core::ptr::null_mut())
     };
     ($name:ident, $t:ty, $class:literal, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr,
-     $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr, $mode:expr) => {{
+     $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr, $mode:expr, $offsets:expr) => {{
         const WARPS: usize = ordered_shape::<$t>($class).0 as usize;
         const CHUNKS: usize = ordered_shape::<$t>($class).1;
         const SLOTS: usize = ordered_slots::<$t>($class);
@@ -92,6 +92,7 @@ macro_rules! ordered_body {
             $start,
             TileStates::new($states),
             $forced != 0,
+            $offsets,
         )
     }};
 }
@@ -306,102 +307,6 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes(
     );
 }
 
-/// Stable partitions `partition_{tile}_{type}`: the parameters and grid of the ordered select
-/// kernels of the same type and tile (the start is 0 and `capacity ≥ n`); the kept items go to
-/// `out[..count]` in input order, the rejected ones to `out[count..n]` in reverse input order.
-macro_rules! partition_kernels {
-    ($($t:ty: $($name:ident = $class:literal),*;)*) => {$($(
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
-            items: *const $t,
-            flags: *const u8,
-            n: u64,
-            op: u32,
-            a: $t,
-            b: $t,
-            out: *mut $t,
-            capacity: u64,
-            counter: *mut u64,
-            start: *const u64,
-            states: *mut u32,
-            forced_fallback: u32,
-        ) {
-            ordered_body!(
-                $name, $t, $class, items, flags, n, op, a, b, out, capacity, counter, start, states,
-                forced_fallback, mode::PARTITION
-            )
-        }
-    )*)*};
-}
-
-partition_kernels! {
-    u8: partition_small_u8 = 0, partition_medium_u8 = 1, partition_large_u8 = 2;
-    i8: partition_small_i8 = 0, partition_medium_i8 = 1, partition_large_i8 = 2;
-    u16: partition_small_u16 = 0, partition_medium_u16 = 1, partition_large_u16 = 2;
-    i16: partition_small_i16 = 0, partition_medium_i16 = 1, partition_large_i16 = 2;
-    u32: partition_small_u32 = 0, partition_medium_u32 = 1, partition_large_u32 = 2;
-    i32: partition_small_i32 = 0, partition_medium_i32 = 1, partition_large_i32 = 2;
-    u64: partition_small_u64 = 0, partition_medium_u64 = 1, partition_large_u64 = 2;
-    i64: partition_small_i64 = 0, partition_medium_i64 = 1, partition_large_i64 = 2;
-    f32: partition_small_f32 = 0, partition_medium_f32 = 1, partition_large_f32 = 2;
-    f64: partition_small_f64 = 0, partition_medium_f64 = 1, partition_large_f64 = 2;
-}
-
-/// Stable partitions of 16-byte items by flag: the parameters of the ordered `bytes16` kernels.
-macro_rules! partition_bytes16_kernels {
-    ($($name:ident = $class:literal),*) => {$(
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
-            items: *const Bytes16,
-            flags: *const u8,
-            n: u64,
-            out: *mut Bytes16,
-            capacity: u64,
-            counter: *mut u64,
-            start: *const u64,
-            states: *mut u32,
-            forced_fallback: u32,
-        ) {
-            let zero = Bytes16::default();
-            ordered_body!(
-                $name, [u32; 4], $class, items, flags, n, op::FLAGGED, zero, zero, out, capacity, counter, start,
-                states, forced_fallback, mode::PARTITION
-            )
-        }
-    )*};
-}
-
-partition_bytes16_kernels!(partition_small_bytes16 = 0, partition_medium_bytes16 = 1, partition_large_bytes16 = 2);
-
-/// Unique `unique_{tile}_{type}` (items compared by their bytes, so one kernel per size):
-/// `(items, n, out, capacity, counter, start, states, forced_fallback)`, the grid of the ordered
-/// select kernels of the same size and tile. Keeps each item that differs from the one before it.
-macro_rules! unique_kernels {
-    ($($t:ty: $($name:ident = $class:literal),*;)*) => {$($(
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
-            items: *const $t,
-            n: u64,
-            out: *mut $t,
-            capacity: u64,
-            counter: *mut u64,
-            start: *const u64,
-            states: *mut u32,
-            forced_fallback: u32,
-        ) {
-            let zero = <$t>::default();
-            ordered_body!(
-                $name, $t, $class, items, core::ptr::null(), n, op::UNIQUE, zero, zero, out, capacity, counter, start,
-                states, forced_fallback, mode::UNIQUE
-            )
-        }
-    )*)*};
-}
-
-unique_kernels! {
-    u8: unique_small_u8 = 0, unique_medium_u8 = 1, unique_large_u8 = 2;
-    u16: unique_small_u16 = 0, unique_medium_u16 = 1, unique_large_u16 = 2;
-    u32: unique_small_u32 = 0, unique_medium_u32 = 1, unique_large_u32 = 2;
-    u64: unique_small_u64 = 0, unique_medium_u64 = 1, unique_large_u64 = 2;
-    [u32; 4]: unique_small_bytes16 = 0, unique_medium_bytes16 = 1, unique_large_bytes16 = 2;
-}
+// The compaction family's kernels (partition, unique, runs), on the same tile: after the macros
+// above, which they use.
+mod family;

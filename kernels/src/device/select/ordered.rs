@@ -30,7 +30,7 @@
 //! double as the start.
 
 use super::lookback::{count_tile, publish_and_look_back, Recount};
-use super::unique::{chunk_item, unique_bits};
+use super::unique::{bound_bits, chunk_item, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
     block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32, load_shared, load_shared_v4, opaque, popc,
@@ -81,6 +81,9 @@ pub struct OrderedShared<const SLOTS: usize> {
 /// keeps each item whose bytes differ from the item before it (the first item always), ignoring
 /// `flags`, `op`, `a` and `b`.
 ///
+/// [`mode::RUNS`] is unique that also writes each kept item's index to `offsets` at the item's
+/// slot (below `capacity`); its compaction waits for the look-back too.
+///
 /// `SLOTS == 32 · WARPS · CHUNKS`, `CHUNKS · 16 / size_of::<T>() ≤ 128`; the launch has
 /// `ceil(n / tile)` blocks of `32 · WARPS` threads; `items` (and `flags` for [`op::FLAGGED`]) hold
 /// `n` elements, `T`-aligned; `out` holds `capacity` and does not overlap `items`; `counter` and
@@ -110,6 +113,7 @@ pub unsafe fn select_ordered_tile<
     start: *const u64,
     states: TileStates<u64>,
     forced_fallback: bool,
+    offsets: *mut u64,
 ) {
     let v = 16 / core::mem::size_of::<T>();
     const { assert!(WARPS <= MAX_WARPS && SLOTS == WARPS * 32 * CHUNKS) };
@@ -127,7 +131,7 @@ pub unsafe fn select_ordered_tile<
     let mine = |k: usize| region.add(WARP_SIZE as usize * k + lane);
     // Index inside the share of item `j` of this lane's chunk `k`.
     let at = |k: usize, j: usize| (WARP_SIZE as usize * k + lane) * v + j;
-    let unique = MODE == mode::UNIQUE;
+    let unique = const { mode::by_neighbour(MODE) };
     let flagged = op == op::FLAGGED;
     let t = T::prepare(op, a, b);
     let recount = addr_of_mut!((*smem).recount) as *mut Recount<T>;
@@ -136,7 +140,7 @@ pub unsafe fn select_ordered_tile<
         write_volatile(addr_of_mut!((*recount).items), items);
         write_volatile(addr_of_mut!((*recount).flags), flags);
         write_volatile(addr_of_mut!((*recount).op), op);
-        if MODE == mode::UNIQUE {
+        if const { mode::by_neighbour(MODE) } {
             // No operands (as 16-byte arrays they would go through the stack).
         } else if !flagged {
             write_volatile(addr_of_mut!((*recount).a), a);
@@ -206,7 +210,11 @@ pub unsafe fn select_ordered_tile<
         // copies complete and visible after the warp barrier); the share's first item against
         // the item before the share, from global memory.
         sync_warp();
-        keep = unique_bits::<T, CHUNKS>(region, items, share, limit);
+        keep = if const { MODE == mode::BOUNDS } {
+            bound_bits::<T, CHUNKS>(region, items, share, limit, n)
+        } else {
+            unique_bits::<T, CHUNKS>(region, items, share, limit)
+        };
     }
     let warp_kept = warp_sum(keep.count_ones());
     let totals = addr_of_mut!((*smem).totals) as *mut u32;
@@ -220,9 +228,10 @@ pub unsafe fn select_ordered_tile<
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    let partition = MODE == mode::PARTITION;
-    if !partition {
-        compact_share::<T, CHUNKS, false>(region, keep, limit, |_, _| {});
+    let (partition, runs) = (MODE == mode::PARTITION, mode::writes_offsets(MODE));
+    // (Partitions and run offsets need the count before the tile: their compaction waits.)
+    if const { MODE != mode::PARTITION && !mode::writes_offsets(MODE) } {
+        compact_share::<T, CHUNKS, false, false>(region, keep, limit, |_, _| {}, |_, _| {});
     }
     if warp == 0 {
         let reduce = |j: usize| count_tile::<T, MODE>(recount, j * tile_len, tile_len);
@@ -246,10 +255,22 @@ pub unsafe fn select_ordered_tile<
         // tile).
         let rejected_before = (share as u64).wrapping_sub(tile_first).wrapping_sub(before as u64);
         let top = out.wrapping_add((n as u64).wrapping_sub(1).wrapping_sub(rejected_before) as usize);
-        compact_share::<T, CHUNKS, true>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x);
+        compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
     }
     let first = tile_first.wrapping_add(before as u64);
-    let end = warp_kept.min(super::room_after(first, capacity));
+    if runs {
+        // Each kept item's index beside it, at the same slot of `offsets` (below the capacity).
+        let room = super::room_after(first, capacity) as usize;
+        let at = offsets.wrapping_add(first as usize);
+        let kept = |r: usize, i: usize| {
+            if r < room {
+                *at.wrapping_add(r) = (share + i) as u64;
+            }
+        };
+        compact_share::<T, CHUNKS, false, true>(region, keep, limit, |_, _| {}, kept);
+    }
+    // (The bounds of non-trivial runs write their indices only.)
+    let end = if const { MODE == mode::BOUNDS } { 0 } else { warp_kept.min(super::room_after(first, capacity)) };
     // `dst` is only dereferenced below the capacity (`end` is 0 when `first` is past it).
     let dst = out.wrapping_add(first as usize);
     let stage = region as *const T;
@@ -315,13 +336,15 @@ fn passing<T: SelectValue>(chunk: [u32; 4], t: T::Test) -> u32 {
 /// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
 /// the warp has read already: each row is read, the warp synchronised, then written. With
 /// `REJECT`, each item of the share's first `limit` that is not kept is handed to `reject` with
-/// its rank among those (how many rejected items come before it in the share).
+/// its rank among those (how many rejected items come before it in the share); with `KEPT`, each
+/// kept item's rank and index in the share to `kept`.
 #[inline(always)]
-unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool>(
+unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool, const KEPT: bool>(
     region: *mut [u32; 4],
     keep: u128,
     limit: usize,
     reject: impl Fn(usize, T),
+    kept: impl Fn(usize, usize),
 ) {
     let v = 16 / core::mem::size_of::<T>();
     let lane = lane_id() as usize;
@@ -346,10 +369,10 @@ unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool>
             sync_warp();
             let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
             for j in 0..v {
-                // (Partitions read the chunk by shifts: their longer loop is not unrolled for
-                // 1-byte items, and indexing would put the chunk on the stack.)
+                // (Partitions and run offsets read the chunk by shifts: their longer loop is not
+                // unrolled for 1-byte items, and indexing would put the chunk on the stack.)
                 let x = |j: usize| {
-                    if REJECT {
+                    if REJECT || KEPT {
                         chunk_item::<T>(chunk, j)
                     } else {
                         (chunk.as_ptr() as *const T).add(j).read()
@@ -357,6 +380,9 @@ unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool>
                 };
                 if (mine >> j) & 1 != 0 {
                     T::store_staged(stage.add(r as usize), x(j));
+                    if KEPT {
+                        kept(r as usize, (WARP_SIZE as usize * k + lane) * v + j);
+                    }
                     r += 1;
                 } else if REJECT {
                     let i = (WARP_SIZE as usize * k + lane) * v + j;
