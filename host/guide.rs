@@ -5,6 +5,8 @@
 //! * [`api`]: what is sound without `unsafe`, and why — the audit of every safe call.
 //! * [`errors`]: what each call refuses, and its limits.
 //! * [`select`]: the select kernels, their tile shapes, measurements and profiles.
+//! * [`partition`]: stable partition, unique (and by key), run-length encoding and non-trivial
+//!   runs, on the ordered select's kernel.
 //! * [`scan`]: the device-wide scans: what they compute (float sums included), the kernel,
 //!   measurements.
 //! * [`expand`]: work expansion: the strategies (S0 … S3), `Auto`'s rule and the data behind it,
@@ -27,6 +29,7 @@ macro_rules! note {
         #[doc = "[api]: crate::guide::api"]
         #[doc = "[errors]: crate::guide::errors"]
         #[doc = "[select]: crate::guide::select"]
+        #[doc = "[partition]: crate::guide::partition"]
         #[doc = "[scan]: crate::guide::scan"]
         #[doc = "[expand]: crate::guide::expand"]
         #[doc = "[expand-history]: crate::guide::expand_history"]
@@ -45,6 +48,7 @@ macro_rules! note {
 note!(api, "../docs/api.md");
 note!(errors, "../docs/errors.md");
 note!(select, "../docs/select.md");
+note!(partition, "../docs/partition.md");
 note!(scan, "../docs/scan.md");
 note!(expand, "../docs/expand.md");
 note!(expand_history, "../docs/expand-history.md");
