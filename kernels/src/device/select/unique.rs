@@ -21,6 +21,39 @@ pub(super) unsafe fn unique_bits<T: SelectValue, const CHUNKS: usize>(
     share: usize,
     limit: usize,
 ) -> u128 {
+    neighbour_bits::<T, CHUNKS, false>(region, items, share, limit, 0)
+}
+
+/// The calling lane's keep bits for the **bounds of the runs longer than one item**: an item is
+/// kept where exactly one of "differs from the item before it (or is the first)" and "differs
+/// from the item after it (or is the last)" holds — the first and the last item of every run of
+/// two or more, so the kept indices alternate start, end. Arguments as [`unique_bits`], and `n`
+/// (the item after the share's last is read from `items` when there is one).
+///
+/// # Safety
+/// As [`unique_bits`]; `items` holds `n` items.
+#[inline(always)]
+pub(super) unsafe fn bound_bits<T: SelectValue, const CHUNKS: usize>(
+    region: *const [u32; 4],
+    items: *const T,
+    share: usize,
+    limit: usize,
+    n: usize,
+) -> u128 {
+    neighbour_bits::<T, CHUNKS, true>(region, items, share, limit, n)
+}
+
+/// [`unique_bits`] (`BOUNDS` false) or [`bound_bits`] (true), chunk by chunk: for the bounds,
+/// item `j` differs from the item after it where item `j + 1` differs from the one before it,
+/// so one comparison more per chunk (its last item against the next) gives both.
+#[inline(always)]
+unsafe fn neighbour_bits<T: SelectValue, const CHUNKS: usize, const BOUNDS: bool>(
+    region: *const [u32; 4],
+    items: *const T,
+    share: usize,
+    limit: usize,
+    n: usize,
+) -> u128 {
     let v = 16 / core::mem::size_of::<T>();
     let lane = lane_id() as usize;
     let stage = region as *const T;
@@ -39,6 +72,24 @@ pub(super) unsafe fn unique_bits<T: SelectValue, const CHUNKS: usize>(
         // Only the share's inputs: `limit` may end inside (or before) this chunk.
         let inside = limit.saturating_sub(c * v).min(v);
         bits &= ((1u64 << inside) - 1) as u32;
+        if BOUNDS {
+            // The chunk's last item against the item after it: staged, read from `items` past
+            // the share, or none (the input's last item).
+            let last = (c + 1) * v - 1;
+            let next_differs = if last + 1 < limit {
+                differs(x(v - 1), T::load_staged(stage.add(last + 1)))
+            } else if last + 1 == limit && share + limit < n {
+                differs(x(v - 1), *items.add(share + limit))
+            } else {
+                true
+            };
+            let mut after = (bits >> 1) | ((next_differs as u32) << (v - 1));
+            if c * v < limit && limit < (c + 1) * v {
+                // The input's last item ends inside this chunk: nothing comes after it.
+                after |= 1 << (limit - 1 - c * v);
+            }
+            bits = (bits ^ after) & ((1u64 << inside) - 1) as u32;
+        }
         keep |= (bits as u128) << (k * v);
     }
     keep
@@ -92,53 +143,4 @@ pub(super) fn differs<T: Copy>(a: T, b: T) -> bool {
             }
         }
     }
-}
-
-/// The calling lane's keep bits for the **bounds of the runs longer than one item**: an item is
-/// kept where exactly one of "differs from the item before it (or is the first)" and "differs
-/// from the item after it (or is the last)" holds — the first and the last item of every run of
-/// two or more, so the kept indices alternate start, end. Arguments as [`unique_bits`], and `n`
-/// (the item after the share's last is read from `items` when there is one).
-///
-/// # Safety
-/// As [`unique_bits`]; `items` holds `n` items.
-#[inline(always)]
-pub(super) unsafe fn bound_bits<T: SelectValue, const CHUNKS: usize>(
-    region: *const [u32; 4],
-    items: *const T,
-    share: usize,
-    limit: usize,
-    n: usize,
-) -> u128 {
-    let v = 16 / core::mem::size_of::<T>();
-    let lane = lane_id() as usize;
-    let stage = region as *const T;
-    let heads = unique_bits::<T, CHUNKS>(region, items, share, limit);
-    let mut keep = 0u128;
-    for k in 0..CHUNKS {
-        let c = WARP_SIZE as usize * k + lane;
-        let first = (heads >> (k * v)) as u32 & (u32::MAX >> (32 - v));
-        // The chunk's last item against the item after it: staged, read from `items` past the
-        // share, or none (the input's last item).
-        let last = (c + 1) * v - 1;
-        let next_differs = if last + 1 < limit {
-            let chunk = load_shared_v4(region.add(c));
-            differs(chunk_item::<T>(chunk, v - 1), T::load_staged(stage.add(last + 1)))
-        } else if last + 1 == limit && share + limit < n {
-            let chunk = load_shared_v4(region.add(c));
-            differs(chunk_item::<T>(chunk, v - 1), *items.add(share + limit))
-        } else {
-            true
-        };
-        // Item `j` differs from the next where item `j + 1` differs from its previous.
-        let mut after = (first >> 1) | ((next_differs as u32) << (v - 1));
-        if c * v < limit && limit < (c + 1) * v {
-            // The input's last item ends inside this chunk: nothing comes after it.
-            after |= 1 << (limit - 1 - c * v);
-        }
-        let inside = limit.saturating_sub(c * v).min(v);
-        let bits = (first ^ after) & ((1u64 << inside) - 1) as u32;
-        keep |= (bits as u128) << (k * v);
-    }
-    keep
 }
