@@ -163,6 +163,8 @@ fn partition_replays_from_a_captured_graph() {
     let mut out = gpu.zeros::<u32>(n).unwrap();
     let mut state = gpu.zeros::<u64>(state_len::<u32>(n)).unwrap();
     let p = Predicate::Less(u32::MAX / 3);
+    // Once outside the capture, so that the kernels' module is loaded before it.
+    gpu.partition_into(&items, Keep::If(p), &mut out, &mut state).unwrap();
     stream.synchronize().unwrap();
     // SAFETY: nothing else runs on this context during the capture and no buffer is created or
     // freed in it (cudarc's event tracking is off for the capture, as cudarc's graph tests do).
