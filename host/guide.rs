@@ -5,6 +5,8 @@
 //! * [`api`]: what is sound without `unsafe`, and why — the audit of every safe call.
 //! * [`errors`]: what each call refuses, and its limits.
 //! * [`select`]: the select kernels, their tile shapes, measurements and profiles.
+//! * [`partition`]: stable partition, unique (and by key), run-length encoding and non-trivial
+//!   runs, on the ordered select's kernel.
 //! * [`scan`]: the device-wide scans: what they compute (float sums included), the kernel,
 //!   measurements.
 //! * [`reduce`]: reductions (sum, min, max, argmin, argmax, segmented): what they compute, the
@@ -29,6 +31,7 @@ macro_rules! note {
         #[doc = "[api]: crate::guide::api"]
         #[doc = "[errors]: crate::guide::errors"]
         #[doc = "[select]: crate::guide::select"]
+        #[doc = "[partition]: crate::guide::partition"]
         #[doc = "[scan]: crate::guide::scan"]
         #[doc = "[reduce]: crate::guide::reduce"]
         #[doc = "[expand]: crate::guide::expand"]
@@ -48,6 +51,7 @@ macro_rules! note {
 note!(api, "../docs/api.md");
 note!(errors, "../docs/errors.md");
 note!(select, "../docs/select.md");
+note!(partition, "../docs/partition.md");
 note!(scan, "../docs/scan.md");
 note!(reduce, "../docs/reduce.md");
 note!(expand, "../docs/expand.md");

@@ -131,11 +131,14 @@ mod gpu;
 pub mod guide;
 mod launch;
 pub mod memory;
+pub mod partition;
 pub mod reduce;
+pub mod run_length;
 pub mod scan;
 pub mod select;
 pub mod timing;
 mod transfer;
+pub mod unique;
 
 pub use cudarc;
 pub use error::{Error, Result};

@@ -38,6 +38,7 @@
 //! per warp *per item step* (16 per tile), against one per warp per tile for `Warp`, and one per
 //! block per tile for `Block`. See [`guide::select`](crate::guide::select).
 
+pub(crate) mod family;
 mod keep;
 mod plan;
 
@@ -296,20 +297,7 @@ impl Gpu {
         // zeroes the look-back's tile states; the select is its programmatic dependent, whose
         // blocks start loading their tiles while it runs.
         match (variant, append) {
-            (Variant::Ordered, _) => {
-                let words = (ordered.words_to_end(counter) - states_at as usize / 4) as u64;
-                let (append, states) = (append as u32, counter + states_at);
-                let mut p = self.kernel_args();
-                p.value(&counter).value(&states).value(&words).value(&append);
-                let blocks = (words / 4).div_ceil(256).clamp(1, 1024) as u32;
-                let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-                // SAFETY: `select_ordered_prepare(state, states, words, append)` writes element 1
-                // of `state` and the `words` words (a multiple of 4) of tile states at a 16-byte
-                // boundary inside it (`state` holds `state_len` elements, checked above, and is
-                // bound by this call's argument list until the select below is launched).
-                let prepare = self.function(warpwork_abi::kernels::SELECT_ORDERED_PREPARE)?;
-                unsafe { p.launch(prepare, cfg)? };
-            }
+            (Variant::Ordered, _) => self.prepare_ordered(counter, ordered, append)?,
             // SAFETY: the count, inside `state`.
             (_, false) => unsafe { sys::cuMemsetD32Async(counter, 0, 2, stream).result()? },
             (_, true) => {}
@@ -345,6 +333,26 @@ impl Gpu {
                 l.launch(f, cfg)
             }
         }
+    }
+
+    /// Launches `select_ordered_prepare` for the ordered state at device address `counter`
+    /// (`state_len` elements, bound by the caller's argument list until its own launch): sets the
+    /// start (element 1: zero, or the count so far when `append`) and zeroes the tile states of
+    /// `ordered`. The order-preserving kernels are launched after it as its programmatic
+    /// dependents.
+    pub(in crate::select) fn prepare_ordered(&self, counter: u64, ordered: OrderedState, append: bool) -> Result<()> {
+        let states_at = OrderedState::states_offset(counter);
+        let words = (ordered.words_to_end(counter) - states_at as usize / 4) as u64;
+        let (append, states) = (append as u32, counter + states_at);
+        let mut p = self.kernel_args();
+        p.value(&counter).value(&states).value(&words).value(&append);
+        let blocks = (words / 4).div_ceil(256).clamp(1, 1024) as u32;
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        let prepare = self.function(warpwork_abi::kernels::SELECT_ORDERED_PREPARE)?;
+        // SAFETY: `select_ordered_prepare(state, states, words, append)` writes element 1 of the
+        // state and the `words` words (a multiple of 4) of tile states at a 16-byte boundary
+        // inside it (the caller checked that the state holds `state_len` elements).
+        unsafe { p.launch(prepare, cfg) }
     }
 
     /// Reads a select count (`state[0]`) back and checks it against the output's capacity:

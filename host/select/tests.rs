@@ -56,3 +56,84 @@ fn forced_fallback_matches_cpu() {
         run(&gpu, &odd, Keep::Flagged(&d_flags), &kept, true, &format!("3-byte flagged, n = {n}"));
     }
 }
+
+/// Partition and unique with the look-back's fallback forced (the silent tiles counted from the
+/// input by the waiting warp, by the partition's test and by unique's comparison with the item
+/// before): the CPU's items in the CPU's order.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn forced_fallback_partition_and_unique_match_cpu() {
+    use super::family::Mode;
+    use warpwork_cpu_reference::{family as cpu, inputs};
+    let gpu = Gpu::new(0).expect("GPU");
+    fn run<T: Pod>(gpu: &Gpu, items: &[T], mode: Mode<'_, T>, expected: &[T], count: usize, what: &str) {
+        let d = gpu.upload(items).unwrap();
+        let mut out = gpu.filled::<T>(items.len(), 0xAB).unwrap();
+        let mut state = gpu.zeros::<u64>(state_len::<T>(Variant::Ordered, items.len())).unwrap();
+        gpu.launch_family(&d, mode, &mut out, &mut state, true).unwrap();
+        assert_eq!(gpu.select_count(&out, &state).unwrap(), count, "{what}: count");
+        let got = gpu.download(&out).unwrap();
+        let bytes = |v: &[T]| bytemuck::cast_slice::<T, u8>(v).to_vec();
+        assert!(bytes(&got[..expected.len()]) == bytes(expected), "{what}: items or their order differ");
+        assert!(bytes(&got[expected.len()..]).iter().all(|&b| b == 0xAB), "{what}: wrote past the result");
+    }
+    for n in [8193usize, 300_001, (1 << 20) + 3] {
+        let items = inputs::uniform_u32(n, 5 + n as u64);
+        let flags = inputs::flags(n, 6 + n as u64, 0.5);
+        let d_flags = gpu.upload(&flags).unwrap();
+        let (want, kept) = cpu::partition_if(&items, |v| v < 1 << 31);
+        let keep = Keep::If(Predicate::Less(1 << 31));
+        run(&gpu, &items, Mode::Partition(keep), &want, kept, &format!("u32 partition if, n = {n}"));
+        let bytes: Vec<u8> = items.iter().map(|&v| v as u8).collect();
+        let (want, kept) = cpu::partition_flagged(&bytes, &flags);
+        run(&gpu, &bytes, Mode::Partition(Keep::Flagged(&d_flags)), &want, kept, &format!("u8 partition, n = {n}"));
+        let runs: Vec<u32> = items.iter().map(|&v| v >> 30).collect();
+        let want = cpu::unique(&runs);
+        run(&gpu, &runs, Mode::Unique, &want, want.len(), &format!("u32 unique, n = {n}"));
+        let wide: Vec<[u32; 4]> = runs.iter().map(|&v| [v, 1, 2, 3]).collect();
+        let want = cpu::unique(&wide);
+        run(&gpu, &wide, Mode::Unique, &want, want.len(), &format!("16-byte unique, n = {n}"));
+    }
+}
+
+/// Run-length encoding's first pass (and its second) with the look-back's fallback forced.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn forced_fallback_run_lengths_match_cpu() {
+    use super::family::{family_state_len, Mode};
+    use warpwork_cpu_reference::{family as cpu, inputs};
+    let gpu = Gpu::new(0).expect("GPU");
+    for n in [8193usize, 300_001, (1 << 20) + 3] {
+        let items: Vec<u32> = inputs::uniform_u32(n, 7 + n as u64).iter().map(|&v| v >> 30).collect();
+        let (want_values, want_lengths) = cpu::run_length_encode(&items);
+        let d = gpu.upload(&items).unwrap();
+        let mut values = gpu.zeros::<u32>(n).unwrap();
+        let mut lengths = gpu.zeros::<u64>(n).unwrap();
+        let mut state = gpu.zeros::<u64>(family_state_len::<u32>(true, n, n)).unwrap();
+        gpu.launch_family(&d, Mode::Runs, &mut values, &mut state, true).unwrap();
+        gpu.launch_run_lengths::<u32, u64>(n, n, &mut lengths, &mut state).unwrap();
+        let count = gpu.select_count(&values, &state).unwrap();
+        assert_eq!(gpu.download_prefix(&values, count).unwrap(), want_values, "n = {n}: values");
+        assert_eq!(gpu.download_prefix(&lengths, count).unwrap(), want_lengths, "n = {n}: lengths");
+    }
+}
+
+/// The non-trivial runs' first pass with the look-back's fallback forced.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn forced_fallback_non_trivial_runs_match_cpu() {
+    use warpwork_cpu_reference::{family as cpu, inputs};
+    let gpu = Gpu::new(0).expect("GPU");
+    for n in [8193usize, 300_001, (1 << 20) + 3] {
+        let items: Vec<u32> = inputs::uniform_u32(n, 8 + n as u64).iter().map(|&v| v >> 30).collect();
+        let (want_offsets, want_lengths) = cpu::non_trivial_runs(&items);
+        let d = gpu.upload(&items).unwrap();
+        let (mut offsets, mut lengths) = (gpu.zeros::<u64>(n).unwrap(), gpu.zeros::<u64>(n).unwrap());
+        let mut state = gpu.zeros::<u64>(super::family::bounds_state_len::<u32>(n, n)).unwrap();
+        gpu.launch_bounds(&d, n, &mut state, true).unwrap();
+        gpu.launch_bounds_pass2::<u32, u64>(n, &mut offsets, &mut lengths, &mut state).unwrap();
+        let count = gpu.select_count(&offsets, &state).unwrap();
+        assert_eq!(gpu.download_prefix(&offsets, count).unwrap(), want_offsets, "n = {n}: offsets");
+        assert_eq!(gpu.download_prefix(&lengths, count).unwrap(), want_lengths, "n = {n}: lengths");
+    }
+}

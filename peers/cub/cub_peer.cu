@@ -20,7 +20,9 @@
 // * Built without `--default-stream per-thread`: a NULL stream means the legacy default stream,
 //   which is warpwork's `Gpu::stream`.
 
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_select.cuh>
@@ -31,7 +33,7 @@
 #include <cstdint>
 
 // Bumped whenever a signature below changes; the Rust loader refuses another version.
-#define WW_CUB_ABI_VERSION 1u
+#define WW_CUB_ABI_VERSION 2u
 
 namespace {
 
@@ -183,6 +185,60 @@ int ww_cub_select_less_u32(void* temp, size_t* temp_bytes, const uint32_t* in, u
   if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
   return cub::DeviceSelect::If(temp, *temp_bytes, in, out, num_selected, static_cast<int64_t>(n),
                                LessThan{threshold}, static_cast<cudaStream_t>(stream));
+}
+
+// Stable partition: the items below `threshold` first in input order, the others after them in
+// reverse input order (cub::DevicePartition::If). `out` must hold n items.
+int ww_cub_partition_less_u32(void* temp, size_t* temp_bytes, const uint32_t* in, uint32_t threshold, uint32_t* out,
+                              uint32_t* num_selected, uint64_t n, void* stream) {
+  if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
+  return cub::DevicePartition::If(temp, *temp_bytes, in, out, num_selected, static_cast<int64_t>(n),
+                                  LessThan{threshold}, static_cast<cudaStream_t>(stream));
+}
+
+// Stable partition by flag (cub::DevicePartition::Flagged): flagged items first in input order,
+// the others after them in reverse input order. `out` must hold n items.
+int ww_cub_partition_flagged_u32(void* temp, size_t* temp_bytes, const uint32_t* in, const uint8_t* flags,
+                                 uint32_t* out, uint32_t* num_selected, uint64_t n, void* stream) {
+  if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
+  return cub::DevicePartition::Flagged(temp, *temp_bytes, in, flags, out, num_selected, static_cast<int64_t>(n),
+                                       static_cast<cudaStream_t>(stream));
+}
+
+// Drops consecutive duplicates (cub::DeviceSelect::Unique). `out` must hold n items.
+int ww_cub_unique_u32(void* temp, size_t* temp_bytes, const uint32_t* in, uint32_t* out, uint32_t* num_selected,
+                      uint64_t n, void* stream) {
+  if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
+  return cub::DeviceSelect::Unique(temp, *temp_bytes, in, out, num_selected, static_cast<int64_t>(n),
+                                   static_cast<cudaStream_t>(stream));
+}
+
+// The first (key, value) of every run of equal keys (cub::DeviceSelect::UniqueByKey). The
+// outputs must hold n items each.
+int ww_cub_unique_by_key_u32(void* temp, size_t* temp_bytes, const uint32_t* keys, const uint32_t* values,
+                             uint32_t* keys_out, uint32_t* values_out, uint32_t* num_selected, uint64_t n,
+                             void* stream) {
+  if (temp_bytes == nullptr || !fits_u32(n)) return cudaErrorInvalidValue;
+  return cub::DeviceSelect::UniqueByKey(temp, *temp_bytes, keys, values, keys_out, values_out, num_selected,
+                                        static_cast<int64_t>(n), static_cast<cudaStream_t>(stream));
+}
+
+// Run-length encoding (cub::DeviceRunLengthEncode::Encode): each run's item and length. The
+// outputs must hold n items each. `int` counts: CUB's signature takes them (n < 2^31).
+int ww_cub_rle_encode_u32(void* temp, size_t* temp_bytes, const uint32_t* in, uint32_t* unique_out,
+                          uint32_t* lengths_out, uint32_t* num_runs, uint64_t n, void* stream) {
+  if (temp_bytes == nullptr || n > INT32_MAX) return cudaErrorInvalidValue;
+  return cub::DeviceRunLengthEncode::Encode(temp, *temp_bytes, in, unique_out, lengths_out, num_runs,
+                                            static_cast<int>(n), static_cast<cudaStream_t>(stream));
+}
+
+// The runs longer than one item (cub::DeviceRunLengthEncode::NonTrivialRuns): each one's offset
+// and length. The outputs must hold n items each.
+int ww_cub_rle_non_trivial_u32(void* temp, size_t* temp_bytes, const uint32_t* in, uint32_t* offsets_out,
+                               uint32_t* lengths_out, uint32_t* num_runs, uint64_t n, void* stream) {
+  if (temp_bytes == nullptr || n > INT32_MAX) return cudaErrorInvalidValue;
+  return cub::DeviceRunLengthEncode::NonTrivialRuns(temp, *temp_bytes, in, offsets_out, lengths_out, num_runs,
+                                                    static_cast<int>(n), static_cast<cudaStream_t>(stream));
 }
 
 // Work expansion the CUB way: an exclusive scan of the counts (cub::DeviceScan::ExclusiveSum into

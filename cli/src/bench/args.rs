@@ -285,7 +285,22 @@ mod tests {
 
     #[test]
     fn only_names_the_rows_the_benches_print() {
-        assert_eq!(What::Compact.rows(), ["lane", "warp", "block", "ordered", "ordered, flagged"]);
+        assert_eq!(
+            What::Compact.rows(),
+            [
+                "lane",
+                "warp",
+                "block",
+                "ordered",
+                "ordered, flagged",
+                "partition",
+                "partition, flagged",
+                "unique",
+                "run-length encode",
+                "unique by key",
+                "non-trivial runs"
+            ]
+        );
         assert_eq!(What::Scan.rows(), ["u32", "u64"]);
         assert!(What::Life.rows().is_empty());
     }

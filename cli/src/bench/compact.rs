@@ -25,10 +25,10 @@ const FLAGGED: &str = "ordered, flagged";
 /// The selection rate of a row: the share of the items kept.
 const KEPT: Col = Col::key("kept", "kept", "%");
 
-/// Every row name of the GPU table, the names `--only` picks from: the variants, then
-/// [`FLAGGED`].
+/// Every row name of the GPU tables, the names `--only` picks from: the variants, then
+/// [`FLAGGED`], then the compaction family's (`super::family`).
 pub fn rows() -> Vec<&'static str> {
-    Variant::ALL.iter().map(|v| v.name()).chain([FLAGGED]).collect()
+    Variant::ALL.iter().map(|v| v.name()).chain([FLAGGED]).chain(super::family::ROWS).collect()
 }
 
 /// A row's selection rate, `1%` in the table.
@@ -108,7 +108,7 @@ fn run_gpu(
         }
     }
     report.table(table);
-    Ok(())
+    super::family::run_gpu(gpu, peer, args, sizes, items, roof, report)
 }
 
 /// Device time of warpwork's `select_into` (which resets the count itself), checked against

@@ -1,4 +1,4 @@
-//! The CUB peer (`peers/cub/`): CUB's scan and select, and a CUB scan + binary-search expansion,
+//! The CUB peer (`peers/cub/`): CUB's scan, select, partition, unique and run-length encoding, and a CUB scan + binary-search expansion,
 //! built with nvcc into a shared library that the benches load at run time when present, so their
 //! tables show CUB's time beside warpwork's on the same inputs.
 //!
@@ -24,13 +24,16 @@ pub const ENV: &str = "WARPWORK_CUB_PEER";
 /// The library's file name; looked for next to the `warpwork` executable.
 pub const FILE_NAME: &str = "libwarpwork_cub_peer.so";
 /// `WW_CUB_ABI_VERSION` in `peers/cub/cub_peer.cu`: the signatures below.
-const ABI_VERSION: u32 = 1;
+const ABI_VERSION: u32 = 2;
 
 type Stream = *mut c_void;
 type ScanFn<T> = unsafe extern "C" fn(*mut c_void, *mut usize, *const T, *mut T, u64, Stream) -> c_int;
 type FlaggedFn =
     unsafe extern "C" fn(*mut c_void, *mut usize, *const u32, *const u8, *mut u32, *mut u32, u64, Stream) -> c_int;
 type LessFn = unsafe extern "C" fn(*mut c_void, *mut usize, *const u32, u32, *mut u32, *mut u32, u64, Stream) -> c_int;
+mod family;
+pub use family::{Call, FamilyOp};
+
 type ExpandFn =
     unsafe extern "C" fn(*mut c_void, *mut usize, *const u32, u64, *mut u32, u64, *mut u32, Stream) -> c_int;
 
@@ -45,6 +48,12 @@ pub struct CubPeer {
     select_flagged: FlaggedFn,
     select_less: LessFn,
     expand: ExpandFn,
+    partition_less: family::PartitionLessFn,
+    partition_flagged: family::PartitionFlaggedFn,
+    unique: family::UniqueFn,
+    unique_by_key: family::PairsFn,
+    rle_encode: family::RunsFn,
+    rle_non_trivial: family::RunsFn,
     /// Keeps the function pointers above valid; dropped last.
     _library: libloading::Library,
 }
@@ -111,6 +120,12 @@ impl CubPeer {
             select_flagged: entry!(b"ww_cub_select_flagged_u32\0"),
             select_less: entry!(b"ww_cub_select_less_u32\0"),
             expand: entry!(b"ww_cub_expand\0"),
+            partition_less: entry!(b"ww_cub_partition_less_u32\0"),
+            partition_flagged: entry!(b"ww_cub_partition_flagged_u32\0"),
+            unique: entry!(b"ww_cub_unique_u32\0"),
+            unique_by_key: entry!(b"ww_cub_unique_by_key_u32\0"),
+            rle_encode: entry!(b"ww_cub_rle_encode_u32\0"),
+            rle_non_trivial: entry!(b"ww_cub_rle_non_trivial_u32\0"),
             _library: library,
         })
     }

@@ -14,6 +14,7 @@ mod args;
 mod compact;
 mod cub;
 mod expand;
+mod family;
 mod life;
 mod reduce;
 mod scan;

@@ -136,6 +136,68 @@ macro_rules! ordered_names {
 pub const SELECT_ORDERED_KERNELS: [&str; 33] =
     ordered_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16");
 
+macro_rules! family_names {
+    ($prefix:literal: $($t:literal),*) => {
+        [$(concat!($prefix, "_small_", $t), concat!($prefix, "_medium_", $t), concat!($prefix, "_large_", $t)),*]
+    };
+}
+
+/// The stable partitions `partition_{tile}_{type}` (`kernels/src/kernels/select.rs`): the
+/// parameters and grid of [`SELECT_ORDERED_KERNELS`] (with the start 0); the kept items go to
+/// the output's front in input order, the others to its back in reverse input order. The order
+/// is the first eleven [`SELECT_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+pub const PARTITION_KERNELS: [&str; 33] =
+    family_names!("partition": "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16");
+
+/// The item types of the unique kernels, as kernel-name suffixes: items are compared by their
+/// bytes, so one kernel serves every type of a size.
+pub const UNIQUE_ITEM_TYPES: [&str; 5] = ["u8", "u16", "u32", "u64", "bytes16"];
+
+/// The unique kernels `unique_{tile}_{type}` (`kernels/src/kernels/select.rs`): `(items, n, out,
+/// capacity, counter, start, states, forced_fallback)`, the grid of [`SELECT_ORDERED_KERNELS`].
+/// The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+pub const UNIQUE_KERNELS: [&str; 15] = family_names!("unique": "u8", "u16", "u32", "u64", "bytes16");
+
+/// Run-length encoding's first pass `run_length_{tile}_{type}` (`kernels/src/kernels/select.rs`):
+/// the parameters of [`UNIQUE_KERNELS`], then `offsets` (`*mut u64`, `capacity` of them, each
+/// kept item's index at its slot). The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+pub const RUN_LENGTH_KERNELS: [&str; 15] = family_names!("run_length": "u8", "u16", "u32", "u64", "bytes16");
+
+kernel_names! {
+    /// Run-length encoding's second pass, `(offsets, count, n, capacity, lengths)`: the run
+    /// lengths from the first pass's offsets, as `u32` or `u64`; any grid of 256-thread blocks.
+    RUN_LENGTHS_KERNELS {
+    /// `u32` lengths.
+    RUN_LENGTHS_U32 = "run_lengths_u32";
+    /// `u64` lengths.
+    RUN_LENGTHS_U64 = "run_lengths_u64";
+    }
+}
+
+/// The non-trivial runs' first pass `run_bounds_{tile}_{type}` (`kernels/src/kernels/select.rs`):
+/// `(items, n, capacity, counter, start, states, forced_fallback, offsets)`, the first and the
+/// last index of every run longer than one item, alternately, in `offsets`. The order is
+/// [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+pub const RUN_BOUNDS_KERNELS: [&str; 15] = family_names!("run_bounds": "u8", "u16", "u32", "u64", "bytes16");
+
+kernel_names! {
+    /// The non-trivial runs' second pass, `(bounds, bound_count, count, capacity, offsets,
+    /// lengths)`: each run's offset and length from its bounds, as `u32` or `u64`, and the run
+    /// count; any grid of 256-thread blocks.
+    RUN_BOUNDS_PASS2_KERNELS {
+    /// `u32` offsets and lengths.
+    RUN_BOUNDS_U32 = "run_bounds_u32";
+    /// `u64` offsets and lengths.
+    RUN_BOUNDS_U64 = "run_bounds_u64";
+    }
+}
+
+/// Unique by key's second pass `gather_runs_{type}`, `(offsets, count, capacity, values, out)`:
+/// each key run's value from its first index; the order is [`UNIQUE_ITEM_TYPES`] (values of 1,
+/// 2, 4, 8 and 16 bytes); any grid of 256-thread blocks.
+pub const GATHER_RUNS_KERNELS: [&str; 5] =
+    ["gather_runs_u8", "gather_runs_u16", "gather_runs_u32", "gather_runs_u64", "gather_runs_bytes16"];
+
 macro_rules! scan_names {
     ($($t:literal),*) => {
         [$(concat!("scan_exclusive_sum_", $t), concat!("scan_exclusive_min_", $t), concat!("scan_exclusive_max_", $t),
@@ -221,6 +283,18 @@ mod tests {
             }
         }
         assert_eq!(SELECT_ORDERED_BYTES, "select_ordered_bytes");
+        for (t, ty) in SELECT_ITEM_TYPES[..11].iter().enumerate() {
+            for (k, tile) in ORDERED_TILE_NAMES.iter().enumerate() {
+                assert_eq!(PARTITION_KERNELS[3 * t + k], std::format!("partition_{tile}_{ty}"));
+            }
+        }
+        for (t, ty) in UNIQUE_ITEM_TYPES.iter().enumerate() {
+            for (k, tile) in ORDERED_TILE_NAMES.iter().enumerate() {
+                assert_eq!(UNIQUE_KERNELS[3 * t + k], std::format!("unique_{tile}_{ty}"));
+                assert_eq!(RUN_LENGTH_KERNELS[3 * t + k], std::format!("run_length_{tile}_{ty}"));
+                assert_eq!(RUN_BOUNDS_KERNELS[3 * t + k], std::format!("run_bounds_{tile}_{ty}"));
+            }
+        }
     }
 
     #[test]

@@ -16,8 +16,11 @@ use crate::kernels;
 /// A module of warpwork's kernels: built, shipped and loaded on its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Family {
-    /// Stream compaction: [`kernels::SELECT_KERNELS`], [`kernels::SELECT_ORDERED_KERNELS`] and
-    /// [`kernels::SELECT_SUPPORT_KERNELS`].
+    /// Stream compaction: [`kernels::SELECT_KERNELS`], [`kernels::SELECT_ORDERED_KERNELS`],
+    /// [`kernels::SELECT_SUPPORT_KERNELS`], [`kernels::PARTITION_KERNELS`],
+    /// [`kernels::UNIQUE_KERNELS`], [`kernels::RUN_LENGTH_KERNELS`],
+    /// [`kernels::RUN_LENGTHS_KERNELS`], [`kernels::RUN_BOUNDS_KERNELS`],
+    /// [`kernels::RUN_BOUNDS_PASS2_KERNELS`] and [`kernels::GATHER_RUNS_KERNELS`].
     Select,
     /// Device-wide scans: [`kernels::SCAN_KERNELS`], [`kernels::SCAN_SMALL_KERNELS`],
     /// [`kernels::SCAN_MEDIUM_KERNELS`] and [`kernels::SCAN_SUPPORT_KERNELS`].
@@ -55,9 +58,18 @@ impl Family {
     /// The kernels the family's module exports.
     pub fn kernels(self) -> impl Iterator<Item = &'static str> {
         let lists: &[&'static [&'static str]] = match self {
-            Family::Select => {
-                &[&kernels::SELECT_KERNELS, &kernels::SELECT_ORDERED_KERNELS, kernels::SELECT_SUPPORT_KERNELS]
-            }
+            Family::Select => &[
+                &kernels::SELECT_KERNELS,
+                &kernels::SELECT_ORDERED_KERNELS,
+                kernels::SELECT_SUPPORT_KERNELS,
+                &kernels::PARTITION_KERNELS,
+                &kernels::UNIQUE_KERNELS,
+                &kernels::RUN_LENGTH_KERNELS,
+                kernels::RUN_LENGTHS_KERNELS,
+                &kernels::RUN_BOUNDS_KERNELS,
+                kernels::RUN_BOUNDS_PASS2_KERNELS,
+                &kernels::GATHER_RUNS_KERNELS,
+            ],
             Family::Scan => &[
                 &kernels::SCAN_KERNELS,
                 &kernels::SCAN_SMALL_KERNELS,

@@ -70,6 +70,39 @@ pub mod op {
     pub const EQUAL: u32 = 4;
     /// `item != 0`.
     pub const NON_ZERO: u32 = 5;
+    /// The item's bytes differ from those of the item before it (the first item always passes):
+    /// the unique kernels' test, which they set themselves (not a select kernel's `op`).
+    pub const UNIQUE: u32 = 6;
+}
+
+/// What an order-preserving tile kernel (`device::select::select_ordered_tile`) does with a
+/// tile: the kernel's `MODE` parameter.
+pub mod mode {
+    /// Writes the kept items, in order (select).
+    pub const SELECT: u8 = 0;
+    /// Writes the kept items in order from slot 0 and the rejected ones from the last slot
+    /// down, in reverse input order (partition).
+    pub const PARTITION: u8 = 1;
+    /// Keeps each item whose bytes differ from the item before it (unique).
+    pub const UNIQUE: u8 = 2;
+    /// [`UNIQUE`]'s test, and also writes each kept item's index (the run offsets of a
+    /// run-length encoding).
+    pub const RUNS: u8 = 3;
+
+    /// Keeps the first and the last item of every run of two or more equal items (so the kept
+    /// items alternate run start, run end) and writes only their indices, at their slots of
+    /// `offsets`: the first pass of the non-trivial runs.
+    pub const BOUNDS: u8 = 4;
+
+    /// Whether tiles of `mode` keep an item by comparing it with its neighbours.
+    pub const fn by_neighbour(mode: u8) -> bool {
+        mode == UNIQUE || mode == RUNS || mode == BOUNDS
+    }
+
+    /// Whether tiles of `mode` write each kept item's index to `offsets`.
+    pub const fn writes_offsets(mode: u8) -> bool {
+        mode == RUNS || mode == BOUNDS
+    }
 }
 
 /// Evaluates value test `op` (see [`op`]; not [`op::FLAGGED`], which reads a flag instead) with

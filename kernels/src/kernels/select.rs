@@ -28,7 +28,7 @@ use crate::device::select::{
 use crate::static_shared;
 
 use warpwork_abi::scan::tile_load;
-use warpwork_abi::select::{ordered_tile, select_items, BYTES_ITEMS};
+use warpwork_abi::select::{mode, ordered_tile, select_items, BYTES_ITEMS};
 
 macro_rules! select_kernel {
     ($name:ident, $t:ty, $reserve:expr) => {
@@ -65,7 +65,12 @@ pub(crate) const fn ordered_slots<T>(class: usize) -> usize {
 /// `($op, $a, $b)`.
 macro_rules! ordered_body {
     ($name:ident, $t:ty, $class:literal, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr,
-     $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr) => {{
+     $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr) => {
+        ordered_body!($name, $t, $class, $items, $flags, $n, $op, $a, $b, $out, $capacity, $counter, $start, $states,
+                      $forced, mode::SELECT, core::ptr::null_mut())
+    };
+    ($name:ident, $t:ty, $class:literal, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr,
+     $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr, $mode:expr, $offsets:expr) => {{
         const WARPS: usize = ordered_shape::<$t>($class).0 as usize;
         const CHUNKS: usize = ordered_shape::<$t>($class).1;
         const SLOTS: usize = ordered_slots::<$t>($class);
@@ -73,7 +78,7 @@ macro_rules! ordered_body {
         let smem = static_shared!(
             $name: [crate::device::select::OrderedShared<{ crate::kernels::select::ordered_slots::<$t>($class) }>; 1]
         );
-        select_ordered_tile::<$t, WARPS, CHUNKS, SLOTS, { tile_load::ASYNC }>(
+        select_ordered_tile::<$t, WARPS, CHUNKS, SLOTS, { tile_load::ASYNC }, { $mode }>(
             smem,
             $items,
             $flags,
@@ -87,6 +92,7 @@ macro_rules! ordered_body {
             $start,
             TileStates::new($states),
             $forced != 0,
+            $offsets,
         )
     }};
 }
@@ -300,3 +306,7 @@ pub unsafe extern "ptx-kernel" fn select_ordered_bytes(
         scratch,
     );
 }
+
+// The compaction family's kernels (partition, unique, runs), on the same tile: after the macros
+// above, which they use.
+mod family;

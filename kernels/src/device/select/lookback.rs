@@ -9,6 +9,7 @@ use crate::device::lookback::{fallback_after, forced_stall, look_back, prepare_s
 use crate::device::scan::{STATUS_AGGREGATE, STATUS_PREFIX};
 use crate::warp::warp_sum;
 use core::ptr::{addr_of, read_volatile};
+use warpwork_abi::select::mode;
 
 /// Prepares an ordered select's state for a launch: the first output slot `*start` (the count so
 /// far, `*count`, when appending; 0 otherwise) and the `words` (a multiple of 4) 32-bit words of
@@ -67,14 +68,27 @@ pub(super) unsafe fn publish_and_look_back(
 }
 
 /// The kept count of the (full) tile of `len` items from item `first` on, by the calling warp,
-/// for the look-back's fallback. Cold, and written to stay small: the loop is kept from
-/// unrolling.
+/// for the look-back's fallback (tile mode `MODE`, `warpwork_abi::select::mode`). Cold, and
+/// written to stay small: the loop is kept from unrolling.
 #[inline(always)]
-pub(super) unsafe fn count_tile<T: SelectValue>(r: *const Recount<T>, first: usize, len: usize) -> u64 {
+pub(super) unsafe fn count_tile<T: SelectValue, const MODE: u8>(r: *const Recount<T>, first: usize, len: usize) -> u64 {
     let op = read_volatile(addr_of!((*r).op));
     let mut count = 0u32;
     let mut i = lane_id();
-    if op == op::FLAGGED {
+    if const { mode::by_neighbour(MODE) } {
+        // Item `g` is kept where it is the first or differs from the item before it.
+        let items = read_volatile(addr_of!((*r).items));
+        while i < opaque(len) as u32 {
+            let g = first + i as usize;
+            let head = g == 0 || super::unique::differs(*items.add(g), *items.add(g - 1));
+            // A silent tile is full and has a successor: item `g + 1` exists.
+            let bound =
+                const { MODE == mode::BOUNDS } && head != super::unique::differs(*items.add(g + 1), *items.add(g));
+            count += if const { MODE == mode::BOUNDS } { bound } else { head } as u32;
+            sync_warp();
+            i += WARP_SIZE;
+        }
+    } else if op == op::FLAGGED {
         let flags = read_volatile(addr_of!((*r).flags)).add(first);
         while i < opaque(len) as u32 {
             count += (*flags.add(i as usize) != 0) as u32;

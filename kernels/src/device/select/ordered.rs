@@ -30,6 +30,7 @@
 //! double as the start.
 
 use super::lookback::{count_tile, publish_and_look_back, Recount};
+use super::unique::{bound_bits, chunk_item, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
     block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32, load_shared, load_shared_v4, opaque, popc,
@@ -38,6 +39,7 @@ use crate::arch::{
 use crate::device::lookback::TileStates;
 use crate::warp::{warp_inclusive_sum, warp_sum};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
+use warpwork_abi::select::mode;
 
 use warpwork_abi::scan::tile_load;
 
@@ -72,6 +74,16 @@ pub struct OrderedShared<const SLOTS: usize> {
 /// ([`super::prepare_ordered_state`]): its blocks load and count their tiles meanwhile.
 ///
 /// # Safety
+/// `MODE` ([`mode`]) generalises the tile: [`mode::SELECT`] is the select above;
+/// [`mode::PARTITION`] also writes each rejected item, from `out[n − 1]` down in input order
+/// (so the rejected items end up after the kept ones in reverse input order; `capacity ≥ n`,
+/// `*start == 0`), its kept items' compaction then waits for the look-back; [`mode::UNIQUE`]
+/// keeps each item whose bytes differ from the item before it (the first item always), ignoring
+/// `flags`, `op`, `a` and `b`.
+///
+/// [`mode::RUNS`] is unique that also writes each kept item's index to `offsets` at the item's
+/// slot (below `capacity`); its compaction waits for the look-back too.
+///
 /// `SLOTS == 32 · WARPS · CHUNKS`, `CHUNKS · 16 / size_of::<T>() ≤ 128`; the launch has
 /// `ceil(n / tile)` blocks of `32 · WARPS` threads; `items` (and `flags` for [`op::FLAGGED`]) hold
 /// `n` elements, `T`-aligned; `out` holds `capacity` and does not overlap `items`; `counter` and
@@ -86,6 +98,7 @@ pub unsafe fn select_ordered_tile<
     const CHUNKS: usize,
     const SLOTS: usize,
     const LOAD: u8,
+    const MODE: u8,
 >(
     smem: *mut OrderedShared<SLOTS>,
     items: *const T,
@@ -100,6 +113,7 @@ pub unsafe fn select_ordered_tile<
     start: *const u64,
     states: TileStates<u64>,
     forced_fallback: bool,
+    offsets: *mut u64,
 ) {
     let v = 16 / core::mem::size_of::<T>();
     const { assert!(WARPS <= MAX_WARPS && SLOTS == WARPS * 32 * CHUNKS) };
@@ -117,6 +131,7 @@ pub unsafe fn select_ordered_tile<
     let mine = |k: usize| region.add(WARP_SIZE as usize * k + lane);
     // Index inside the share of item `j` of this lane's chunk `k`.
     let at = |k: usize, j: usize| (WARP_SIZE as usize * k + lane) * v + j;
+    let unique = const { mode::by_neighbour(MODE) };
     let flagged = op == op::FLAGGED;
     let t = T::prepare(op, a, b);
     let recount = addr_of_mut!((*smem).recount) as *mut Recount<T>;
@@ -125,7 +140,9 @@ pub unsafe fn select_ordered_tile<
         write_volatile(addr_of_mut!((*recount).items), items);
         write_volatile(addr_of_mut!((*recount).flags), flags);
         write_volatile(addr_of_mut!((*recount).op), op);
-        if !flagged {
+        if const { mode::by_neighbour(MODE) } {
+            // No operands (as 16-byte arrays they would go through the stack).
+        } else if !flagged {
             write_volatile(addr_of_mut!((*recount).a), a);
             write_volatile(addr_of_mut!((*recount).b), b);
         }
@@ -164,6 +181,8 @@ pub unsafe fn select_ordered_tile<
             // A lane reads back only the chunks it copied itself: no barrier needed.
             crate::arch::copy_async_wait_all();
         }
+        // (Unique runs this too, and overwrites the bits below: skipping it here changed the
+        // select's code.)
         if !flagged {
             for k in 0..CHUNKS {
                 set(&mut keep, k, passing::<T>(load_shared_v4(mine(k)), t));
@@ -186,6 +205,17 @@ pub unsafe fn select_ordered_tile<
             set(&mut keep, k, bits);
         }
     }
+    if unique {
+        // Each item against the one before it, read from the warp's staged share (every lane's
+        // copies complete and visible after the warp barrier); the share's first item against
+        // the item before the share, from global memory.
+        sync_warp();
+        keep = if const { MODE == mode::BOUNDS } {
+            bound_bits::<T, CHUNKS>(region, items, share, limit, n)
+        } else {
+            unique_bits::<T, CHUNKS>(region, items, share, limit)
+        };
+    }
     let warp_kept = warp_sum(keep.count_ones());
     let totals = addr_of_mut!((*smem).totals) as *mut u32;
     if lane == 0 {
@@ -198,9 +228,13 @@ pub unsafe fn select_ordered_tile<
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    compact_share::<T, CHUNKS>(region, keep);
+    let (partition, runs) = (MODE == mode::PARTITION, mode::writes_offsets(MODE));
+    // (Partitions and run offsets need the count before the tile: their compaction waits.)
+    if const { MODE != mode::PARTITION && !mode::writes_offsets(MODE) } {
+        compact_share::<T, CHUNKS, false, false>(region, keep, limit, |_, _| {}, |_, _| {});
+    }
     if warp == 0 {
-        let reduce = |j: usize| count_tile(recount, j * tile_len, tile_len);
+        let reduce = |j: usize| count_tile::<T, MODE>(recount, j * tile_len, tile_len);
         let aggregate = counts::<WARPS>(totals, 0).2;
         // The state is the preparing kernel's (a programmatic dependent launch may start early).
         grid_dependency_wait();
@@ -215,8 +249,28 @@ pub unsafe fn select_ordered_tile<
     // from shared memory: kept in registers, they would be live across the look-back.)
     let (before, warp_kept, aggregate) = counts::<WARPS>(totals, warp);
     let tile_first = read_volatile(first_slot);
+    if partition {
+        // The warp's rejected items, from slot `n − 1 − (rejected before the warp)` down, while
+        // its kept ones are compacted (the start is 0: `tile_first` items were kept before the
+        // tile).
+        let rejected_before = (share as u64).wrapping_sub(tile_first).wrapping_sub(before as u64);
+        let top = out.wrapping_add((n as u64).wrapping_sub(1).wrapping_sub(rejected_before) as usize);
+        compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
+    }
     let first = tile_first.wrapping_add(before as u64);
-    let end = warp_kept.min(super::room_after(first, capacity));
+    if runs {
+        // Each kept item's index beside it, at the same slot of `offsets` (below the capacity).
+        let room = super::room_after(first, capacity) as usize;
+        let at = offsets.wrapping_add(first as usize);
+        let kept = |r: usize, i: usize| {
+            if r < room {
+                *at.wrapping_add(r) = (share + i) as u64;
+            }
+        };
+        compact_share::<T, CHUNKS, false, true>(region, keep, limit, |_, _| {}, kept);
+    }
+    // (The bounds of non-trivial runs write their indices only.)
+    let end = if const { MODE == mode::BOUNDS } { 0 } else { warp_kept.min(super::room_after(first, capacity)) };
     // `dst` is only dereferenced below the capacity (`end` is 0 when `first` is past it).
     let dst = out.wrapping_add(first as usize);
     let stage = region as *const T;
@@ -280,9 +334,18 @@ fn passing<T: SelectValue>(chunk: [u32; 4], t: T::Test) -> u32 {
 /// Moves the warp's kept items (bit `k·v + j` of `keep` on each lane: item `j` of its chunk `k`)
 /// to the front of its share `region`, in order. Chunk row `k` (chunk `k` of every lane) holds
 /// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
-/// the warp has read already: each row is read, the warp synchronised, then written.
+/// the warp has read already: each row is read, the warp synchronised, then written. With
+/// `REJECT`, each item of the share's first `limit` that is not kept is handed to `reject` with
+/// its rank among those (how many rejected items come before it in the share); with `KEPT`, each
+/// kept item's rank and index in the share to `kept`.
 #[inline(always)]
-unsafe fn compact_share<T: SelectValue, const CHUNKS: usize>(region: *mut [u32; 4], keep: u128) {
+unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool, const KEPT: bool>(
+    region: *mut [u32; 4],
+    keep: u128,
+    limit: usize,
+    reject: impl Fn(usize, T),
+    kept: impl Fn(usize, usize),
+) {
     let v = 16 / core::mem::size_of::<T>();
     let lane = lane_id() as usize;
     // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
@@ -306,9 +369,26 @@ unsafe fn compact_share<T: SelectValue, const CHUNKS: usize>(region: *mut [u32; 
             sync_warp();
             let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
             for j in 0..v {
+                // (Partitions and run offsets read the chunk by shifts: their longer loop is not
+                // unrolled for 1-byte items, and indexing would put the chunk on the stack.)
+                let x = |j: usize| {
+                    if REJECT || KEPT {
+                        chunk_item::<T>(chunk, j)
+                    } else {
+                        (chunk.as_ptr() as *const T).add(j).read()
+                    }
+                };
                 if (mine >> j) & 1 != 0 {
-                    T::store_staged(stage.add(r as usize), (chunk.as_ptr() as *const T).add(j).read());
+                    T::store_staged(stage.add(r as usize), x(j));
+                    if KEPT {
+                        kept(r as usize, (WARP_SIZE as usize * k + lane) * v + j);
+                    }
                     r += 1;
+                } else if REJECT {
+                    let i = (WARP_SIZE as usize * k + lane) * v + j;
+                    if i < limit {
+                        reject(i - r as usize, x(j));
+                    }
                 }
             }
             run += bits(rows, q);

@@ -1,0 +1,257 @@
+//! The launches of the order-preserving tile's other modes (`warpwork_abi::select::mode`):
+//! stable partition ([`crate::partition`]), unique ([`crate::unique`]), and the first passes of
+//! the run-length encoding and the non-trivial runs ([`crate::run_length`]). They share the
+//! ordered select's state ([`super::state_len`] with [`Variant::Ordered`]; the runs add their
+//! offsets or bounds after it), its preparing kernel and its tile shapes; only the kernel lists
+//! and parameter lists differ.
+
+use super::plan::{grid_blocks, Body, OrderedState, Shape};
+use super::{predicate_suffix, state_len, Keep, Scalar, Variant};
+use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
+use bytemuck::Pod;
+use cudarc::driver::{sys, LaunchConfig};
+use warpwork_abi::kernels::{
+    ORDERED_TILE_NAMES, PARTITION_KERNELS, RUN_BOUNDS_KERNELS, RUN_LENGTH_KERNELS, SELECT_ITEM_TYPES, UNIQUE_KERNELS,
+};
+use warpwork_abi::select as abi;
+
+/// Which mode of the order-preserving tile a launch runs.
+#[derive(Clone, Copy)]
+pub(crate) enum Mode<'a, T: Pod> {
+    /// Stable partition by `Keep`: kept items first in input order, the rest after them in
+    /// reverse input order.
+    Partition(Keep<'a, T>),
+    /// Drops each item equal (bytes) to the one before it.
+    Unique,
+    /// Unique, also writing each kept item's index at its slot of the offsets that follow the
+    /// ordered state (`capacity` `u64`s): run-length encoding's first pass.
+    Runs,
+}
+
+/// `u64` elements of the state of a launch over `n` items of `T` into an output of `capacity`:
+/// the ordered select's, then for [`Mode::Runs`] (`runs`) the `capacity` run offsets.
+pub(crate) fn family_state_len<T>(runs: bool, n: usize, capacity: usize) -> usize {
+    state_len::<T>(Variant::Ordered, n) + if runs { capacity } else { 0 }
+}
+
+/// The kernel, block and tile of an order-preserving launch over `n` items of `size` bytes from
+/// `list` (tiles of one type together, types in the order of `types`), for type `suffix`.
+fn shape(list: &'static [&'static str], types: &[&str], suffix: &str, size: usize, n: u64) -> Shape {
+    let ty = types.iter().position(|&t| t == suffix).expect("every item type has its kernels");
+    let class = abi::ordered_tile_class(size, n);
+    Shape {
+        kernel: list[ORDERED_TILE_NAMES.len() * ty + class],
+        threads: 32 * abi::ordered_tile(size, class).0,
+        tile: abi::ordered_tile_items(size, n),
+    }
+}
+
+impl Gpu {
+    /// Launches a partition, a unique or the run-length encoding's first pass (`mode`) of
+    /// `items` into `out`, with its count in `state[0]`: the preparing kernel, then the tile
+    /// kernel as its programmatic dependent. Every check comes before the first launch.
+    /// `forced_fallback` forces the look-back's fallback (tests).
+    pub(crate) fn launch_family<T: Pod>(
+        &self,
+        items: &impl DeviceRead<T>,
+        mode: Mode<'_, T>,
+        out: &mut impl DeviceWrite<T>,
+        state: &mut impl DeviceWrite<u64>,
+        forced_fallback: bool,
+    ) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        let what = match mode {
+            Mode::Partition(_) => "partition",
+            Mode::Unique => "unique",
+            Mode::Runs => "run-length encoding",
+        };
+        let runs = matches!(mode, Mode::Runs);
+        ensure_input!(size > 0, "{what} items of zero bytes");
+        let (n, capacity) = (items.len() as u64, out.len() as u64);
+        let ordered_len = state_len::<T>(Variant::Ordered, items.len());
+        let needed = family_state_len::<T>(runs, items.len(), out.len());
+        crate::error::ensure_len("select state (u64 elements)", state.len(), needed as u64)?;
+        let (flags, predicate) = match mode {
+            Mode::Partition(Keep::Flagged(flags)) => {
+                ensure_input!(flags.len() == items.len(), "{n} items but {} flags", flags.len());
+                (Some(flags), None)
+            }
+            Mode::Partition(Keep::If(p)) => {
+                let suffix = predicate_suffix::<T>().ok_or_else(|| {
+                    Error::InvalidInput(format!(
+                        "a value test on {}: predicates are for u8, i8, u16, i16, u32, i32, u64, i64, f32 and f64 \
+                         (partition other items by flag)",
+                        std::any::type_name::<T>()
+                    ))
+                })?;
+                (None, Some((suffix, p.abi())))
+            }
+            Mode::Unique | Mode::Runs => (None, None),
+        };
+        if let Mode::Partition(_) = mode {
+            // Every item is written: the kept ones from the front, the others from the back.
+            crate::error::ensure_len("partition output", out.len(), n)?;
+        }
+        let mut l = self.kernel_args();
+        let items_addr = l.bind(items)?;
+        let out_addr = l.bind_mut(out)?;
+        let counter = l.bind_mut(state)?;
+        let flags_addr = match flags {
+            Some(f) => l.bind(f)?,
+            None => items_addr,
+        };
+        let body = Body::choose(size, predicate.map(|(suffix, _)| suffix), items_addr, out_addr)?;
+        let typed = match body {
+            Body::Typed { suffix, .. } => Some(suffix),
+            Body::Bytes16 => None,
+            Body::Bytes { .. } => {
+                // The generic path (any size, any alignment) has no partition or unique kernels.
+                if matches!(size, 1 | 2 | 4 | 8 | 16) {
+                    let align = if size == 16 { 4 } else { size as u64 };
+                    crate::error::ensure_aligned("items", items_addr, align)?;
+                    crate::error::ensure_aligned("output", out_addr, align)?;
+                }
+                return Err(Error::InvalidInput(format!(
+                    "{what} items of {size} bytes: {what} takes items of 1, 2, 4, 8 or 16 bytes"
+                )));
+            }
+        };
+        let shape = match (mode, typed) {
+            (Mode::Partition(_), Some(suffix)) => shape(&PARTITION_KERNELS, &SELECT_ITEM_TYPES, suffix, size, n),
+            (Mode::Partition(_), None) => shape(&PARTITION_KERNELS, &SELECT_ITEM_TYPES, "bytes16", 16, n),
+            (Mode::Unique | Mode::Runs, _) => {
+                let suffix = ["u8", "u16", "u32", "u64", "bytes16"][size.trailing_zeros() as usize];
+                let list = if runs { &RUN_LENGTH_KERNELS } else { &UNIQUE_KERNELS };
+                shape(list, &warpwork_abi::kernels::UNIQUE_ITEM_TYPES, suffix, size, n)
+            }
+        };
+        let blocks = grid_blocks(n, shape.tile)?;
+        let f = self.function(shape.kernel)?;
+        if n == 0 {
+            // SAFETY: the count (and the start), inside `state`.
+            unsafe { sys::cuMemsetD32Async(counter, 0, 4, self.cu_stream()).result()? };
+            return Ok(());
+        }
+        self.prepare_ordered(counter, OrderedState { tiles: blocks as u64 }, false)?;
+        let (op, a, b) = match predicate {
+            Some((_, (op, a, b))) => (op, Scalar(a), Scalar(b)),
+            None => (abi::op::FLAGGED, Scalar(T::zeroed()), Scalar(T::zeroed())),
+        };
+        l.addr(items_addr);
+        match (mode, typed) {
+            (Mode::Partition(_), Some(_)) => l.addr(flags_addr).value(&n).value(&op).value(&a).value(&b),
+            (Mode::Partition(_), None) => l.addr(flags_addr).value(&n),
+            (Mode::Unique | Mode::Runs, _) => l.value(&n),
+        };
+        let forced = forced_fallback as u32;
+        let states_at = OrderedState::states_offset(counter);
+        l.addr(out_addr).value(&capacity).addr(counter).addr(counter + 8).addr(counter + states_at).value(&forced);
+        if runs {
+            l.addr(counter + 8 * ordered_len as u64);
+        }
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: the arguments are those of `partition_{tile}_{type}` (the ordered select's:
+        // items, flags, n, op, a, b or none for 16-byte items, out, capacity, counter, start,
+        // states, forced_fallback), `unique_{tile}_{type}` (items, n, out, capacity, counter,
+        // start, states, forced_fallback) or `run_length_{tile}_{type}` (unique's, then the
+        // `capacity` offsets after the ordered state, inside `state` as checked above) in
+        // kernels/src/kernels/select.rs, for the tile class
+        // `shape` chose, and the addresses meet the body's alignment (`Body::choose`); `items`
+        // and `flags` hold `n` elements, `out` holds `capacity` (at least `n` for a partition; a
+        // distinct buffer: borrowed mutably); one block per tile; the start and the tile states
+        // of `blocks` tiles lie inside `state`, prepared just above on the stream by the kernel
+        // this one is the programmatic dependent of.
+        unsafe { l.launch_dependent(f, cfg) }
+    }
+}
+
+/// `u64` elements of the state of the non-trivial runs over `n` items of `T` into outputs of
+/// `capacity` runs: the ordered select's, then `2 · capacity` run bounds, then their count.
+pub(crate) fn bounds_state_len<T>(n: usize, capacity: usize) -> usize {
+    state_len::<T>(Variant::Ordered, n) + 2 * capacity + 1
+}
+
+impl Gpu {
+    /// The non-trivial runs' first pass over `items` (`run_bounds_{tile}_{type}`): the first and
+    /// the last index of every run longer than one item, alternately, after the ordered state in
+    /// `state` (room for `2 · capacity`), and their count in the state's last element (state
+    /// element 0 is left to the second pass). Every check comes before the first launch.
+    pub(crate) fn launch_bounds<T: Pod>(
+        &self,
+        items: &impl DeviceRead<T>,
+        capacity: usize,
+        state: &mut impl DeviceWrite<u64>,
+        forced_fallback: bool,
+    ) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        ensure_input!(size > 0, "non-trivial runs of items of zero bytes");
+        let n = items.len() as u64;
+        let ordered_len = state_len::<T>(Variant::Ordered, items.len()) as u64;
+        let needed = bounds_state_len::<T>(items.len(), capacity);
+        crate::error::ensure_len("select state (u64 elements)", state.len(), needed as u64)?;
+        let mut l = self.kernel_args();
+        let items_addr = l.bind(items)?;
+        let base = l.bind_mut(state)?;
+        let suffix = match Body::choose(size, None, items_addr, items_addr)? {
+            Body::Typed { suffix, .. } => suffix,
+            Body::Bytes16 => "bytes16",
+            Body::Bytes { .. } => {
+                if matches!(size, 1 | 2 | 4 | 8 | 16) {
+                    crate::error::ensure_aligned("items", items_addr, if size == 16 { 4 } else { size as u64 })?;
+                }
+                return Err(Error::InvalidInput(format!(
+                    "non-trivial runs of items of {size} bytes: they take items of 1, 2, 4, 8 or 16 bytes"
+                )));
+            }
+        };
+        let shape = shape(&RUN_BOUNDS_KERNELS, &warpwork_abi::kernels::UNIQUE_ITEM_TYPES, suffix, size, n);
+        let blocks = grid_blocks(n, shape.tile)?;
+        let f = self.function(shape.kernel)?;
+        let (bounds, bound_count) = (base + 8 * ordered_len, base + 8 * (needed as u64 - 1));
+        if n == 0 {
+            // SAFETY: the bound count, inside `state`.
+            unsafe { sys::cuMemsetD32Async(bound_count, 0, 2, self.cu_stream()).result()? };
+            return Ok(());
+        }
+        self.prepare_ordered(base, OrderedState { tiles: blocks as u64 }, false)?;
+        let (forced, room) = (forced_fallback as u32, 2 * capacity as u64);
+        let states_at = OrderedState::states_offset(base);
+        l.addr(items_addr).value(&n).value(&room).addr(bound_count).addr(base + 8).addr(base + states_at);
+        l.value(&forced).addr(bounds);
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `run_bounds_{tile}_{type}(items, n, capacity, counter, start, states,
+        // forced_fallback, offsets)` for this size and tile class, items aligned as the body
+        // needs; the counter (the state's last element), the start, the tile states of `blocks`
+        // tiles (prepared just above by the kernel this one depends on) and the `2 · capacity`
+        // bounds lie inside `state`, whose length was checked; `items` holds `n` items.
+        unsafe { l.launch_dependent(f, cfg) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_kernels_and_states_follow_the_ordered_select() {
+        let big = 1u64 << 30;
+        assert_eq!(shape(&PARTITION_KERNELS, &SELECT_ITEM_TYPES, "f64", 8, big).kernel, "partition_large_f64");
+        assert_eq!(
+            shape(&PARTITION_KERNELS, &SELECT_ITEM_TYPES, "bytes16", 16, 1000).kernel,
+            "partition_small_bytes16"
+        );
+        let unique = &warpwork_abi::kernels::UNIQUE_ITEM_TYPES;
+        assert_eq!(shape(&UNIQUE_KERNELS, unique, "u8", 1, 1 << 24).kernel, "unique_medium_u8");
+        assert_eq!(shape(&RUN_LENGTH_KERNELS, unique, "u64", 8, big).kernel, "run_length_large_u64");
+        assert_eq!(shape(&RUN_BOUNDS_KERNELS, unique, "bytes16", 16, big).kernel, "run_bounds_large_bytes16");
+        // The ordered select's shapes, tile for tile.
+        let s = shape(&UNIQUE_KERNELS, unique, "u32", 4, big);
+        assert_eq!((s.threads, s.tile), (128, abi::ordered_tile_items(4, big)));
+        for n in [0usize, 1, 5000, 1 << 20] {
+            let ordered = state_len::<u32>(Variant::Ordered, n);
+            assert_eq!(family_state_len::<u32>(false, n, n), ordered);
+            assert_eq!(family_state_len::<u32>(true, n, 7), ordered + 7);
+            assert_eq!(bounds_state_len::<u32>(n, 7), ordered + 15);
+        }
+    }
+}
