@@ -153,6 +153,39 @@ mod tests {
             .collect()
     }
 
+    /// The rule modules assemble, without stack or spills, for sm_70 and sm_90: with the ptxas
+    /// that `WARPWORK_PTXAS` names (CI sets it), else the test says so and passes.
+    #[test]
+    fn rule_modules_assemble_without_stack_or_spills() {
+        let Some(ptxas) = std::env::var_os("WARPWORK_PTXAS") else {
+            println!("WARPWORK_PTXAS is not set: the rule modules are not assembled");
+            return;
+        };
+        let file = std::env::temp_dir().join(format!("warpwork-life-rule-{}.ptx", std::process::id()));
+        for rule in ["B36/S23", "B3678/S34678", "B2/S", "B0/S8", "B3/S012345678"] {
+            let rule: crate::Rule = rule.parse().unwrap();
+            std::fs::write(&file, rule_ptx(rule.packed()).unwrap()).unwrap();
+            for arch in ["sm_70", "sm_90"] {
+                let out = std::process::Command::new(&ptxas)
+                    .args([&format!("-arch={arch}"), "-v", "-o", "/dev/null"])
+                    .arg(&file)
+                    .output()
+                    .unwrap();
+                let log = String::from_utf8_lossy(&out.stderr);
+                assert!(out.status.success(), "{rule} {arch}: {log}");
+                let frames: Vec<_> = log.lines().filter(|l| l.contains("bytes stack frame")).collect();
+                assert!(!frames.is_empty(), "{rule} {arch}: {log}");
+                for l in frames {
+                    assert!(
+                        l.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+                        "{rule} {arch}: {l}"
+                    );
+                }
+            }
+        }
+        std::fs::remove_file(&file).unwrap();
+    }
+
     #[test]
     fn a_module_with_a_marker_missing_or_moved_is_refused() {
         let first = PTX.find(LUT_MARKER).unwrap();
