@@ -72,6 +72,13 @@ fn two_values(rule: u32, alive: u32, group: u32) -> Option<(u32, [u8; 2])> {
 /// of the module docs: `lop3.b32 d, a, b, c, lut` computes bit `4a + 2b + c` of `lut`. The
 /// first `Q` (as a bit mask of the values of `u`, from 0 up) that works is taken, so the tables
 /// are a pure function of the rule.
+///
+/// ```
+/// use warpwork_life::abi::{pack_rule, rule_luts, B3_S23, LUT_PLACEHOLDERS};
+/// assert_eq!(rule_luts(B3_S23), LUT_PLACEHOLDERS);
+/// let high_life = pack_rule(1 << 3 | 1 << 6, 1 << 2 | 1 << 3); // B36/S23
+/// assert_ne!(rule_luts(high_life), LUT_PLACEHOLDERS);
+/// ```
 pub fn rule_luts(rule: u32) -> [u8; LUT_TABLES] {
     for q in 0..32u32 {
         let mut p = 0;
@@ -107,6 +114,11 @@ pub fn rule_luts(rule: u32) -> [u8; LUT_TABLES] {
 }
 
 /// `lop3.b32`'s function: bit `4a + 2b + c` of `lut`, for each bit position of `a`, `b`, `c`.
+///
+/// ```
+/// use warpwork_life::abi::lop3;
+/// assert_eq!(lop3(0b1100, 0b1010, 0b0110, 0x96), 0b1100 ^ 0b1010 ^ 0b0110); // 0x96: a ^ b ^ c
+/// ```
 #[inline(always)]
 pub fn lop3(a: u32, b: u32, c: u32, lut: u8) -> u32 {
     let mut d = 0;
@@ -122,6 +134,16 @@ pub fn lop3(a: u32, b: u32, c: u32, lut: u8) -> u32 {
 /// The rule step as the circuit: `g(k, a, b, c)` is the rule's `lop3` number `k` (table `k` of
 /// [`rule_luts`]); the multiplexer on `alive` is fixed. Arguments as [`super::rule_sliced`]. The
 /// kernels pass inline PTX for `g`, the CPU tests [`lop3`] with the computed tables.
+///
+/// ```
+/// use warpwork_life::abi::{lop3, row_sum, rule_lut_step, rule_luts, B3_S23};
+/// // A blinker's middle row (cells 0, 1, 2) between empty rows: the centre has 2 neighbours and
+/// // survives, the ends have 1 and die.
+/// let row = 0b111u32;
+/// let luts = rule_luts(B3_S23);
+/// let mid = row_sum(row << 1, row, row >> 1);
+/// assert_eq!(rule_lut_step(row, (0, 0), mid, (0, 0), |k, a, b, c| lop3(a, b, c, luts[k])), 0b010);
+/// ```
 #[inline(always)]
 pub fn rule_lut_step(
     alive: u32,
