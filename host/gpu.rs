@@ -406,6 +406,30 @@ impl Gpu {
         self.loaded.own_kernels(code, names)
     }
 
+    /// The kernels `names` of PTX made at run time (a shipped module with constants written
+    /// into its text, for example), loaded into this handle's context the first time any handle
+    /// on it passes this exact text, and shared from then on (the context keeps one module per
+    /// distinct text until it is dropped). The driver compiles the PTX when it loads: keep such
+    /// modules small. `name` is for error messages.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// const TEMPLATE: &str = ".version 6.0\n.target sm_70\n.address_size 64\n\
+    ///     .visible .entry fill(.param .u64 p)\n{\n.reg .b64 %rd<2>;\n.reg .b32 %r<1>;\n\
+    ///     ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd1, %rd1;\nmov.u32 %r0, VALUE;\n\
+    ///     st.global.u32 [%rd1], %r0;\nret;\n}\n";
+    /// # let gpu = warpwork::Gpu::new(0)?;
+    /// let seven = gpu.ptx_kernels("fill", &TEMPLATE.replace("VALUE", "7"), &["fill"])?;
+    /// let again = gpu.ptx_kernels("fill", &TEMPLATE.replace("VALUE", "7"), &["fill"])?; // loaded once
+    /// let fill = seven.get("fill")?;
+    /// # let _ = (again, fill);
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn ptx_kernels(&self, name: &'static str, ptx: &str, names: &[&'static str]) -> Result<Kernels> {
+        self.context().bind_to_thread()?;
+        self.loaded.ptx_kernels(name, ptx, names)
+    }
+
     /// The modules loaded into this handle's context so far: each family's, what it was loaded
     /// from (cubin or PTX, and why) and how long loading took.
     ///

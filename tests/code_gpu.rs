@@ -98,6 +98,24 @@ fn cubins_ptx_and_first_use_in_a_capture() {
     // SAFETY: `write_seven(out)` writes one u32 at `out`, which holds one.
     unsafe { l.launch(&f, warpwork::cudarc::driver::LaunchConfig::for_num_elems(1)).unwrap() };
     assert_eq!(gpu.download(&out).unwrap(), [7]);
+
+    // PTX made at run time: the same text is loaded once per context, another text is another
+    // module, and each runs its own constant.
+    let made = |value: u32| OWN.ptx[0].1.replace("mov.u32 %r1, 7;", &format!("mov.u32 %r1, {value};"));
+    for value in [11u32, 12, 11] {
+        let kernels = other.ptx_kernels("made", &made(value), &["write_seven"]).unwrap();
+        assert!(kernels.get("write_eight").is_err());
+        let f = kernels.get("write_seven").unwrap().clone();
+        let mut l = gpu.kernel_args();
+        l.write(&mut out);
+        // SAFETY: as above.
+        unsafe { l.launch(&f, warpwork::cudarc::driver::LaunchConfig::for_num_elems(1)).unwrap() };
+        assert_eq!(gpu.download(&out).unwrap(), [value]);
+    }
+    let first = gpu.ptx_kernels("made", &made(11), &["write_seven"]).unwrap();
+    let again = other.ptx_kernels("made", &made(11), &["write_seven"]).unwrap();
+    assert_eq!(first.get("write_seven").unwrap().cu_function(), again.get("write_seven").unwrap().cu_function());
+    assert!(gpu.ptx_kernels("made", "not PTX", &["write_seven"]).is_err());
 }
 
 /// A module of "your own": one kernel that writes 7.

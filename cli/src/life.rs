@@ -136,7 +136,7 @@ pub fn run(args: LifeArgs) -> Result<()> {
 fn run_gpu(gpu: &Gpu, kernel: Kernel, rule: Rule, generations: u64, start: &BitGrid) -> Result<(BitGrid, f64, String)> {
     let cells = start.width() as f64 * start.height() as f64;
     let mut life = Life::new(gpu, kernel, start)?;
-    life.set_rule(rule);
+    life.set_rule(rule)?;
     gpu.synchronize()?;
     let secs = in_chunks(generations, cells, 16, |n| {
         life.step(n)?;

@@ -68,6 +68,8 @@ pub(crate) struct Loaded {
     /// Modules of users' crates ([`super::own::DeviceCode`]) loaded so far, by the address of
     /// their `DeviceCode`.
     pub(super) own: Mutex<Vec<(usize, Arc<CudaModule>)>>,
+    /// Modules of PTX made at run time ([`super::Gpu::ptx_kernels`]), by their text.
+    pub(super) made: Mutex<Vec<(String, Arc<CudaModule>)>>,
     pub(crate) hold: Mutex<Option<crate::timing::HoldFlag>>,
 }
 
@@ -114,6 +116,7 @@ impl Loaded {
             modules: Default::default(),
             loading: Mutex::new(()),
             own: Mutex::new(Vec::new()),
+            made: Mutex::new(Vec::new()),
             hold: Mutex::new(None),
         })
     }

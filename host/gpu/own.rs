@@ -91,7 +91,8 @@ pub(super) fn ptx_entries(ptx: &str) -> BTreeSet<&str> {
 /// from [`crate::Gpu::kernels`]. Holds the module, so it stays loaded while the kernels are used.
 #[derive(Clone)]
 pub struct Kernels {
-    code: &'static DeviceCode,
+    /// The code's name, for error messages.
+    name: &'static str,
     _module: Arc<CudaModule>,
     functions: Vec<(&'static str, CudaFunction)>,
 }
@@ -99,7 +100,7 @@ pub struct Kernels {
 impl std::fmt::Debug for Kernels {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<_> = self.functions.iter().map(|(n, _)| *n).collect();
-        write!(f, "Kernels({}: {names:?})", self.code.name)
+        write!(f, "Kernels({}: {names:?})", self.name)
     }
 }
 
@@ -119,16 +120,36 @@ impl Kernels {
         self.functions
             .iter()
             .find_map(|(n, f)| (*n == name).then_some(f))
-            .ok_or_else(|| Error::InvalidInput(format!("{}: no kernel named {name:?} was looked up", self.code.name)))
+            .ok_or_else(|| Error::InvalidInput(format!("{}: no kernel named {name:?} was looked up", self.name)))
     }
 }
 
 impl Loaded {
     /// `code` in this context, loaded on first use and shared after, with `names` looked up.
     pub(super) fn own_kernels(&self, code: &'static DeviceCode, names: &[&'static str]) -> Result<Kernels> {
-        let module = self.own_module(code)?;
+        Self::look_up(code.name, self.own_module(code)?, names)
+    }
+
+    fn look_up(name: &'static str, module: Arc<CudaModule>, names: &[&'static str]) -> Result<Kernels> {
         let functions = names.iter().map(|&n| Ok((n, module.load_function(n)?))).collect::<Result<_>>()?;
-        Ok(Kernels { code, _module: module, functions })
+        Ok(Kernels { name, _module: module, functions })
+    }
+
+    /// PTX text made at run time in this context, loaded the first time this text is passed and
+    /// shared after, with `names` looked up.
+    pub(super) fn ptx_kernels(&self, name: &'static str, ptx: &str, names: &[&'static str]) -> Result<Kernels> {
+        let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        let module = match made.iter().find(|(text, _)| text == ptx) {
+            Some((_, m)) => m.clone(),
+            None => {
+                let _relaxed = RelaxedCapture::new();
+                let m = self.context().load_module(Ptx::from_src(ptx))?;
+                made.push((ptx.to_owned(), m.clone()));
+                m
+            }
+        };
+        drop(made);
+        Self::look_up(name, module, names)
     }
 
     /// `code` in this context, loaded on first use and shared after.

@@ -106,7 +106,7 @@ fn rules_table(gpu: &Gpu, args: &BenchArgs, reps: usize, report: &mut Report) ->
         let mut base = None;
         for (rule, name) in &rules {
             let mut life = Life::new(gpu, kernel, &start)?;
-            life.set_rule(*rule);
+            life.set_rule(*rule)?;
             let t = args.time_of(gpu, 1, reps, || life.step(GENS))?;
             let per_sec = cells as f64 * GENS as f64 / (t.median * 1e-3);
             let base_rate = *base.get_or_insert(per_sec);

@@ -9,10 +9,14 @@ use warpwork::{Gpu, Kernels};
 
 /// A Life board on the GPU, advanced by one chosen [`Kernel`]. It borrows the [`Gpu`] handle
 /// (its launches go to that handle's stream) and holds the Life kernels, looked up when the board
-/// is made from the module the context's first board loaded ([`Gpu::kernels`]).
+/// is made from the module the context's first board loaded ([`Gpu::kernels`]), and for a bit
+/// kernel on a rule other than B3/S23 the bit kernels with that rule in their `lop3` tables
+/// (loaded once per context and rule, [`Gpu::ptx_kernels`]).
 pub struct Life<'g> {
     gpu: &'g Gpu,
     kernels: Kernels,
+    /// The bit kernels with the rule's tables, for a bit layout and a rule other than B3/S23.
+    rule_kernels: Option<Kernels>,
     kernel: Kernel,
     width: usize,
     height: usize,
@@ -56,6 +60,7 @@ impl<'g> Life<'g> {
         Ok(Life {
             gpu,
             kernels,
+            rule_kernels: None,
             kernel,
             width,
             height,
@@ -119,21 +124,31 @@ impl<'g> Life<'g> {
         Self::new(gpu, kernel, &crate::pattern::centred(pattern, width, height)?)
     }
 
-    /// The rule the next steps run (B3/S23 unless set). Every kernel runs any [`Rule`]; the bit
-    /// kernels have a specialised form for B3/S23 and evaluate other rules from their birth and
-    /// survival masks (see `docs/life.md` for what that costs). B0 rules run exactly on the torus.
+    /// The rule the next steps run (B3/S23 unless set). Every kernel runs any [`Rule`]: the cell
+    /// kernels take it as a parameter; the bit kernels run B3/S23 in a specialised form and any
+    /// other rule with its truth tables written into their code, a module of its own that this
+    /// call loads the first time the context sees the rule (the driver compiles it: a fraction
+    /// of a second; see `docs/life.md`). B0 rules run exactly on the torus.
     ///
     /// ```no_run
     /// use warpwork::Gpu;
     /// use warpwork_life::{BitGrid, Kernel, Life, Rule};
     /// let gpu = Gpu::new(0)?;
     /// let mut life = Life::new(&gpu, Kernel::FASTEST, &BitGrid::new(64, 64)?)?;
-    /// life.set_rule("B2/S".parse()?); // Seeds
+    /// life.set_rule("B2/S".parse()?)?; // Seeds
     /// assert_eq!(life.rule().to_string(), "B2/S");
     /// # Ok::<(), warpwork::Error>(())
     /// ```
-    pub fn set_rule(&mut self, rule: Rule) {
+    pub fn set_rule(&mut self, rule: Rule) -> Result<()> {
+        let bits = matches!(self.kernel.layout(), Layout::Bits32 | Layout::Bits64);
+        self.rule_kernels = if bits && rule != Rule::CONWAY {
+            let ptx = crate::module::rule_ptx(rule.packed())?;
+            Some(self.gpu.ptx_kernels("warpwork-life bit kernels", &ptx, &crate::module::RULE_KERNELS)?)
+        } else {
+            None
+        };
         self.rule = rule;
+        Ok(())
     }
 
     /// The rule the board runs.
@@ -244,7 +259,7 @@ impl<'g> Life<'g> {
         let chunks = (self.width / 64).div_ceil(BIT64_OUT_LANES as usize).max(1);
         let occupancy = |f: &CudaFunction| f.occupancy_max_active_blocks_per_multiprocessor(128, 0, None).ok();
         let blocks_per_sm =
-            self.kernels.get(self.bit64_name(gens)).ok().and_then(occupancy).unwrap_or(2).max(1) as usize;
+            self.bit_kernel(self.bit64_name(gens)).ok().and_then(occupancy).unwrap_or(2).max(1) as usize;
         let resident_warps = blocks_per_sm * 4 * self.gpu.info().sm_count as usize;
         let strips_per_wave = (resident_warps / chunks).max(1);
         let target = 16 * gens as usize;
@@ -297,13 +312,13 @@ impl<'g> Life<'g> {
             Kernel::Tiled => (kernels::TILED, (w, h)),
             Kernel::Byte => (kernels::BYTE, (w, h)),
             Kernel::Ballot => (kernels::BALLOT, (w, h)),
-            Kernel::Bit32 => (self.bit_name(kernels::BIT32), (w / 32, h)),
+            Kernel::Bit32 => (kernels::BIT32, (w / 32, h)),
             _ => (self.bit64_name(gens), (w / 64, h)),
         };
-        let f = self.kernels.get(name)?;
+        // The cell kernels take the rule; the bit kernels have it in their code.
+        let takes_rule = matches!(self.kernel.layout(), Layout::U32 | Layout::U8);
+        let f = if takes_rule { self.kernels.get(name)? } else { self.bit_kernel(name)? }.clone();
         let rule = self.rule.packed();
-        // The bit kernels' B3/S23 twins take no rule.
-        let takes_rule = !kernels::B3S23_TWINS.contains(&name);
         let mut l = self.gpu.kernel_args();
         let cur = self.cur;
         macro_rules! pair {
@@ -323,25 +338,23 @@ impl<'g> Life<'g> {
                 if takes_rule {
                     l.value(&rule);
                 }
-                // SAFETY: `life_*(src, dst, width|words_per_row, height[, rule])` over boards of
-                // that size (the rule for all but `life_bit32_b3s23`); any rule value is valid.
-                unsafe { l.launch(f, cfg)? };
+                // SAFETY: `life_*(src, dst, width, height, rule)` (cell kernels) or
+                // `life_bit32*(src, dst, words_per_row, height)` over boards of that size; any
+                // rule value is valid.
+                unsafe { l.launch(&f, cfg)? };
             }
             Boards::U8(bufs) => {
                 let (src, dst) = pair!(bufs);
                 l.read(src).write(dst).value(&args.0).value(&args.1).value(&rule);
                 // SAFETY: as above, one byte per cell.
-                unsafe { l.launch(f, cfg)? };
+                unsafe { l.launch(&f, cfg)? };
             }
             Boards::Bits64(bufs) => {
                 let (src, dst) = pair!(bufs);
                 l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows);
-                if takes_rule {
-                    l.value(&rule);
-                }
-                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows[, rule])`
-                // (no rule for the `_b3s23` twins), strip_rows ≥ 1; any rule value is valid.
-                unsafe { l.launch(f, cfg)? };
+                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows)` over
+                // boards of that size, strip_rows ≥ 1.
+                unsafe { l.launch(&f, cfg)? };
             }
         }
         Ok(())
@@ -377,24 +390,25 @@ impl<'g> Life<'g> {
         Ok(())
     }
 
-    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch, for the rule.
+    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
     fn bit64_name(&self, gens: u32) -> &'static str {
-        self.bit_name(match gens {
+        match gens {
             1 => kernels::BIT64_T1,
             2 => kernels::BIT64_T2,
             4 => kernels::BIT64_T4,
             8 if self.kernel == Kernel::Bit64T8Flat => kernels::BIT64_T8_FLAT,
             8 => kernels::BIT64_T8,
             _ => kernels::BIT64_T12,
-        })
+        }
     }
 
-    /// Bit kernel `any` (which runs any rule), or its B3/S23 twin when the rule is B3/S23: the
-    /// twin has B3/S23's specialised form and the registers (and occupancy) it had alone.
-    fn bit_name(&self, any: &'static str) -> &'static str {
-        match kernels::b3s23_twin(any) {
-            Some(twin) if self.rule == Rule::CONWAY => twin,
-            _ => any,
+    /// Bit kernel `name` for the rule: with the rule's tables ([`Life::set_rule`]), or for
+    /// B3/S23 its twin in the specialised form, which takes two logic instructions per word
+    /// fewer than the tables (see `docs/life.md`).
+    fn bit_kernel(&self, name: &'static str) -> Result<&CudaFunction> {
+        match &self.rule_kernels {
+            Some(k) => k.get(name),
+            None => self.kernels.get(kernels::b3s23_twin(name).unwrap_or(name)),
         }
     }
 

@@ -56,7 +56,7 @@ fn check(kernel: Kernel) {
             for (i, density) in [0.0, 0.2, 0.5].into_iter().enumerate() {
                 let start = BitGrid::random(w, h, density, (r * 100 + w + h + i) as u64).unwrap();
                 let mut life = Life::new(&gpu, kernel, &start).unwrap();
-                life.set_rule(rule);
+                life.set_rule(rule).unwrap();
                 let mut want = to_cpu(&start);
                 // Uneven chunks: temporally blocked kernels finish each with shorter launches.
                 for chunk in [1, gens / 2, gens - gens / 2 - 1] {
@@ -116,12 +116,12 @@ fn b0_fills_an_empty_torus_on_every_kernel() {
         for (w, h) in sizes(kernel) {
             let cells = (w * h) as u64;
             let mut life = Life::empty(&gpu, kernel, w, h).unwrap();
-            life.set_rule("B0/S8".parse().unwrap());
+            life.set_rule("B0/S8".parse().unwrap()).unwrap();
             for g in 1..=3 {
                 life.step(1).unwrap();
                 assert_eq!(life.population().unwrap(), cells, "{kernel} B0/S8 {w}x{h} generation {g}");
             }
-            life.set_rule("B0/S".parse().unwrap());
+            life.set_rule("B0/S".parse().unwrap()).unwrap();
             for g in 4..=7u64 {
                 life.step(1).unwrap();
                 let want = if g % 2 == 0 { 0 } else { cells };
@@ -157,7 +157,7 @@ fn lifewiki_facts_hold_on_every_kernel() {
     for kernel in Kernel::ALL {
         let run = |p: &pattern::Pattern, gens: u64| {
             let mut life = Life::with_pattern(&gpu, kernel, 64, 64, &p.grid).unwrap();
-            life.set_rule(p.rule.unwrap().rule);
+            life.set_rule(p.rule.unwrap().rule).unwrap();
             life.step(gens).unwrap();
             life
         };
@@ -167,5 +167,28 @@ fn lifewiki_facts_hold_on_every_kernel() {
         assert!(run(&tetromino, 2).grid().unwrap() == start, "{kernel}: Day & Night tetromino after 2 generations");
         let pops: Vec<u64> = (0..5).map(|g| run(&domino, g).population().unwrap()).collect();
         assert_eq!(pops, [2, 4, 6, 8, 14], "{kernel}: Seeds domino");
+    }
+}
+
+/// The rule changed between steps on one board: the bit kernels move between rule modules (each
+/// loaded once per context and rule) and B3/S23's twins, and every chunk matches the CPU
+/// reference.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn the_rule_changes_between_steps() {
+    let gpu = gpu();
+    let rules: Vec<Rule> =
+        ["B36/S23", "B3/S23", "B2/S", "B36/S23", "B3/S23", "B0/S8"].iter().map(|r| r.parse().unwrap()).collect();
+    for kernel in [Kernel::Naive1d64, Kernel::Bit32, Kernel::Bit64, Kernel::Bit64T12, Kernel::Bit64T8Flat] {
+        let start = BitGrid::random(1984, 45, 0.35, 9).unwrap();
+        let mut life = Life::new(&gpu, kernel, &start).unwrap();
+        let mut want = to_cpu(&start);
+        for &rule in &rules {
+            life.set_rule(rule).unwrap();
+            life.step(13).unwrap();
+            want = cpu::step_with(&want, rule, 13);
+            let want = from_cpu(want.clone());
+            assert!(life.grid().unwrap() == want, "{kernel} after {rule}, generation {}", life.generation());
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! What the Life kernels and the `warpwork-life` host crate share, defined once: the packed
 //! rule and its evaluation (per cell, and bit-sliced over 32 cells: B3/S23's specialised form
-//! and the masks that run any rule), the torus wrap, the launch shapes the host sizes grids
+//! and the `lop3` circuit whose truth tables are any rule, in `abi/lut.rs`), the torus wrap, the launch shapes the host sizes grids
 //! with, and the kernels' names.
 //!
 //! This file is a module of the kernel crate and, through `#[path]`, of the host crate, so it
@@ -64,86 +64,9 @@ pub fn rule_sliced(alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, 
     (s & p & !y) | (!s & alive & !p & q)
 }
 
-/// Any Life-like rule for 32 cells at once, from the packed rule's masks ([`pack_rule`]),
-/// evaluated on the same bit-sliced total as [`rule_sliced`]: `t = s + 2·u` with `s` the sum bit
-/// of the ones planes and `u = cy + x + 2·y ∈ 0..=4`. A dead cell is born when `B` has `t`, a
-/// live one survives when `S` has `t − 1` (the total counts the cell itself).
-///
-/// The five `u == k` masks are one `LOP3` each (functions of `cy, x, y`); then, for each of the
-/// four (alive, `s`) cases, the table's bits are added in (`h += [u == k] · bit`, one
-/// instruction with the bit as a uniform operand per table entry: 18 entries, as a dead cell
-/// never has `t = 9` and a live one never `t = 0`); three muxes pick the case. All 32 cells of
-/// a word need the same table, so a uniform operand carries one bit of the rule, and a rule has
-/// 18 free bits: a rule given at run time costs at least 9–18 instructions per word more than
-/// B3/S23's specialised form ([`rule_sliced`], about 5 in all), which is why the bit kernels
-/// keep that form beside this one.
-#[derive(Clone, Copy)]
-pub struct RuleMasks {
-    /// `h[case][k]`: 1 when the cell is next alive for `u = k` in case `case`, else 0
-    /// (0: dead, even `t`; 1: dead, odd `t`; 2: alive, even `t`; 3: alive, odd `t`).
-    h: [[u32; 5]; 4],
-}
-
-impl RuleMasks {
-    /// The masks of a packed rule ([`pack_rule`]).
-    #[inline(always)]
-    pub fn new(rule: u32) -> Self {
-        let mut h = [[0; 5]; 4];
-        for k in 0..5u32 {
-            for s in 0..2u32 {
-                let t = 2 * k + s;
-                if t <= 8 {
-                    h[s as usize][k as usize] = rule >> t & 1; // born with t neighbours
-                }
-                if t >= 1 {
-                    h[2 + s as usize][k as usize] = rule >> (16 + t - 1) & 1; // survives with t − 1
-                }
-            }
-        }
-        RuleMasks { h }
-    }
-
-    /// The next state of 32 cells; arguments as [`rule_sliced`]. Table entries are ORed in with
-    /// plain logic; the kernels use [`RuleMasks::next_with`] and a multiply-add instead.
-    #[inline(always)]
-    pub fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32 {
-        self.next_with(alive, above, mid, below, |e, bit, acc| acc | (e & 0u32.wrapping_sub(bit)))
-    }
-
-    /// [`RuleMasks::next`] with `mad(e, bit, acc)` adding table entry `bit` (0 or 1) for the
-    /// cells `e` to `acc`. The `u == k` masks are disjoint, so `acc + e·bit` is `acc | (e & bit)`
-    /// with no carry: the kernels pass a multiply-add (`mad.lo.u32`), which runs on the GPU's
-    /// multiply-add pipe while the logic pipe, the bottleneck, evaluates the rest.
-    #[inline(always)]
-    pub fn next_with(
-        &self,
-        alive: u32,
-        above: (u32, u32),
-        mid: (u32, u32),
-        below: (u32, u32),
-        mad: impl Fn(u32, u32, u32) -> u32,
-    ) -> u32 {
-        let (s, cy) = add3(above.0, mid.0, below.0);
-        let (x, y) = add3(above.1, mid.1, below.1);
-        let e = [!(cy | x | y), (cy ^ x) & !y, (cy & x & !y) | (!(cy | x) & y), (cy ^ x) & y, cy & x & y];
-        let h = &self.h;
-        // Table entries that cannot occur are left out: t = 9 (k = 4, odd) when dead, t = 0 alive.
-        let mut acc = [mad(e[0], h[0][0], 0), mad(e[0], h[1][0], 0), mad(e[1], h[2][1], 0), mad(e[0], h[3][0], 0)];
-        for k in 1..5 {
-            acc[0] = mad(e[k], h[0][k], acc[0]);
-            acc[3] = mad(e[k], h[3][k], acc[3]);
-        }
-        for k in 1..4 {
-            acc[1] = mad(e[k], h[1][k], acc[1]);
-        }
-        for k in 2..5 {
-            acc[2] = mad(e[k], h[2][k], acc[2]);
-        }
-        let dead = (s & acc[1]) | (!s & acc[0]);
-        let live = (s & acc[3]) | (!s & acc[2]);
-        (alive & live) | (!alive & dead)
-    }
-}
+#[path = "abi/lut.rs"]
+mod lut;
+pub use lut::{lop3, rule_lut_step, rule_luts, LUT_MARKER, LUT_PLACEHOLDERS, LUT_TABLES};
 
 /// `(x + d) mod n` for `d` in `-1..=1` and `x < n`, without a division.
 #[inline(always)]
@@ -183,10 +106,11 @@ pub mod kernels {
     pub const TILED: &str = "life_tiled";
     /// Ballot counting: `(src, dst, width, height, rule)`.
     pub const BALLOT: &str = "life_ballot";
-    /// One bit per cell, 32 per thread, any rule: `(src, dst, words_per_row, height, rule)`.
+    /// One bit per cell, 32 per thread, the rule in its `lop3` tables ([`super::rule_luts`],
+    /// written in by the host): `(src, dst, words_per_row, height)`.
     pub const BIT32: &str = "life_bit32";
-    /// One bit per cell, 64 per lane, one generation per launch, any rule:
-    /// `(src, dst, words_per_row, height, strip_rows, rule)`.
+    /// One bit per cell, 64 per lane, one generation per launch, the rule in its `lop3` tables:
+    /// `(src, dst, words_per_row, height, strip_rows)`.
     pub const BIT64_T1: &str = "life_bit64_t1";
     /// As [`BIT64_T1`], 2 generations per launch.
     pub const BIT64_T2: &str = "life_bit64_t2";
@@ -198,8 +122,14 @@ pub mod kernels {
     pub const BIT64_T12: &str = "life_bit64_t12";
     /// As [`BIT64_T8`] with the pipeline unskewed.
     pub const BIT64_T8_FLAT: &str = "life_bit64_t8_flat";
-    /// The B3/S23-only twins of the bit kernels (the rule in its specialised form, as fast as
-    /// before rules existed): the same parameters without `rule`, in the order of
+    /// The bit kernels whose rule is in their `lop3` tables, with the number of rule steps each
+    /// has in its code (one per word and generation of its pipeline: `1` for [`BIT32`], `2·g`
+    /// for a `bit64` kernel of `g` generations): each marked `lop3` appears that many times in
+    /// the kernel's PTX, which the host checks when it writes a rule's tables in.
+    pub const LUT_KERNELS: [(&str, usize); 7] =
+        [(BIT32, 1), (BIT64_T1, 2), (BIT64_T2, 4), (BIT64_T4, 8), (BIT64_T8, 16), (BIT64_T12, 24), (BIT64_T8_FLAT, 16)];
+    /// The B3/S23-only twins of the bit kernels (the rule in its specialised form, 5 logic
+    /// instructions per word where the tables take 6): the same parameters, in the order of
     /// [`BIT32`], [`BIT64_T1`], [`BIT64_T2`], [`BIT64_T4`], [`BIT64_T8`], [`BIT64_T12`],
     /// [`BIT64_T8_FLAT`].
     pub const B3S23_TWINS: [&str; 7] = [
@@ -213,13 +143,14 @@ pub mod kernels {
     ];
     /// The B3/S23 twin of bit kernel `name`, if it is one ([`B3S23_TWINS`]).
     pub fn b3s23_twin(name: &str) -> Option<&'static str> {
-        let any = [BIT32, BIT64_T1, BIT64_T2, BIT64_T4, BIT64_T8, BIT64_T12, BIT64_T8_FLAT];
-        any.iter().position(|&k| k == name).map(|i| B3S23_TWINS[i])
+        LUT_KERNELS.iter().position(|&(k, _)| k == name).map(|i| B3S23_TWINS[i])
     }
     /// Live cells of a board: `(data, n_bytes, mask, total)`.
     pub const POPULATION: &str = "life_population";
 
-    /// Every exported kernel.
+    /// Every exported kernel. The bit kernels with the rule in their tables ([`LUT_KERNELS`])
+    /// are in the shipped module with B3/S23's tables; the host launches them from a module of
+    /// their own per rule, with that rule's tables written in.
     pub const KERNELS: [&str; 22] = [
         NAIVE_1D,
         NAIVE_2D,
@@ -228,13 +159,13 @@ pub mod kernels {
         MULTI,
         TILED,
         BALLOT,
-        BIT32,
-        BIT64_T1,
-        BIT64_T2,
-        BIT64_T4,
-        BIT64_T8,
-        BIT64_T12,
-        BIT64_T8_FLAT,
+        LUT_KERNELS[0].0,
+        LUT_KERNELS[1].0,
+        LUT_KERNELS[2].0,
+        LUT_KERNELS[3].0,
+        LUT_KERNELS[4].0,
+        LUT_KERNELS[5].0,
+        LUT_KERNELS[6].0,
         B3S23_TWINS[0],
         B3S23_TWINS[1],
         B3S23_TWINS[2],
@@ -262,7 +193,7 @@ mod tests {
 
     /// Bit `i` of `rows[r][c]` is cell (c, r) of neighbourhood `32·chunk + i`: every 3×3
     /// neighbourhood, 32 at a time.
-    fn neighbourhoods(chunk: u32) -> [[u32; 3]; 3] {
+    pub(super) fn neighbourhoods(chunk: u32) -> [[u32; 3]; 3] {
         let mut rows = [[0u32; 3]; 3];
         for i in 0..32u32 {
             let p = 32 * chunk + i;
@@ -273,40 +204,6 @@ mod tests {
             }
         }
         rows
-    }
-
-    /// The masks agree with the cell rule on all 512 neighbourhoods, for B3/S23, the named rules
-    /// and 300 pseudo-random ones (B0 and S8 included).
-    #[test]
-    fn rule_masks_match_the_cell_rule_for_any_rule() {
-        let mut rules = vec![B3_S23, pack_rule(0x1ff, 0x1ff), pack_rule(0, 0), pack_rule(1, 0), pack_rule(0, 1 << 8)];
-        let mut z = 0x9e37_79b9u32;
-        for _ in 0..300 {
-            z ^= z << 13;
-            z ^= z >> 17;
-            z ^= z << 5;
-            rules.push(z & 0x01ff_01ff);
-        }
-        for r in rules {
-            let m = RuleMasks::new(r);
-            for chunk in 0..512 / 32 {
-                let rows = neighbourhoods(chunk);
-                let sums = rows.map(|[w, c, e]| row_sum(w, c, e));
-                let next = m.next(rows[1][1], sums[0], sums[1], sums[2]);
-                // As the kernels run it: a multiply-add, which must never carry.
-                let mad = |e: u32, bit: u32, acc: u32| Some(acc + e * bit).filter(|_| (e * bit) & acc == 0);
-                let with_mad = m.next_with(rows[1][1], sums[0], sums[1], sums[2], |e, b, acc| {
-                    mad(e, b, acc).expect("the u == k masks overlap")
-                });
-                assert_eq!(with_mad, next, "rule {r:#x}");
-                for i in 0..32u32 {
-                    let p = 32 * chunk + i;
-                    let alive = p >> 4 & 1 != 0;
-                    let n = p.count_ones() - alive as u32;
-                    assert_eq!(next >> i & 1 != 0, rule(r, alive, n), "rule {r:#x}, neighbourhood {p:#011b}");
-                }
-            }
-        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! One bit per cell: 32 cells per thread ([`bit32_word`]), and 64 cells per lane with a pipeline
 //! of generations in registers ([`bit64_strip`]).
 
-use super::{row_sum, rule_sliced, wrap, RuleMasks, BIT64_OUT_LANES};
+use super::{row_sum, rule_lut_step, rule_sliced, wrap, BIT64_OUT_LANES, LUT_PLACEHOLDERS};
 use warpwork_kernels::arch::{lane_id, shfl_down, shfl_up};
 
 /// A rule applied to 32 cells at once from the [`row_sum`]s of the rows above, at and below
@@ -11,7 +11,7 @@ pub trait SlicedRule: Copy {
     fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32;
 }
 
-/// B3/S23 in its specialised form ([`rule_sliced`], about 5 logic instructions per word).
+/// B3/S23 in its specialised form ([`rule_sliced`], 5 logic instructions per word).
 #[derive(Clone, Copy)]
 pub struct Conway;
 
@@ -22,20 +22,45 @@ impl SlicedRule for Conway {
     }
 }
 
-impl SlicedRule for RuleMasks {
-    /// With the table entries added by `mad.lo.u32` (see [`RuleMasks::next_with`]): written as
-    /// inline PTX because LLVM would turn a multiply by a 0/1 value back into logic, and the
-    /// point is to move that work off the logic pipe.
+/// Any rule, compiled into the truth tables of five `lop3.b32` instructions
+/// ([`rule_lut_step`]): the kernels are built with B3/S23's tables ([`LUT_PLACEHOLDERS`]), each
+/// `lop3` marked in the PTX by a comment ([`crate::abi::LUT_MARKER`] and its number), and the
+/// host writes a rule's tables over the placeholders before it loads the kernels.
+#[derive(Clone, Copy)]
+pub struct Lut;
+
+/// `lop3.b32` with the placeholder table `k` and its marker (inline PTX: the comment must reach
+/// the PTX text, and LLVM must not see the table as a constant it could fold).
+#[inline(always)]
+fn rule_lop3(k: usize, a: u32, b: u32, c: u32) -> u32 {
+    macro_rules! lop3 {
+        ($k:literal) => {{
+            let d: u32;
+            // SAFETY: register logic only.
+            unsafe {
+                core::arch::asm!(
+                    concat!("lop3.b32 {d}, {a}, {b}, {c}, {lut}; // warpwork-life-lut-", $k),
+                    d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c,
+                    lut = const LUT_PLACEHOLDERS[$k],
+                    options(pure, nomem, nostack),
+                );
+            }
+            d
+        }};
+    }
+    match k {
+        0 => lop3!(0),
+        1 => lop3!(1),
+        2 => lop3!(2),
+        3 => lop3!(3),
+        _ => lop3!(4),
+    }
+}
+
+impl SlicedRule for Lut {
     #[inline(always)]
     fn next(&self, alive: u32, above: (u32, u32), mid: (u32, u32), below: (u32, u32)) -> u32 {
-        self.next_with(alive, above, mid, below, |e, bit, acc| {
-            let out: u32;
-            // SAFETY: register arithmetic only.
-            unsafe {
-                core::arch::asm!("mad.lo.u32 {d}, {e}, {b}, {a};", d = out(reg32) out, e = in(reg32) e, b = in(reg32) bit, a = in(reg32) acc, options(pure, nomem, nostack));
-            }
-            out
-        })
+        rule_lut_step(alive, above, mid, below, rule_lop3)
     }
 }
 

@@ -1,17 +1,18 @@
 //! The exported kernels (`life_*`, named in [`crate::abi::kernels`]): thin launches of the
 //! bodies in [`crate::cells`], [`crate::bits`] and [`crate::population`].
 //!
-//! Cell kernels take `(src, dst, width, height, rule)` with one `u32` (or `u8`) per cell; the bit
-//! kernels take `(src, dst, words_per_row, height, ..., rule)` with one bit per cell. `rule` is
-//! the packed rule ([`crate::abi::pack_rule`]). The host picks the launch shape
-//! (`Kernel::launch_config` in the host crate's `src/kernel.rs`).
+//! Cell kernels take `(src, dst, width, height, rule)` with one `u32` (or `u8`) per cell, `rule`
+//! the packed rule ([`crate::abi::pack_rule`]); the bit kernels take `(src, dst, words_per_row,
+//! height, ...)` with one bit per cell and have the rule in their code. The host picks the launch
+//! shape (`Kernel::launch_config` in the host crate's `src/kernel.rs`).
 //!
-//! Each bit kernel comes twice: `life_bit*` runs any rule from its masks
-//! ([`crate::abi::RuleMasks`]), `life_bit*_b3s23` (without the rule parameter) B3/S23 in its
-//! specialised form, which the host launches for that rule.
+//! Each bit kernel comes twice: `life_bit*` has the rule in the truth tables of five `lop3`s
+//! ([`crate::bits::Lut`]), built with B3/S23's and rewritten by the host for a rule before it
+//! loads them; `life_bit*_b3s23` is B3/S23 in its specialised form (one logic instruction per
+//! word fewer), which the host launches for that rule.
 
-use crate::abi::{RuleMasks, BIT64_OUT_LANES, MULTI_CELLS};
-use crate::bits::{bit32_word, bit64_strip, Conway, Link, SlicedRule, Stages};
+use crate::abi::{BIT64_OUT_LANES, MULTI_CELLS};
+use crate::bits::{bit32_word, bit64_strip, Conway, Link, Lut, SlicedRule, Stages};
 use crate::cells::{ballot_cells, multi_cells, naive_cell, sparse_cell, tiled_cells};
 use warpwork_kernels::arch::{
     block_dim_x, block_dim_y, block_idx_x, block_idx_y, global_thread_idx, thread_idx_x, thread_idx_y,
@@ -85,17 +86,11 @@ pub unsafe extern "ptx-kernel" fn life_ballot(src: *const u32, dst: *mut u32, wi
     }
 }
 
-/// One bit per cell, one 32-bit word per thread, 1D launch over `words_per_row · height`: any
-/// rule, from its masks.
+/// One bit per cell, one 32-bit word per thread, 1D launch over `words_per_row · height`: the
+/// rule in the `lop3` tables ([`Lut`]).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn life_bit32(
-    src: *const u32,
-    dst: *mut u32,
-    words_per_row: u32,
-    height: u32,
-    rule: u32,
-) {
-    bit32_launch(src, dst, words_per_row, height, RuleMasks::new(rule));
+pub unsafe extern "ptx-kernel" fn life_bit32(src: *const u32, dst: *mut u32, words_per_row: u32, height: u32) {
+    bit32_launch(src, dst, words_per_row, height, Lut);
 }
 
 /// [`life_bit32`] for B3/S23 only, in its specialised form (the host launches it for that rule).
@@ -136,10 +131,8 @@ unsafe fn bit64_launch<P: Stages, const SKEW: bool, R: SlicedRule>(
     }
 }
 
-/// Each `bit64` kernel twice: `$name` runs any rule from its masks, `$conway` only B3/S23 in its
-/// specialised form. Two entry points rather than a branch inside one: a kernel's registers are
-/// those of its hungriest path, and the masks' path would cost B3/S23 occupancy (one kernel
-/// with both: `t1` 32 → 47 registers, `t4` 80 → 82, i.e. 24 → 20 warps per SM).
+/// Each `bit64` kernel twice: `$name` with the rule in the `lop3` tables ([`Lut`]), `$conway`
+/// only B3/S23 in its specialised form.
 macro_rules! bit64_kernel {
     ($($name:ident, $conway:ident = $gens:ty, $skew:literal;)*) => {$(
         #[no_mangle]
@@ -149,9 +142,8 @@ macro_rules! bit64_kernel {
             words_per_row: u32,
             height: u32,
             strip_rows: u32,
-            rule: u32,
         ) {
-            bit64_launch::<$gens, $skew, _>(src, dst, words_per_row, height, strip_rows, RuleMasks::new(rule));
+            bit64_launch::<$gens, $skew, _>(src, dst, words_per_row, height, strip_rows, Lut);
         }
 
         #[no_mangle]
