@@ -73,13 +73,15 @@ unsafe fn neighbour_bits<T: SelectValue, const CHUNKS: usize, const BOUNDS: bool
         let inside = limit.saturating_sub(c * v).min(v);
         bits &= ((1u64 << inside) - 1) as u32;
         if BOUNDS {
-            // The chunk's last item against the item after it: staged, read from `items` past
-            // the share, or none (the input's last item).
+            // The chunk's last item against the item after it: staged inside the share, read
+            // from `items` past it (`limit` counts the items of the tile's later shares too,
+            // which their warps may be compacting already), or none (the input's last item).
             let last = (c + 1) * v - 1;
-            let next_differs = if last + 1 < limit {
+            let own = limit.min(WARP_SIZE as usize * CHUNKS * v);
+            let next_differs = if last + 1 < own {
                 differs(x(v - 1), T::load_staged(stage.add(last + 1)))
-            } else if last + 1 == limit && share + limit < n {
-                differs(x(v - 1), *items.add(share + limit))
+            } else if last + 1 == own && share + own < n {
+                differs(x(v - 1), *items.add(share + own))
             } else {
                 true
             };
