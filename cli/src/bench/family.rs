@@ -145,7 +145,9 @@ pub fn run_gpu(
             let mut state = gpu.zeros::<u64>(warpwork::run_length::state_len::<u32>(n, n))?;
             let (want, want_lengths) = cpu::run_length_encode(&runs[..n]);
             let want_lengths: Vec<u32> = want_lengths.iter().map(|&x| x as u32).collect();
-            let mine = args.time(gpu, 3, || gpu.run_length_encode_into(&input, &mut out, &mut lengths, &mut state))?;
+            let mine = args.time(gpu, 3, || {
+                gpu.run_length_encode_into(&input, &mut out.slice_mut(..n), &mut lengths.slice_mut(..n), &mut state)
+            })?;
             let got = gpu.select_count(&out, &state)?;
             check(
                 ROWS[3],
@@ -182,8 +184,9 @@ pub fn run_gpu(
             let (keys, vals) = (gpu.upload(&runs[..n])?, gpu.upload(&values[..n])?);
             let mut state = gpu.zeros::<u64>(warpwork::run_length::state_len::<u32>(n, n))?;
             let (want, want_values) = cpu::unique_by_key(&runs[..n], &values[..n]);
-            let mine =
-                args.time(gpu, 3, || gpu.unique_by_key_into(&keys, &vals, &mut out, &mut lengths, &mut state))?;
+            let mine = args.time(gpu, 3, || {
+                gpu.unique_by_key_into(&keys, &vals, &mut out.slice_mut(..n), &mut lengths.slice_mut(..n), &mut state)
+            })?;
             let got = gpu.select_count(&out, &state)?;
             check(
                 ROWS[4],
@@ -221,7 +224,9 @@ pub fn run_gpu(
             let (want_offsets, want_lengths) = cpu::non_trivial_runs(&runs[..n]);
             let as32 = |v: &[u64]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
             let (want, want_lengths) = (as32(&want_offsets), as32(&want_lengths));
-            let mine = args.time(gpu, 3, || gpu.non_trivial_runs_into(&input, &mut out, &mut lengths, &mut state))?;
+            let mine = args.time(gpu, 3, || {
+                gpu.non_trivial_runs_into(&input, &mut out.slice_mut(..n), &mut lengths.slice_mut(..n), &mut state)
+            })?;
             let got = gpu.select_count(&out, &state)?;
             check(
                 ROWS[5],
