@@ -90,9 +90,9 @@
 //!
 //! The kernels ship with the crate, one module per family
 //! ([`abi::modules::Family`]: select, scan, expand, timing, reduce), each as machine code (cubins for
-//! sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120) and as PTX for every other GPU of compute
+//! sm_80, which every 8.x GPU runs, sm_90 and sm_100) and as PTX for every other GPU of compute
 //! capability 7.0 or newer. A context loads a family's module the first time one of its kernels
-//! is needed, from the cubin of the device's exact architecture in a few milliseconds; every
+//! is needed, from the cubin its device runs in a few milliseconds; every
 //! handle on that context shares it. On other devices the driver compiles the PTX at that point
 //! (seconds, unless its cache already holds the result). [`DeviceInfo::code`] says which a device
 //! gets, [`Gpu::modules`] what each loaded module came from and how long it took, and

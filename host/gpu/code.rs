@@ -35,8 +35,8 @@ impl Shipped {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Code {
-    /// Machine code built for the device's exact architecture (e.g. `sm_90`): loads in
-    /// milliseconds.
+    /// Machine code the device runs as it is (built for `sm_90` on a 9.0 device, for `sm_80`
+    /// on 8.0, 8.6 and 8.9 ones): loads in milliseconds.
     Cubin {
         /// The architecture, e.g. `sm_90`.
         arch: &'static str,
@@ -186,15 +186,16 @@ mod tests {
     }
 
     #[test]
-    fn devices_get_their_exact_cubin_or_the_ptx() {
+    fn devices_get_the_cubin_of_their_major_version_or_the_ptx() {
         // (Assumes WARPWORK_CODE is not set for the unit tests.)
         if std::env::var_os(FORCE_PTX_VAR).is_some() {
             return;
         }
         assert_eq!(Code::for_device(9, 0), Code::Cubin { arch: "sm_90" });
-        assert_eq!(Code::for_device(8, 6), Code::Cubin { arch: "sm_86" });
+        assert_eq!(Code::for_device(8, 6), Code::Cubin { arch: "sm_80" });
         assert_eq!(Code::for_device(7, 5), Code::Ptx { arch: "sm_70", why: PtxReason::NoCubin });
-        assert_eq!(Code::for_device(10, 3), Code::Ptx { arch: "sm_90", why: PtxReason::NoCubin });
+        assert_eq!(Code::for_device(10, 3), Code::Cubin { arch: "sm_100" });
+        assert_eq!(Code::for_device(12, 0), Code::Ptx { arch: "sm_90", why: PtxReason::NoCubin });
         assert_eq!(Code::for_device(9, 0).to_string(), "cubin sm_90");
     }
 

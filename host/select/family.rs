@@ -11,7 +11,7 @@ use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{sys, LaunchConfig};
 use warpwork_abi::kernels::{
-    ORDERED_TILE_NAMES, PARTITION_KERNELS, RUN_BOUNDS_KERNELS, RUN_LENGTH_KERNELS, SELECT_ITEM_TYPES, UNIQUE_KERNELS,
+    FAMILY_TILE_NAMES, PARTITION_KERNELS, RUN_BOUNDS_KERNELS, RUN_LENGTH_KERNELS, SELECT_ITEM_TYPES, UNIQUE_KERNELS,
 };
 use warpwork_abi::select as abi;
 
@@ -38,11 +38,11 @@ pub(crate) fn family_state_len<T>(runs: bool, n: usize, capacity: usize) -> usiz
 /// `list` (tiles of one type together, types in the order of `types`), for type `suffix`.
 fn shape(list: &'static [&'static str], types: &[&str], suffix: &str, size: usize, n: u64) -> Shape {
     let ty = types.iter().position(|&t| t == suffix).expect("every item type has its kernels");
-    let class = abi::ordered_tile_class(size, n);
+    let class = abi::family_tile_class(size, n);
     Shape {
-        kernel: list[ORDERED_TILE_NAMES.len() * ty + class],
-        threads: 32 * abi::ordered_tile(size, class).0,
-        tile: abi::ordered_tile_items(size, n),
+        kernel: list[FAMILY_TILE_NAMES.len() * ty + class],
+        threads: 32 * abi::ordered_tile(size, abi::FAMILY_TILE_CLASSES[class]).0,
+        tile: abi::family_tile_items(size, n),
     }
 }
 
@@ -241,12 +241,18 @@ mod tests {
             "partition_small_bytes16"
         );
         let unique = &warpwork_abi::kernels::UNIQUE_ITEM_TYPES;
-        assert_eq!(shape(&UNIQUE_KERNELS, unique, "u8", 1, 1 << 24).kernel, "unique_medium_u8");
+        assert_eq!(shape(&UNIQUE_KERNELS, unique, "u8", 1, 1 << 24).kernel, "unique_large_u8");
         assert_eq!(shape(&RUN_LENGTH_KERNELS, unique, "u64", 8, big).kernel, "run_length_large_u64");
         assert_eq!(shape(&RUN_BOUNDS_KERNELS, unique, "bytes16", 16, big).kernel, "run_bounds_large_bytes16");
-        // The ordered select's shapes, tile for tile.
+        // The ordered select's shapes, tile for tile, but its medium tiles (the large ones
+        // instead), and states that hold their tiles.
         let s = shape(&UNIQUE_KERNELS, unique, "u32", 4, big);
         assert_eq!((s.threads, s.tile), (128, abi::ordered_tile_items(4, big)));
+        let mid = 1u64 << 22;
+        let s = shape(&UNIQUE_KERNELS, unique, "u32", 4, mid);
+        assert_eq!((s.kernel, s.threads), ("unique_large_u32", 128));
+        let tiles = mid.div_ceil(s.tile) as usize;
+        assert!(state_len::<u32>(Variant::Ordered, mid as usize) >= 3 + tiles);
         for n in [0usize, 1, 5000, 1 << 20] {
             let ordered = state_len::<u32>(Variant::Ordered, n);
             assert_eq!(family_state_len::<u32>(false, n, n), ordered);

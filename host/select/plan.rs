@@ -136,8 +136,11 @@ impl OrderedState {
 /// Tiles an ordered select of `n` items of `size` bytes may use, whichever body serves it (the
 /// body of a by-flag call depends on its addresses' alignment): what the state is sized for.
 pub(super) fn ordered_tiles_bound(size: usize, n: u64) -> u64 {
+    // The partition, unique and run kernels share the state, in their own tiles.
     let typed = match size {
-        1 | 2 | 4 | 8 | 16 => n.div_ceil(abi::ordered_tile_items(size, n)),
+        1 | 2 | 4 | 8 | 16 => {
+            n.div_ceil(abi::ordered_tile_items(size, n)).max(n.div_ceil(abi::family_tile_items(size, n)))
+        }
         _ => 0,
     };
     typed.max(n.div_ceil(THREADS as u64 * BYTES_ITEMS))

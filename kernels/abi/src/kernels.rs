@@ -136,9 +136,13 @@ macro_rules! ordered_names {
 pub const SELECT_ORDERED_KERNELS: [&str; 33] =
     ordered_names!("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16");
 
+/// The tile classes the partition, unique and run kernels are built in, as kernel-name infixes:
+/// the ordered select's small and large tiles (`warpwork_abi::select::FAMILY_TILE_CLASSES`).
+pub const FAMILY_TILE_NAMES: [&str; 2] = ["small", "large"];
+
 macro_rules! family_names {
     ($prefix:literal: $($t:literal),*) => {
-        [$(concat!($prefix, "_small_", $t), concat!($prefix, "_medium_", $t), concat!($prefix, "_large_", $t)),*]
+        [$(concat!($prefix, "_small_", $t), concat!($prefix, "_large_", $t)),*]
     };
 }
 
@@ -146,7 +150,7 @@ macro_rules! family_names {
 /// parameters and grid of [`SELECT_ORDERED_KERNELS`] (with the start 0); the kept items go to
 /// the output's front in input order, the others to its back in reverse input order. The order
 /// is the first eleven [`SELECT_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
-pub const PARTITION_KERNELS: [&str; 33] =
+pub const PARTITION_KERNELS: [&str; 22] =
     family_names!("partition": "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bytes16");
 
 /// The item types of the unique kernels, as kernel-name suffixes: items are compared by their
@@ -156,12 +160,12 @@ pub const UNIQUE_ITEM_TYPES: [&str; 5] = ["u8", "u16", "u32", "u64", "bytes16"];
 /// The unique kernels `unique_{tile}_{type}` (`kernels/src/kernels/select.rs`): `(items, n, out,
 /// capacity, counter, start, states, forced_fallback)`, the grid of [`SELECT_ORDERED_KERNELS`].
 /// The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
-pub const UNIQUE_KERNELS: [&str; 15] = family_names!("unique": "u8", "u16", "u32", "u64", "bytes16");
+pub const UNIQUE_KERNELS: [&str; 10] = family_names!("unique": "u8", "u16", "u32", "u64", "bytes16");
 
 /// Run-length encoding's first pass `run_length_{tile}_{type}` (`kernels/src/kernels/select.rs`):
 /// the parameters of [`UNIQUE_KERNELS`], then `offsets` (`*mut u64`, `capacity` of them, each
 /// kept item's index at its slot). The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
-pub const RUN_LENGTH_KERNELS: [&str; 15] = family_names!("run_length": "u8", "u16", "u32", "u64", "bytes16");
+pub const RUN_LENGTH_KERNELS: [&str; 10] = family_names!("run_length": "u8", "u16", "u32", "u64", "bytes16");
 
 kernel_names! {
     /// Run-length encoding's second pass, `(offsets, count, n, capacity, lengths)`: the run
@@ -178,7 +182,7 @@ kernel_names! {
 /// `(items, n, capacity, counter, start, states, forced_fallback, offsets)`, the first and the
 /// last index of every run longer than one item, alternately, in `offsets`. The order is
 /// [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
-pub const RUN_BOUNDS_KERNELS: [&str; 15] = family_names!("run_bounds": "u8", "u16", "u32", "u64", "bytes16");
+pub const RUN_BOUNDS_KERNELS: [&str; 10] = family_names!("run_bounds": "u8", "u16", "u32", "u64", "bytes16");
 
 kernel_names! {
     /// The non-trivial runs' second pass, `(bounds, bound_count, count, capacity, offsets,
@@ -284,15 +288,15 @@ mod tests {
         }
         assert_eq!(SELECT_ORDERED_BYTES, "select_ordered_bytes");
         for (t, ty) in SELECT_ITEM_TYPES[..11].iter().enumerate() {
-            for (k, tile) in ORDERED_TILE_NAMES.iter().enumerate() {
-                assert_eq!(PARTITION_KERNELS[3 * t + k], std::format!("partition_{tile}_{ty}"));
+            for (k, tile) in FAMILY_TILE_NAMES.iter().enumerate() {
+                assert_eq!(PARTITION_KERNELS[2 * t + k], std::format!("partition_{tile}_{ty}"));
             }
         }
         for (t, ty) in UNIQUE_ITEM_TYPES.iter().enumerate() {
-            for (k, tile) in ORDERED_TILE_NAMES.iter().enumerate() {
-                assert_eq!(UNIQUE_KERNELS[3 * t + k], std::format!("unique_{tile}_{ty}"));
-                assert_eq!(RUN_LENGTH_KERNELS[3 * t + k], std::format!("run_length_{tile}_{ty}"));
-                assert_eq!(RUN_BOUNDS_KERNELS[3 * t + k], std::format!("run_bounds_{tile}_{ty}"));
+            for (k, tile) in FAMILY_TILE_NAMES.iter().enumerate() {
+                assert_eq!(UNIQUE_KERNELS[2 * t + k], std::format!("unique_{tile}_{ty}"));
+                assert_eq!(RUN_LENGTH_KERNELS[2 * t + k], std::format!("run_length_{tile}_{ty}"));
+                assert_eq!(RUN_BOUNDS_KERNELS[2 * t + k], std::format!("run_bounds_{tile}_{ty}"));
             }
         }
     }

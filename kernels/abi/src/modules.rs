@@ -4,8 +4,8 @@
 //! A module loads only when one of its kernels is first needed, so an application that only
 //! scans never loads the select kernels. A cubin loads in milliseconds; PTX must first be
 //! compiled by the driver (seconds for a large module, unless the driver's cache already holds
-//! it), which is why the PTX is only the fallback: for devices without a cubin of their exact
-//! architecture, or when a cubin fails to load.
+//! it), which is why the PTX is only the fallback: for devices without a cubin they can run
+//! (see [`CUBIN_ARCHS`]), or when a cubin fails to load.
 //!
 //! The kernel crate builds a family's module with the cargo feature of the family's
 //! [`name`](Family::name) (plus `sm90` for the sm_90 PTX); the shipped files are
@@ -111,18 +111,15 @@ const fn arch(name: &'static str, major: u32, minor: u32) -> CubinArch {
     CubinArch { name, major, minor }
 }
 
-/// The architectures a cubin is shipped for: A100, RTX 30xx, RTX 40xx/L4/L40, H100/H200,
-/// B200, RTX 50xx. A device loads the cubin of its exact compute capability (an sm_80 cubin
-/// would also run on an sm_86 device, but code built for the device is what CUB ships too),
-/// otherwise the PTX.
-pub const CUBIN_ARCHS: [CubinArch; 6] = [
-    arch("sm_80", 8, 0),
-    arch("sm_86", 8, 6),
-    arch("sm_89", 8, 9),
-    arch("sm_90", 9, 0),
-    arch("sm_100", 10, 0),
-    arch("sm_120", 12, 0),
-];
+/// The architectures a cubin is shipped for: A100 (and from it RTX 30xx, RTX 40xx, L4, L40),
+/// H100/H200 and B200. A cubin built for `sm_XY` runs on every device of compute capability X.Z
+/// with Z ≥ Y (CUDA's binary compatibility within a major version), so a device loads the
+/// shipped cubin of its major version with the highest minor not above its own
+/// ([`cubin_arch`]), otherwise the PTX, which the driver compiles once and keeps in its cache
+/// (RTX 50xx, compute capability 12.0, among others). The package must stay under crates.io's
+/// 10 MB: cubins of their own for sm_86 and sm_89 (which the sm_80 one serves) and for sm_120
+/// were shipped once and dropped.
+pub const CUBIN_ARCHS: [CubinArch; 3] = [arch("sm_80", 8, 0), arch("sm_90", 9, 0), arch("sm_100", 10, 0)];
 
 /// The PTX target a device of compute capability `major`.x runs, and the one its cubin is
 /// compiled from.
@@ -134,9 +131,10 @@ pub const fn ptx_arch(major: u32) -> &'static str {
     }
 }
 
-/// The cubin architecture shipped for compute capability `major.minor`, if any.
+/// The shipped cubin architecture a device of compute capability `major.minor` runs, if any:
+/// the one of the same major version with the highest minor not above `minor`.
 pub fn cubin_arch(major: u32, minor: u32) -> Option<CubinArch> {
-    CUBIN_ARCHS.into_iter().find(|a| a.major == major && a.minor == minor)
+    CUBIN_ARCHS.into_iter().filter(|a| a.major == major && a.minor <= minor).max_by_key(|a| a.minor)
 }
 
 #[cfg(test)]
@@ -168,7 +166,10 @@ mod tests {
         assert_eq!(ptx_arch(9), "sm_90");
         assert_eq!(ptx_arch(12), "sm_90");
         assert_eq!(cubin_arch(9, 0).map(|a| a.name), Some("sm_90"));
-        assert!(cubin_arch(7, 5).is_none() && cubin_arch(9, 1).is_none());
+        assert_eq!(cubin_arch(8, 6).map(|a| a.name), Some("sm_80"));
+        assert_eq!(cubin_arch(8, 9).map(|a| a.name), Some("sm_80"));
+        assert_eq!(cubin_arch(10, 3).map(|a| a.name), Some("sm_100"));
+        assert!(cubin_arch(7, 5).is_none() && cubin_arch(12, 0).is_none());
         for a in CUBIN_ARCHS {
             assert_eq!(a.name, std::format!("sm_{}{}", a.major, a.minor));
         }

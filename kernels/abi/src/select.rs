@@ -55,6 +55,26 @@ pub const fn ordered_tile_items(size: usize, n: u64) -> u64 {
     (warps as usize * 32 * chunks * 16 / size) as u64
 }
 
+/// The classes of [`ORDERED_TILES`] the partition, unique and run kernels are built in: small
+/// and large. (Each class of them adds about 1.4 MB to the compressed package, which crates.io
+/// caps at 10 MB; inputs the ordered select gives medium tiles take the large ones.)
+pub const FAMILY_TILE_CLASSES: [usize; 2] = [0, 2];
+
+/// Which of [`FAMILY_TILE_CLASSES`] (an index into it) serves `n` items of `size` bytes.
+pub const fn family_tile_class(size: usize, n: u64) -> usize {
+    if ordered_tile_class(size, n) == 0 {
+        0
+    } else {
+        1
+    }
+}
+
+/// Items per tile of a partition, unique or run launch over `n` items of `size` bytes.
+pub const fn family_tile_items(size: usize, n: u64) -> u64 {
+    let (warps, chunks) = ordered_tile(size, FAMILY_TILE_CLASSES[family_tile_class(size, n)]);
+    (warps as usize * 32 * chunks * 16 / size) as u64
+}
+
 /// Which test decides whether an item is kept: the `op` parameter of the select kernels, with
 /// the operands `a` and `b`.
 pub mod op {

@@ -41,16 +41,16 @@ macro_rules! partition_kernels {
 }
 
 partition_kernels! {
-    u8: partition_small_u8 = 0, partition_medium_u8 = 1, partition_large_u8 = 2;
-    i8: partition_small_i8 = 0, partition_medium_i8 = 1, partition_large_i8 = 2;
-    u16: partition_small_u16 = 0, partition_medium_u16 = 1, partition_large_u16 = 2;
-    i16: partition_small_i16 = 0, partition_medium_i16 = 1, partition_large_i16 = 2;
-    u32: partition_small_u32 = 0, partition_medium_u32 = 1, partition_large_u32 = 2;
-    i32: partition_small_i32 = 0, partition_medium_i32 = 1, partition_large_i32 = 2;
-    u64: partition_small_u64 = 0, partition_medium_u64 = 1, partition_large_u64 = 2;
-    i64: partition_small_i64 = 0, partition_medium_i64 = 1, partition_large_i64 = 2;
-    f32: partition_small_f32 = 0, partition_medium_f32 = 1, partition_large_f32 = 2;
-    f64: partition_small_f64 = 0, partition_medium_f64 = 1, partition_large_f64 = 2;
+    u8: partition_small_u8 = 0, partition_large_u8 = 2;
+    i8: partition_small_i8 = 0, partition_large_i8 = 2;
+    u16: partition_small_u16 = 0, partition_large_u16 = 2;
+    i16: partition_small_i16 = 0, partition_large_i16 = 2;
+    u32: partition_small_u32 = 0, partition_large_u32 = 2;
+    i32: partition_small_i32 = 0, partition_large_i32 = 2;
+    u64: partition_small_u64 = 0, partition_large_u64 = 2;
+    i64: partition_small_i64 = 0, partition_large_i64 = 2;
+    f32: partition_small_f32 = 0, partition_large_f32 = 2;
+    f64: partition_small_f64 = 0, partition_large_f64 = 2;
 }
 
 /// Stable partitions of 16-byte items by flag: the parameters of the ordered `bytes16` kernels.
@@ -77,7 +77,7 @@ macro_rules! partition_bytes16_kernels {
     )*};
 }
 
-partition_bytes16_kernels!(partition_small_bytes16 = 0, partition_medium_bytes16 = 1, partition_large_bytes16 = 2);
+partition_bytes16_kernels!(partition_small_bytes16 = 0, partition_large_bytes16 = 2);
 
 /// Unique `unique_{tile}_{type}` (items compared by their bytes, so one kernel per size):
 /// `(items, n, out, capacity, counter, start, states, forced_fallback)`, the grid of the ordered
@@ -105,11 +105,11 @@ macro_rules! unique_kernels {
 }
 
 unique_kernels! {
-    u8: unique_small_u8 = 0, unique_medium_u8 = 1, unique_large_u8 = 2;
-    u16: unique_small_u16 = 0, unique_medium_u16 = 1, unique_large_u16 = 2;
-    u32: unique_small_u32 = 0, unique_medium_u32 = 1, unique_large_u32 = 2;
-    u64: unique_small_u64 = 0, unique_medium_u64 = 1, unique_large_u64 = 2;
-    [u32; 4]: unique_small_bytes16 = 0, unique_medium_bytes16 = 1, unique_large_bytes16 = 2;
+    u8: unique_small_u8 = 0, unique_large_u8 = 2;
+    u16: unique_small_u16 = 0, unique_large_u16 = 2;
+    u32: unique_small_u32 = 0, unique_large_u32 = 2;
+    u64: unique_small_u64 = 0, unique_large_u64 = 2;
+    [u32; 4]: unique_small_bytes16 = 0, unique_large_bytes16 = 2;
 }
 
 /// Run-length encoding's first pass `run_length_{tile}_{type}`: unique's parameters, then
@@ -140,11 +140,11 @@ macro_rules! run_length_kernels {
 }
 
 run_length_kernels! {
-    u8: run_length_small_u8 = 0, run_length_medium_u8 = 1, run_length_large_u8 = 2;
-    u16: run_length_small_u16 = 0, run_length_medium_u16 = 1, run_length_large_u16 = 2;
-    u32: run_length_small_u32 = 0, run_length_medium_u32 = 1, run_length_large_u32 = 2;
-    u64: run_length_small_u64 = 0, run_length_medium_u64 = 1, run_length_large_u64 = 2;
-    [u32; 4]: run_length_small_bytes16 = 0, run_length_medium_bytes16 = 1, run_length_large_bytes16 = 2;
+    u8: run_length_small_u8 = 0, run_length_large_u8 = 2;
+    u16: run_length_small_u16 = 0, run_length_large_u16 = 2;
+    u32: run_length_small_u32 = 0, run_length_large_u32 = 2;
+    u64: run_length_small_u64 = 0, run_length_large_u64 = 2;
+    [u32; 4]: run_length_small_bytes16 = 0, run_length_large_bytes16 = 2;
 }
 
 /// Run-length encoding's second pass, `(offsets, count, n, capacity, lengths)`: `lengths[r] =
@@ -201,11 +201,11 @@ macro_rules! run_bounds_kernels {
 }
 
 run_bounds_kernels! {
-    u8: run_bounds_small_u8 = 0, run_bounds_medium_u8 = 1, run_bounds_large_u8 = 2;
-    u16: run_bounds_small_u16 = 0, run_bounds_medium_u16 = 1, run_bounds_large_u16 = 2;
-    u32: run_bounds_small_u32 = 0, run_bounds_medium_u32 = 1, run_bounds_large_u32 = 2;
-    u64: run_bounds_small_u64 = 0, run_bounds_medium_u64 = 1, run_bounds_large_u64 = 2;
-    [u32; 4]: run_bounds_small_bytes16 = 0, run_bounds_medium_bytes16 = 1, run_bounds_large_bytes16 = 2;
+    u8: run_bounds_small_u8 = 0, run_bounds_large_u8 = 2;
+    u16: run_bounds_small_u16 = 0, run_bounds_large_u16 = 2;
+    u32: run_bounds_small_u32 = 0, run_bounds_large_u32 = 2;
+    u64: run_bounds_small_u64 = 0, run_bounds_large_u64 = 2;
+    [u32; 4]: run_bounds_small_bytes16 = 0, run_bounds_large_bytes16 = 2;
 }
 
 /// The non-trivial runs' second pass, `(bounds, bound_count, count, capacity, offsets, lengths)`:
