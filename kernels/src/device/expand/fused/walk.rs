@@ -5,8 +5,8 @@
 use super::schedule::Part;
 use super::{load_run, record_item, FusedShared, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
 use crate::arch::{
-    ballot, lane_id, lanemask_lt, load_shared, load_shared_v4, shfl_idx, store_shared_u32, store_shared_v4, sync_threads,
-    sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+    ballot, lane_id, lanemask_lt, load_shared, load_shared_v4, shfl_idx, store_shared_u32, store_shared_v4,
+    sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, ScanValue};
 use crate::device::expand::{ExpandView, Offset};
@@ -165,7 +165,10 @@ macro_rules! walk_in {
                 }
                 // The warp's marks cleared, `STEP / 32` per lane in 16-byte stores.
                 for q in 0..(STEP / WARP_SIZE / 4) as usize {
-                    store_shared_v4(marks.add((STEP / WARP_SIZE) as usize * lane as usize + 4 * q) as *mut [u32; 4], [0; 4]);
+                    store_shared_v4(
+                        marks.add((STEP / WARP_SIZE) as usize * lane as usize + 4 * q) as *mut [u32; 4],
+                        [0; 4],
+                    );
                 }
                 sync_warp();
                 // Mark each non-empty source starting in the step with `(source << 8) | offset`:
