@@ -40,6 +40,8 @@ macro_rules! note {
         #[doc = "[benchmarks-select]: crate::guide::benchmarks#select-bench-compact"]
         #[doc = "[benchmarks-expand]: crate::guide::benchmarks#work-expansion-bench-expand"]
         #[doc = "[benchmarks-scan]: crate::guide::benchmarks#scan-bench-scan"]
+        #[doc = "[benchmarks-reduce]: crate::guide::benchmarks#reduce-bench-reduce"]
+        #[doc = "[benchmarks-partition]: crate::guide::benchmarks#partition-unique-and-run-length-encoding-bench-compact-after-the-select-table"]
         #[doc = "[life]: crate::guide#outside-this-package"]
         #[doc = "[access]: crate::guide#outside-this-package"]
         #[doc = ""]
