@@ -112,17 +112,7 @@ shfl!(/// `__shfl_down_sync`: the value of lane `lane_id() + delta`; the top `de
 /// multiple of 4 bytes (checked at compile time).
 #[inline(always)]
 pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
-    const { assert!(core::mem::size_of::<T>().is_multiple_of(4)) };
-    let mut out = core::mem::MaybeUninit::<T>::uninit();
-    let words = core::mem::size_of::<T>() / 4;
-    let src = &v as *const T as *const u32;
-    let dst = out.as_mut_ptr() as *mut u32;
-    let mut i = 0;
-    while i < words {
-        unsafe { dst.add(i).write_unaligned(shfl_idx(src.add(i).read_unaligned(), lane)) };
-        i += 1;
-    }
-    unsafe { out.assume_init() }
+    by_words(v, |w| shfl_idx(w, lane))
 }
 
 /// [`shfl_down`] for any `Copy` value, moved one 32-bit word at a time: lane `l` gets lane
@@ -130,6 +120,12 @@ pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
 /// 4 bytes (checked at compile time).
 #[inline(always)]
 pub fn shfl_down_any<T: Copy>(v: T, delta: u32) -> T {
+    by_words(v, |w| shfl_down(w, delta))
+}
+
+/// `v` with `f` applied to each of its 32-bit words (a shuffle moves one word at a time).
+#[inline(always)]
+fn by_words<T: Copy>(v: T, f: impl Fn(u32) -> u32) -> T {
     const { assert!(core::mem::size_of::<T>().is_multiple_of(4)) };
     let mut out = core::mem::MaybeUninit::<T>::uninit();
     let words = core::mem::size_of::<T>() / 4;
@@ -137,7 +133,7 @@ pub fn shfl_down_any<T: Copy>(v: T, delta: u32) -> T {
     let dst = out.as_mut_ptr() as *mut u32;
     let mut i = 0;
     while i < words {
-        unsafe { dst.add(i).write_unaligned(shfl_down(src.add(i).read_unaligned(), delta)) };
+        unsafe { dst.add(i).write_unaligned(f(src.add(i).read_unaligned())) };
         i += 1;
     }
     unsafe { out.assume_init() }
