@@ -47,7 +47,7 @@ pub use keep::{Keep, Predicate, SelectItem};
 use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{sys, CudaSlice, LaunchConfig};
-use keep::predicate_suffix;
+use keep::value_test_suffix;
 use plan::{check_args, grid_blocks, ordered_tiles_bound, Body, OrderedState};
 
 pub use warpwork_abi::select::THREADS;
@@ -252,13 +252,7 @@ impl Gpu {
         let (flags, predicate) = match keep {
             Keep::Flagged(flags) => (Some(flags), None),
             Keep::If(p) => {
-                let suffix = predicate_suffix::<T>().ok_or_else(|| {
-                    Error::InvalidInput(format!(
-                        "a value test on {}: predicates are for u8, i8, u16, i16, u32, i32, u64, i64, f32 and f64 \
-                         (select other items by flag)",
-                        std::any::type_name::<T>()
-                    ))
-                })?;
+                let suffix = value_test_suffix::<T>("select")?;
                 (None, Some((suffix, p.abi())))
             }
         };

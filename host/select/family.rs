@@ -6,7 +6,7 @@
 //! and parameter lists differ.
 
 use super::plan::{grid_blocks, Body, OrderedState, Shape};
-use super::{predicate_suffix, state_len, Keep, Scalar, Variant};
+use super::{state_len, value_test_suffix, Keep, Scalar, Variant};
 use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{sys, LaunchConfig};
@@ -77,13 +77,7 @@ impl Gpu {
                 (Some(flags), None)
             }
             Mode::Partition(Keep::If(p)) => {
-                let suffix = predicate_suffix::<T>().ok_or_else(|| {
-                    Error::InvalidInput(format!(
-                        "a value test on {}: predicates are for u8, i8, u16, i16, u32, i32, u64, i64, f32 and f64 \
-                         (partition other items by flag)",
-                        std::any::type_name::<T>()
-                    ))
-                })?;
+                let suffix = value_test_suffix::<T>("partition")?;
                 (None, Some((suffix, p.abi())))
             }
             Mode::Unique | Mode::Runs => (None, None),

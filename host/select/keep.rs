@@ -32,6 +32,18 @@ macro_rules! select_item {
 }
 select_item!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
 
+/// The value-test kernel suffix of `T`, or the error for a value test on another type; `what`
+/// names the operation (`select`, `partition`) in the error's hint to keep such items by flag.
+pub(super) fn value_test_suffix<T: 'static>(what: &str) -> crate::Result<&'static str> {
+    predicate_suffix::<T>().ok_or_else(|| {
+        crate::Error::InvalidInput(format!(
+            "a value test on {}: predicates are for u8, i8, u16, i16, u32, i32, u64, i64, f32 and f64 \
+             ({what} other items by flag)",
+            std::any::type_name::<T>()
+        ))
+    })
+}
+
 /// A value test for [`crate::Gpu::select_if`]. Comparisons are Rust's `PartialOrd` on both the
 /// GPU and the CPU reference: a NaN fails every test except `NonZero`, and `-0.0` counts as
 /// zero.
