@@ -218,6 +218,15 @@ fn adversarial<T: TestElement>(gpu: &Gpu) {
             at_last[n - 2] = hi;
             at_first[n - 1] = lo;
         }
+        // Every element the extreme whose arg key is the largest possible (64-bit types: a key
+        // equal to "no element"'s), and sorted runs (each vector holds a new best, ties inside).
+        let (all_lo, all_hi) = (vec![lo; n], vec![hi; n]);
+        let mut rising = T::small_ints(n, 8);
+        rising.sort_by(|a, b| a.to_f64().total_cmp(&b.to_f64()));
+        let falling: Vec<T> = rising.iter().rev().copied().collect();
+        for input in [&all_lo, &all_hi, &rising, &falling] {
+            check_arg(gpu, input, &format!("{what} all extreme or sorted"));
+        }
         for input in [&equal, &at_last, &at_first] {
             check_arg(gpu, input, &format!("{what} extremes"));
             for op in OPS {

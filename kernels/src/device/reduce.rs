@@ -21,7 +21,6 @@ use crate::arch::{
     store_relaxed_v2_u64, sync_threads, thread_idx_x, warp_id,
 };
 use crate::block::block_reduce;
-use crate::device::scan::tile::item;
 use crate::warp::{warp_reduce, ArgKey, OrderKey, ReduceOp};
 use core::mem::size_of;
 use core::ptr::{read_volatile, write_volatile};
@@ -78,21 +77,25 @@ pub unsafe fn reduce_range<O: ReduceOp, const BLOCK_THREADS: usize, const BLOCK_
         for (u, c) in chunks.iter_mut().enumerate() {
             *c = load_nc_v4_u32(base.add(v + u * BLOCK_THREADS));
         }
-        for (u, c) in chunks.iter().enumerate() {
-            let first = body + (v + u * BLOCK_THREADS) * per;
-            for j in 0..per {
-                acc = O::combine(acc, O::lift(item::<O::Item>(c, j), (first + j) as u64));
-            }
-        }
+        acc = O::accumulate(acc, &chunks, |u, j| (body + (v + u * BLOCK_THREADS) * per + j) as u64);
         v += group;
     }
-    while v < vectors {
-        let c = load_nc_v4_u32(base.add(v));
-        let first = body + v * per;
-        for j in 0..per {
-            acc = O::combine(acc, O::lift(item::<O::Item>(&c, j), (first + j) as u64));
+    // The last part group: every load in flight at once (a block's span at small `n` is less
+    // than one group), then the vectors that exist combined in the same order as above.
+    if v < vectors {
+        let mut chunks = [[0u32; 4]; UNROLL];
+        for (u, c) in chunks.iter_mut().enumerate() {
+            if v + u * BLOCK_THREADS < vectors {
+                *c = load_nc_v4_u32(base.add(v + u * BLOCK_THREADS));
+            }
         }
-        v += BLOCK_THREADS;
+        for (u, c) in chunks.iter().enumerate() {
+            if v + u * BLOCK_THREADS < vectors {
+                acc = O::accumulate(acc, core::array::from_ref(c), |_, j| {
+                    (body + (v + u * BLOCK_THREADS) * per + j) as u64
+                });
+            }
+        }
     }
     // Tail: the elements after the last whole vector.
     let tail = body + vectors * per;

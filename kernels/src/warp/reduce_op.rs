@@ -12,6 +12,7 @@
 //! operator must be **associative and commutative** (floating-point addition is, up to
 //! rounding; the order is fixed, so a float sum gives the same bits on every run).
 
+use crate::device::scan::tile::item;
 use crate::warp::{ScanElement, ScanOp};
 use core::marker::PhantomData;
 
@@ -29,6 +30,66 @@ pub trait ReduceOp {
     fn lift(x: Self::Item, index: u64) -> Self::T;
     /// `a ⊕ b`.
     fn combine(a: Self::T, b: Self::T) -> Self::T;
+
+    /// `acc` combined with every element of `V` 16-byte vectors, in order: element `j` of
+    /// vector `u` (`16 / size_of::<Item>()` per vector) lifted with index `index(u, j)`. The
+    /// indices increase in that order and are all greater than those already in `acc` (a
+    /// thread's own elements, in index order), which lets an operator take fewer steps than
+    /// one combine per element: the arg operators find the chunk's best key first and look
+    /// for its index only when the chunk wins. The result is the same as the combines'.
+    #[inline(always)]
+    fn accumulate<const V: usize>(
+        acc: Self::T,
+        chunks: &[[u32; 4]; V],
+        index: impl Fn(usize, usize) -> u64,
+    ) -> Self::T {
+        let mut acc = acc;
+        for (u, c) in chunks.iter().enumerate() {
+            for j in 0..per_vector::<Self::Item>() {
+                acc = Self::combine(acc, Self::lift(item::<Self::Item>(c, j), index(u, j)));
+            }
+        }
+        acc
+    }
+}
+
+/// Elements of `T` in a 16-byte vector.
+#[inline(always)]
+const fn per_vector<T>() -> usize {
+    16 / core::mem::size_of::<T>()
+}
+
+/// [`ReduceOp::accumulate`] for the arg operators: the least `key` of the chunks (one
+/// comparison per element), and only if it beats `acc` (or `acc` holds no element yet) the
+/// index of its first occurrence.
+#[inline(always)]
+fn arg_accumulate<T: ScanElement, const V: usize>(
+    acc: ArgKey,
+    chunks: &[[u32; 4]; V],
+    index: impl Fn(usize, usize) -> u64,
+    key: impl Fn(T) -> u64,
+) -> ArgKey {
+    let mut best = u64::MAX;
+    for c in chunks {
+        for j in 0..per_vector::<T>() {
+            best = best.min(key(item::<T>(c, j)));
+        }
+    }
+    if best < acc.key || acc.index == u64::MAX {
+        // The first (lowest-index) element with the best key: scanned from the back, the last
+        // match seen is the first one.
+        let mut at = (0, 0);
+        for (u, c) in chunks.iter().enumerate().rev() {
+            for j in (0..per_vector::<T>()).rev() {
+                if key(item::<T>(c, j)) == best {
+                    at = (u, j);
+                }
+            }
+        }
+        ArgKey { key: best, index: index(at.0, at.1) }
+    } else {
+        acc
+    }
 }
 
 impl<O: ScanOp> ReduceOp for O {
@@ -175,6 +236,10 @@ impl<T: OrderKey> ReduceOp for ArgMin<T> {
     fn combine(a: ArgKey, b: ArgKey) -> ArgKey {
         ArgKey::first(a, b)
     }
+    #[inline(always)]
+    fn accumulate<const V: usize>(acc: ArgKey, chunks: &[[u32; 4]; V], index: impl Fn(usize, usize) -> u64) -> ArgKey {
+        arg_accumulate(acc, chunks, index, T::min_key)
+    }
 }
 
 impl<T: OrderKey> ReduceOp for ArgMax<T> {
@@ -188,5 +253,9 @@ impl<T: OrderKey> ReduceOp for ArgMax<T> {
     #[inline(always)]
     fn combine(a: ArgKey, b: ArgKey) -> ArgKey {
         ArgKey::first(a, b)
+    }
+    #[inline(always)]
+    fn accumulate<const V: usize>(acc: ArgKey, chunks: &[[u32; 4]; V], index: impl Fn(usize, usize) -> u64) -> ArgKey {
+        arg_accumulate(acc, chunks, index, T::max_key)
     }
 }
