@@ -245,6 +245,11 @@ fn adversarial<T: TestElement>(gpu: &Gpu) {
             }
             let zeros: Vec<T> = (0..n).map(|i| if i % 3 == 1 { T::from_i32(0) } else { T::neg_zero() }).collect();
             check_arg(gpu, &zeros, &format!("{what} signed zeros"));
+            // The sign of a zero minimum or maximum, bit for bit (`same` takes -0.0 == +0.0).
+            for op in [ReduceOp::Min, ReduceOp::Max] {
+                let (got, want) = (run(gpu, &zeros, op), cpu::reduce(&zeros, cpu_op(op)));
+                assert_eq!(bytemuck::bytes_of(&got), bytemuck::bytes_of(&want), "{what} signed zeros {op:?}");
+            }
         }
     }
 }

@@ -104,6 +104,14 @@ impl<O: ScanOp> ReduceOp for O {
     fn combine(a: <O as ScanOp>::T, b: <O as ScanOp>::T) -> <O as ScanOp>::T {
         <O as ScanOp>::combine(a, b)
     }
+    #[inline(always)]
+    fn accumulate<const V: usize>(
+        acc: <O as ScanOp>::T,
+        chunks: &[[u32; 4]; V],
+        _index: impl Fn(usize, usize) -> u64,
+    ) -> <O as ScanOp>::T {
+        O::fold_chunks(acc, chunks)
+    }
 }
 
 /// The accumulator of [`ArgMin`] and [`ArgMax`]: the element's key in the operator's order

@@ -78,6 +78,21 @@ pub trait ScanOp {
     const IDENTITY: Self::T;
     /// `a ⊕ b`, with `a` the earlier operand in scan order.
     fn combine(a: Self::T, b: Self::T) -> Self::T;
+
+    /// `acc` combined with every element of `V` 16-byte vectors of `T`, in order (what a thread
+    /// of a reduction does with its loads). Operators may take fewer steps than one combine per
+    /// element, for the same result: the float minimum and maximum compare integer keys and
+    /// note NaNs on the side.
+    #[inline(always)]
+    fn fold_chunks<const V: usize>(acc: Self::T, chunks: &[[u32; 4]; V]) -> Self::T {
+        let mut acc = acc;
+        for c in chunks {
+            for j in 0..16 / core::mem::size_of::<Self::T>() {
+                acc = Self::combine(acc, crate::device::scan::tile::item(c, j));
+            }
+        }
+        acc
+    }
 }
 
 /// Sum: wrapping for integers, IEEE addition (identity `-0.0`) for floats.
@@ -88,7 +103,7 @@ pub struct Min<T>(PhantomData<T>);
 pub struct Max<T>(PhantomData<T>);
 
 macro_rules! op {
-    ($op:ident<$t:ty>, $id:expr, |$a:ident, $b:ident| $body:expr) => {
+    ($op:ident<$t:ty>, $id:expr, |$a:ident, $b:ident| $body:expr $(, fold: $fold:path)?) => {
         impl ScanOp for $op<$t> {
             type T = $t;
             const IDENTITY: $t = $id;
@@ -96,6 +111,12 @@ macro_rules! op {
             fn combine($a: $t, $b: $t) -> $t {
                 $body
             }
+            $(
+            #[inline(always)]
+            fn fold_chunks<const V: usize>(acc: $t, chunks: &[[u32; 4]; V]) -> $t {
+                $fold(acc, chunks)
+            }
+            )?
         }
     };
 }
@@ -110,11 +131,60 @@ macro_rules! integer_ops {
 integer_ops!(u32, i32, u64, i64);
 
 op!(Sum<f32>, -0.0, |a, b| a + b);
-op!(Min<f32>, f32::INFINITY, |a, b| minimum_f32(a, b));
-op!(Max<f32>, f32::NEG_INFINITY, |a, b| maximum_f32(a, b));
+op!(Min<f32>, f32::INFINITY, |a, b| minimum_f32(a, b), fold: fold_minimum_f32);
+op!(Max<f32>, f32::NEG_INFINITY, |a, b| maximum_f32(a, b), fold: fold_maximum_f32);
 op!(Sum<f64>, -0.0, |a, b| a + b);
-op!(Min<f64>, f64::INFINITY, |a, b| minimum_f64(a, b));
-op!(Max<f64>, f64::NEG_INFINITY, |a, b| maximum_f64(a, b));
+op!(Min<f64>, f64::INFINITY, |a, b| minimum_f64(a, b), fold: fold_minimum_f64);
+op!(Max<f64>, f64::NEG_INFINITY, |a, b| maximum_f64(a, b), fold: fold_maximum_f64);
+
+/// [`ScanOp::fold_chunks`] for the float minimum and maximum: each element's bits mapped to an
+/// unsigned integer of the same order (`-inf` … `-0.0`, `+0.0` … `+inf`), the least or greatest
+/// of those kept, and whether any element was NaN kept beside it (the result is then `NAN`, as
+/// [`minimum_f32`] gives): an integer min or max and a NaN test per element instead of a
+/// float minimum's three comparisons. The same bits as the combines.
+macro_rules! fold_float {
+    ($($name:ident: $t:ty, $u:ty, $pick:ident;)*) => {$(
+        #[inline(always)]
+        fn $name<const V: usize>(acc: $t, chunks: &[[u32; 4]; V]) -> $t {
+            const SIGN: $u = 1 << (<$u>::BITS - 1);
+            let key = |x: $t| {
+                let b = x.to_bits();
+                b ^ (((b as <$u as Signed>::S) >> (<$u>::BITS - 1)) as $u | SIGN)
+            };
+            let (mut best, mut nan) = (key(acc), acc.is_nan());
+            for c in chunks {
+                for j in 0..16 / core::mem::size_of::<$t>() {
+                    let x: $t = crate::device::scan::tile::item(c, j);
+                    nan |= x.is_nan();
+                    best = best.$pick(key(x));
+                }
+            }
+            if nan {
+                <$t>::NAN
+            } else {
+                <$t>::from_bits(if best & SIGN != 0 { best ^ SIGN } else { !best })
+            }
+        }
+    )*};
+}
+
+/// The signed integer of an unsigned one's width (for the arithmetic shift of [`fold_float`]).
+trait Signed {
+    type S;
+}
+impl Signed for u32 {
+    type S = i32;
+}
+impl Signed for u64 {
+    type S = i64;
+}
+
+fold_float! {
+    fold_minimum_f32: f32, u32, min;
+    fold_maximum_f32: f32, u32, max;
+    fold_minimum_f64: f64, u64, min;
+    fold_maximum_f64: f64, u64, max;
+}
 
 macro_rules! ieee_min_max {
     ($t:ty, $min:ident, $max:ident) => {
