@@ -155,9 +155,10 @@ fn check<T: TestElement>(got: T, input: &[T], op: ReduceOp, exact: bool, what: &
 
 /// Sizes around powers of two and around the block spans.
 fn sizes<T: ReduceItem>() -> Vec<usize> {
-    let per_block = 128 * 16 / std::mem::size_of::<T>();
+    let per_block = 128 * 16 * 4 / std::mem::size_of::<T>();
     let mut v = vec![0, 1, 2, 3, 4, 5, 31, 33, 127, 129, 1023, 1025, 12_345, (1 << 16) - 1, (1 << 16) + 1];
     v.extend([per_block - 1, per_block, per_block + 1, 1024 * per_block - 1, 1024 * per_block + 1]);
+    v.extend([per_block / 4 - 1, per_block / 4 + 1, 1024 * per_block / 4 + 1]);
     v.extend([1_000_003, (1 << 20) + 7]);
     if !small() {
         v.extend([(1 << 23) - 3, 25_000_001]);

@@ -18,9 +18,11 @@ pub const UNROLL: usize = 4;
 /// multiprocessors (an H100's 132 hold 1024 of them at up to 64 registers per thread), and at
 /// most 1024 partials for the last block to combine.
 pub const MAX_BLOCKS: u64 = 1024;
-/// The least input, in bytes, a block of the device-wide reduce takes (one 16-byte load per
-/// thread): small inputs are spread over as many blocks as this allows.
-pub const MIN_BLOCK_BYTES: u64 = THREADS as u64 * 16;
+/// The least input, in bytes, a block of the device-wide reduce takes: [`UNROLL`] 16-byte loads
+/// per thread, which a thread issues at once, so a block of this much costs about one trip to
+/// memory. Small inputs are spread over as many blocks as this allows (with one load per
+/// thread, four times as many blocks each took its own trip and its own partial and ticket).
+pub const MIN_BLOCK_BYTES: u64 = THREADS as u64 * 16 * UNROLL as u64;
 /// The longest segment, in elements, that one warp of the segmented reduce takes on its own (when
 /// every segment of its block's group is as short).
 pub const WARP_SEGMENT_MAX: u64 = 256;
@@ -57,7 +59,7 @@ pub const fn blocks(size: usize, n: u64) -> u64 {
     }
 }
 
-/// Elements per block-span unit: one 16-byte vector per thread.
+/// Elements per block-span unit: [`UNROLL`] 16-byte vectors per thread.
 const fn span_quantum(size: usize) -> u64 {
     MIN_BLOCK_BYTES / size as u64
 }
@@ -95,7 +97,7 @@ mod tests {
                 assert_eq!(s * size as u64 % MIN_BLOCK_BYTES, 0, "whole vectors per thread");
             }
         }
-        assert_eq!(blocks(4, 1 << 16), 128);
+        assert_eq!(blocks(4, 1 << 16), 32);
         assert_eq!(blocks(4, 1 << 28), MAX_BLOCKS);
         assert_eq!(span(4, 1 << 28), 1 << 18);
         assert_eq!(blocks(8, 0), 1);
