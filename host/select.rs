@@ -39,6 +39,7 @@
 //! block per tile for `Block`. See [`guide::select`](crate::guide::select).
 
 pub(crate) mod family;
+pub(crate) mod runs;
 mod keep;
 mod plan;
 
