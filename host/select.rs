@@ -39,9 +39,9 @@
 //! block per tile for `Block`. See [`guide::select`](crate::guide::select).
 
 pub(crate) mod family;
-pub(crate) mod runs;
 mod keep;
 mod plan;
+pub(crate) mod runs;
 
 pub use keep::{Keep, Predicate, SelectItem};
 

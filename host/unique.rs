@@ -118,7 +118,7 @@ impl Gpu {
     /// The form that allocates nothing and never waits: writes the first key of every run of
     /// equal keys to `keys_out` and its value to `values_out`, in input order, and their count
     /// to `state[0]` (read it with [`Gpu::select_count`] on `keys_out`, which reports pairs that
-    /// did not fit: [`Error::CapacityExceeded`]; nothing is written past either output).
+    /// did not fit: [`crate::Error::CapacityExceeded`]; nothing is written past either output).
     /// `values` holds as many items as `keys`, `values_out` at least as many as `keys_out`;
     /// `state` holds [`crate::run_length::state_len`]`(n, keys_out.len())` `u64`s and needs no
     /// preparation. Keys and values of 1, 2, 4, 8 or 16 bytes. One pass (after a small kernel

@@ -20,7 +20,11 @@ pub(crate) enum RunCall<'b, T, L, V> {
     /// `lengths`.
     NonTrivial { offsets: &'b mut dyn DeviceWrite<L>, lengths: &'b mut dyn DeviceWrite<L> },
     /// Unique by key: each kept key to `keys_out`, its value (from `values`) to `values_out`.
-    ByKey { keys_out: &'b mut dyn DeviceWrite<T>, values: &'b dyn DeviceRead<V>, values_out: &'b mut dyn DeviceWrite<V> },
+    ByKey {
+        keys_out: &'b mut dyn DeviceWrite<T>,
+        values: &'b dyn DeviceRead<V>,
+        values_out: &'b mut dyn DeviceWrite<V>,
+    },
 }
 
 /// `u64` elements of the state of a run-length encoding or a non-trivial runs launch over `n`
@@ -52,7 +56,8 @@ impl Gpu {
         let carries = !matches!(kind, Kind::ByKey);
         ensure_input!(size > 0, "{what} items of zero bytes");
         let n = items.len() as u64;
-        let needed = if carries { runs_state_len::<T>(items.len()) } else { state_len::<T>(Variant::Ordered, items.len()) };
+        let needed =
+            if carries { runs_state_len::<T>(items.len()) } else { state_len::<T>(Variant::Ordered, items.len()) };
         crate::error::ensure_len("select state (u64 elements)", state.len(), needed as u64)?;
         let (wide, value_size) = (std::mem::size_of::<L>() as u32 / 8, std::mem::size_of::<V>() as u32);
         let mut l = self.kernel_args();

@@ -143,7 +143,8 @@ fn forced_fallback_runs_match_cpu() {
         let index: Vec<u64> = (0..n as u64).collect();
         let d_index = gpu.upload(&index).unwrap();
         let (mut keys, mut kept) = (gpu.filled::<u32>(n, 0xAB).unwrap(), gpu.filled::<u64>(n, 0xAB).unwrap());
-        let call: RunCall<u32, u32, u64> = RunCall::ByKey { keys_out: &mut keys, values: &d_index, values_out: &mut kept };
+        let call: RunCall<u32, u32, u64> =
+            RunCall::ByKey { keys_out: &mut keys, values: &d_index, values_out: &mut kept };
         gpu.launch_runs(&d, call, &mut state, true).unwrap();
         let count = gpu.select_count(&keys, &state).unwrap();
         let firsts: Vec<u64> = (0..n).filter(|&i| i == 0 || items[i] != items[i - 1]).map(|i| i as u64).collect();

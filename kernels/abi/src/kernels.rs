@@ -182,8 +182,7 @@ pub const RUN_BOUNDS_KERNELS: [&str; 10] = family_names!("run_bounds": "u8", "u1
 /// (`capacity`) and `value_size` (`u32`: 1, 2, 4, 8 or 16 bytes); each kept key's value goes to
 /// `values_out` at the key's slot. The order is [`UNIQUE_ITEM_TYPES`] (of the keys) ×
 /// [`ORDERED_TILE_NAMES`].
-pub const UNIQUE_BY_KEY_KERNELS: [&str; 10] =
-    family_names!("unique_by_key": "u8", "u16", "u32", "u64", "bytes16");
+pub const UNIQUE_BY_KEY_KERNELS: [&str; 10] = family_names!("unique_by_key": "u8", "u16", "u32", "u64", "bytes16");
 
 macro_rules! scan_names {
     ($($t:literal),*) => {
