@@ -258,7 +258,9 @@ pub unsafe fn select_ordered_tile<
         compact_share::<T, CHUNKS, false, false>(region, keep, limit, |_, _| {}, |_, _| {});
     }
     if const { mode::carries_last(MODE) } && warp == 1 {
-        // The second look-back: the index plus one of the last kept item before the tile.
+        // The second look-back: the index plus one of the last kept item before the tile. (It
+        // stands before warp 0's: after it, though dead in the other modes, it changed the
+        // select's block layout.)
         let reduce = |j: usize| last_in_tile::<T, MODE>(recount, j * tile_len, tile_len);
         let own = tile_last::<WARPS>(lasts, tile * tile_len, per_warp, WARPS, 0);
         grid_dependency_wait();
