@@ -11,15 +11,13 @@ use crate::warp::warp_inclusive_sum;
 /// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
 /// the warp has read already: each row is read, the warp synchronised, then written. With
 /// `REJECT`, each item of the share's first `limit` that is not kept is handed to `reject` with
-/// its rank among those (how many rejected items come before it in the share); with `KEPT`, each
-/// kept item's rank and index in the share to `kept`.
+/// its rank among those (how many rejected items come before it in the share).
 #[inline(always)]
-pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool, const KEPT: bool>(
+pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool>(
     region: *mut [u32; 4],
     keep: u128,
     limit: usize,
     reject: impl Fn(usize, T),
-    kept: impl Fn(usize, usize),
 ) {
     let v = 16 / core::mem::size_of::<T>();
     let lane = lane_id() as usize;
@@ -44,10 +42,10 @@ pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const RE
             sync_warp();
             let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
             for j in 0..v {
-                // (Partitions and run offsets read the chunk by shifts: their longer loop is not
-                // unrolled for 1-byte items, and indexing would put the chunk on the stack.)
+                // (Partitions read the chunk by shifts: their longer loop is not unrolled for
+                // 1-byte items, and indexing would put the chunk on the stack.)
                 let x = |j: usize| {
-                    if REJECT || KEPT {
+                    if REJECT {
                         chunk_item::<T>(chunk, j)
                     } else {
                         (chunk.as_ptr() as *const T).add(j).read()
@@ -55,9 +53,6 @@ pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const RE
                 };
                 if (mine >> j) & 1 != 0 {
                     T::store_staged(stage.add(r as usize), x(j));
-                    if KEPT {
-                        kept(r as usize, (WARP_SIZE as usize * k + lane) * v + j);
-                    }
                     r += 1;
                 } else if REJECT {
                     let i = (WARP_SIZE as usize * k + lane) * v + j;

@@ -251,11 +251,11 @@ pub unsafe fn select_ordered_tile<
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    let (partition, by_key) = (MODE == mode::PARTITION, MODE == mode::BY_KEY);
-    // (Partitions and unique by key need the count before the tile: their compaction waits.
-    // The bounds of non-trivial runs write no items.)
-    if const { MODE != mode::PARTITION && MODE != mode::BY_KEY && MODE != mode::BOUNDS } {
-        compact_share::<T, CHUNKS, false, false>(region, keep, limit, |_, _| {}, |_, _| {});
+    let partition = MODE == mode::PARTITION;
+    // (Partitions need the count before the tile: their compaction waits. The bounds of
+    // non-trivial runs write no items.)
+    if const { MODE != mode::PARTITION && MODE != mode::BOUNDS } {
+        compact_share::<T, CHUNKS, false>(region, keep, limit, |_, _| {});
     }
     if const { mode::carries_last(MODE) } && warp == 1 {
         // The second look-back: the index plus one of the last kept item before the tile. (It
@@ -291,18 +291,18 @@ pub unsafe fn select_ordered_tile<
         // tile).
         let rejected_before = (share as u64).wrapping_sub(tile_first).wrapping_sub(before as u64);
         let top = out.wrapping_add((n as u64).wrapping_sub(1).wrapping_sub(rejected_before) as usize);
-        compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
+        compact_share::<T, CHUNKS, true>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x);
     }
     let first = tile_first.wrapping_add(before as u64);
-    if by_key {
+    if const { MODE == mode::BY_KEY } {
         // Each kept key's value, at the key's slot (below the capacity).
         let room = super::room_after(first, capacity) as usize;
-        let kept = |r: usize, i: usize| {
-            if r < room {
-                copy_value(runs.values, share + i, runs.values_out, first as usize + r, runs.value_size);
+        let kept = |r: u32, i: usize, _| {
+            if (r as usize) < room {
+                copy_value(runs.values, share + i, runs.values_out, first as usize + r as usize, runs.value_size);
             }
         };
-        compact_share::<T, CHUNKS, false, true>(region, keep, limit, |_, _| {}, kept);
+        each_kept::<CHUNKS, false>(keep, v, kept);
     }
     // The index plus one of the last kept item before the warp's share (0: none).
     let carry = if const { mode::carries_last(MODE) } {
@@ -330,7 +330,7 @@ pub unsafe fn select_ordered_tile<
                 store_width(runs.lengths, s / 2, p + 2 - q1, wide);
             }
         };
-        each_kept::<CHUNKS>(keep, v, kept);
+        each_kept::<CHUNKS, true>(keep, v, kept);
     }
     // (The bounds of non-trivial runs write offsets and lengths only.)
     let end = if const { MODE == mode::BOUNDS } { 0 } else { warp_kept.min(super::room_after(first, capacity)) };

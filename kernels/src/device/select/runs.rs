@@ -83,29 +83,48 @@ pub(super) unsafe fn copy_value(src: *const u8, i: usize, dst: *mut u8, o: usize
 /// the share's kept items, its index `i` in the share and the index plus one of the kept item
 /// before it in the share (0 where it is the share's first). `keep` is the lane's keep bits
 /// (bit `k·v + j` for item `j` of its chunk `k`, chunk `32·k + lane` of the share, `v = 16 /
-/// size`), ranked in the order [`super::select_ordered_tile`] compacts them: per chunk row, one
-/// warp sum of the counts and one warp maximum of the last indices.
+/// size`), ranked in the order [`super::select_ordered_tile`] compacts them: the rows' counts
+/// packed several to a warp sum, as the compaction packs them; and (with `PREVIOUS`; 0 is
+/// passed without) one warp maximum of the last indices per row.
 #[inline(always)]
-pub(super) fn each_kept<const CHUNKS: usize>(keep: u128, v: usize, f: impl Fn(u32, usize, u32)) {
+pub(super) fn each_kept<const CHUNKS: usize, const PREVIOUS: bool>(keep: u128, v: usize, f: impl Fn(u32, usize, u32)) {
     let lane = lane_id() as usize;
+    // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
+    let field = 32 - (WARP_SIZE * v as u32).leading_zeros();
+    let fields = (32 / field) as usize;
+    let part = |w: u32, q: usize| (w >> (field as usize * q)) & ((1 << field) - 1);
+    let row_bits = |k: usize| (keep >> (k * v)) as u32 & (u32::MAX >> (32 - v));
     let (mut run, mut last) = (0u32, 0u32);
-    for k in 0..CHUNKS {
-        let bits = (keep >> (k * v)) as u32 & (u32::MAX >> (32 - v));
-        let chunk = (WARP_SIZE as usize * k + lane) * v;
-        let count = popc(bits);
-        let mine = if bits != 0 { (chunk + 32 - bits.leading_zeros() as usize) as u32 } else { 0 };
-        let (counts, lasts) = (warp_inclusive_sum(count), warp_inclusive_scan::<Max<u32>>(mine));
-        let before = shfl_up(lasts, 1);
-        let mut previous = if lane == 0 { last } else { before.max(last) };
-        let mut r = run + counts - count;
-        let mut rest = bits;
-        while rest != 0 {
-            let i = chunk + rest.trailing_zeros() as usize;
-            f(r, i, previous);
-            (previous, r, rest) = (i as u32 + 1, r + 1, rest & (rest - 1));
+    let mut row = 0;
+    while row < CHUNKS {
+        let mut packed = 0u32;
+        for q in 0..fields.min(CHUNKS - row) {
+            packed |= popc(row_bits(row + q)) << (field as usize * q);
         }
-        run += shfl_idx(counts, WARP_SIZE - 1);
-        last = last.max(shfl_idx(lasts, WARP_SIZE - 1));
+        let inclusive = warp_inclusive_sum(packed);
+        let (exclusive, rows) = (inclusive - packed, shfl_idx(inclusive, WARP_SIZE - 1));
+        for q in 0..fields.min(CHUNKS - row) {
+            let k = row + q;
+            let bits = row_bits(k);
+            let chunk = (WARP_SIZE as usize * k + lane) * v;
+            let mut previous = 0;
+            if PREVIOUS {
+                let mine = if bits != 0 { (chunk + 32 - bits.leading_zeros() as usize) as u32 } else { 0 };
+                let lasts = warp_inclusive_scan::<Max<u32>>(mine);
+                let before = shfl_up(lasts, 1);
+                previous = if lane == 0 { last } else { before.max(last) };
+                last = last.max(shfl_idx(lasts, WARP_SIZE - 1));
+            }
+            let mut r = run + part(exclusive, q);
+            let mut rest = bits;
+            while rest != 0 {
+                let i = chunk + rest.trailing_zeros() as usize;
+                f(r, i, previous);
+                (previous, r, rest) = (i as u32 + 1, r + 1, rest & (rest - 1));
+            }
+            run += part(rows, q);
+        }
+        row += fields;
     }
 }
 
