@@ -8,56 +8,46 @@
 //! lengths  2 3 1 2
 //! ```
 //!
-//! **Two passes**, both on the stream, no wait between them: the first is unique on the ordered
-//! select's kernel ([`guide::partition`](crate::guide::partition)), which also writes each run's
-//! first index (its offset) beside its item; the second turns the offsets into lengths
-//! (`offsets[r + 1] − offsets[r]`, `n − offsets[r]` for the last run). A single pass would need
-//! the look-back to carry each tile's last run start with its count (CUB's reduce-by-key); the
-//! second pass costs one read and one write of the offsets, 12 or 16 bytes per run.
+//! **One pass**, on the ordered select's kernel ([`guide::partition`](crate::guide::partition)):
+//! unique finds the runs' first items and their slots; the first item of run `k` also writes
+//! the length of run `k − 1`, its own index less that of run `k − 1`'s first item, and the last
+//! tile writes the last run's (`n` less its first index). Run `k − 1` may start in an earlier
+//! tile, so each tile also publishes the index of its last run start, and a second look-back,
+//! beside the count's, finds the last one before the tile (the maximum of the earlier tiles').
+//! The non-trivial runs work the same way on the runs' first and last items.
 //!
 //! **Items**: any [`Pod`] type of 1, 2, 4, 8 or 16 bytes (aligned to its size; 4 bytes for
 //! 16-byte items). **Lengths**: `u32` or `u64` ([`RunLength`]); `u32` lengths refuse inputs of
 //! 2^32 items or more. **Sizes** are 64-bit. [`Gpu::run_length_encode_into`] allocates nothing
-//! and never waits; its state ([`state_len`]) holds the offsets.
+//! and never waits; its state ([`state_len`]) holds the two look-backs' tile states.
 
-use crate::select::family::{family_state_len, Mode};
+use crate::select::runs::{runs_state_len, RunCall};
 use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::CudaSlice;
 
 /// A run length (and offset) type: `u32` or `u64`.
-pub trait RunLength: Pod + sealed::Sealed {
-    /// The second pass's kernel for this type.
-    #[doc(hidden)]
-    const KERNEL: &'static str;
-    /// The non-trivial runs' second pass for this type.
-    #[doc(hidden)]
-    const BOUNDS_KERNEL: &'static str;
-}
+pub trait RunLength: Pod + sealed::Sealed {}
 mod sealed {
     pub trait Sealed {}
     impl Sealed for u32 {}
     impl Sealed for u64 {}
 }
-impl RunLength for u32 {
-    const KERNEL: &'static str = warpwork_abi::kernels::RUN_LENGTHS_U32;
-    const BOUNDS_KERNEL: &'static str = warpwork_abi::kernels::RUN_BOUNDS_U32;
-}
-impl RunLength for u64 {
-    const KERNEL: &'static str = warpwork_abi::kernels::RUN_LENGTHS_U64;
-    const BOUNDS_KERNEL: &'static str = warpwork_abi::kernels::RUN_BOUNDS_U64;
-}
+impl RunLength for u32 {}
+impl RunLength for u64 {}
 
 /// `u64` elements of the `state` [`Gpu::non_trivial_runs_into`] takes for `n` items of `T` and
-/// outputs of `capacity` runs: the ordered select's state, two bounds per output slot, a count.
+/// outputs of `capacity` runs: the ordered select's state with room for a second look-back's
+/// tile states (as [`state_len`]; the outputs need no room in it, whatever `capacity`).
 ///
 /// # Examples
 /// ```
 /// use warpwork::run_length::non_trivial_state_len;
-/// assert_eq!(non_trivial_state_len::<u32>(1000, 10), warpwork::partition::state_len::<u32>(1000) + 21);
+/// assert!(non_trivial_state_len::<u32>(1000, 10) > warpwork::partition::state_len::<u32>(1000));
 /// ```
 pub fn non_trivial_state_len<T>(n: usize, capacity: usize) -> usize {
-    crate::select::family::bounds_state_len::<T>(n, capacity)
+    let _ = capacity;
+    runs_state_len::<T>(n)
 }
 
 /// Refuses `u32` offsets or lengths for inputs of 2^32 items or more.
@@ -85,15 +75,20 @@ pub struct Runs<T, L> {
 }
 
 /// `u64` elements of the `state` [`Gpu::run_length_encode_into`] takes for `n` items of `T` and
-/// outputs of `capacity` runs: the ordered select's state, then one offset per output slot.
+/// outputs of `capacity` runs: the ordered select's state with room for a second set of tile
+/// states (the look-back that carries the last run start before each tile). It does not grow
+/// with `capacity`.
 ///
 /// # Examples
 /// ```
 /// use warpwork::run_length::state_len;
-/// assert_eq!(state_len::<u32>(1000, 1000), warpwork::partition::state_len::<u32>(1000) + 1000);
+/// let ordered = warpwork::partition::state_len::<u32>(1 << 20);
+/// assert!(state_len::<u32>(1 << 20, 1 << 20) > ordered);
+/// assert!(state_len::<u32>(1 << 20, 1 << 20) <= 2 * ordered);
 /// ```
 pub fn state_len<T>(n: usize, capacity: usize) -> usize {
-    family_state_len::<T>(true, n, capacity)
+    let _ = capacity;
+    runs_state_len::<T>(n)
 }
 
 impl Gpu {
@@ -123,7 +118,8 @@ impl Gpu {
     /// with [`Gpu::select_count`], which reports runs that did not fit in `values` as
     /// [`Error::CapacityExceeded`]; nothing is written past either output). `lengths` holds at
     /// least as many items as `values`; `state` at least [`state_len`]`(n, values.len())` `u64`s,
-    /// which need no preparation (a CUDA graph can replay the call). Two launches, asynchronous.
+    /// which need no preparation (a CUDA graph can replay the call). One pass (after a small
+    /// kernel that prepares the state), asynchronous.
     ///
     /// # Examples
     /// ```no_run
@@ -148,36 +144,7 @@ impl Gpu {
         let (n, capacity) = (items.len(), values.len());
         crate::error::ensure_len("run lengths", lengths.len(), capacity as u64)?;
         check_width::<L>(n)?;
-        self.launch_family(items, Mode::Runs, values, state, false)?;
-        self.launch_run_lengths::<T, L>(n, capacity, lengths, state)
-    }
-
-    /// The second pass: the lengths of the runs whose offsets the first pass wrote after the
-    /// ordered state in `state`.
-    pub(crate) fn launch_run_lengths<T, L: RunLength>(
-        &self,
-        n: usize,
-        capacity: usize,
-        lengths: &mut impl DeviceWrite<L>,
-        state: &mut impl DeviceWrite<u64>,
-    ) -> Result<()> {
-        if n == 0 || capacity == 0 {
-            return Ok(());
-        }
-        let f = self.function(L::KERNEL)?;
-        let mut l = self.kernel_args();
-        let counter = l.bind_mut(state)?;
-        let out = l.bind_mut(lengths)?;
-        let offsets = counter + 8 * family_state_len::<T>(false, n, capacity) as u64;
-        let (n64, cap64) = (n as u64, capacity as u64);
-        l.addr(offsets).addr(counter).value(&n64).value(&cap64).addr(out);
-        let blocks = capacity.div_ceil(256).clamp(1, 4096) as u32;
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `run_lengths_{u32,u64}(offsets, count, n, capacity, lengths)`: the offsets
-        // (`capacity` u64s after the ordered state) and the count lie inside `state`, whose
-        // length the first pass checked, written by the first pass earlier on this stream;
-        // `lengths` holds at least `capacity` items (checked by the caller); a grid-stride loop.
-        unsafe { l.launch(f, cfg) }
+        self.launch_runs::<T, L, u8>(items, RunCall::Encode { values, lengths }, state, false)
     }
 
     /// The runs longer than one item (CUB's `DeviceRunLengthEncode::NonTrivialRuns`): each
@@ -187,9 +154,10 @@ impl Gpu {
     /// `lengths` holds at least as many items as `offsets`; `state` at least
     /// [`non_trivial_state_len`]`(n, offsets.len())` `u64`s and needs no preparation.
     ///
-    /// Two passes: the first keeps the first and the last item of every such run (an item
-    /// whose neighbours differ from it on exactly one side) and writes only their indices; the
-    /// second pairs them into offsets and lengths. Asynchronous; allocates nothing.
+    /// One pass: it keeps the first and the last item of every such run (an item whose
+    /// neighbours differ from it on exactly one side); a first item writes its index as the
+    /// run's offset, a last item its index less the first's plus one as the run's length.
+    /// Asynchronous; allocates nothing.
     ///
     /// # Examples
     /// ```no_run
@@ -214,34 +182,6 @@ impl Gpu {
         let (n, capacity) = (items.len(), offsets.len());
         crate::error::ensure_len("run lengths", lengths.len(), capacity as u64)?;
         check_width::<L>(n)?;
-        self.launch_bounds(items, capacity, state, false)?;
-        self.launch_bounds_pass2::<T, L>(n, offsets, lengths, state)
-    }
-
-    /// The non-trivial runs' second pass: offsets and lengths from the bounds in `state`, and
-    /// the run count into `state[0]`.
-    pub(crate) fn launch_bounds_pass2<T, L: RunLength>(
-        &self,
-        n: usize,
-        offsets: &mut impl DeviceWrite<L>,
-        lengths: &mut impl DeviceWrite<L>,
-        state: &mut impl DeviceWrite<u64>,
-    ) -> Result<()> {
-        let capacity = offsets.len();
-        let len = non_trivial_state_len::<T>(n, capacity) as u64;
-        let f = self.function(L::BOUNDS_KERNEL)?;
-        let mut l = self.kernel_args();
-        let base = l.bind_mut(state)?;
-        let (o, ln) = (l.bind_mut(offsets)?, l.bind_mut(lengths)?);
-        let bounds = base + 8 * crate::partition::state_len::<T>(n) as u64;
-        let cap64 = capacity as u64;
-        l.addr(bounds).addr(base + 8 * (len - 1)).addr(base).value(&cap64).addr(o).addr(ln);
-        let blocks = capacity.div_ceil(256).clamp(1, 4096) as u32;
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `run_bounds_{u32,u64}(bounds, bound_count, count, capacity, offsets, lengths)`:
-        // the `2 · capacity` bounds and their count (the state's last element) lie inside
-        // `state` (its length checked by the first pass), written earlier on this stream; the
-        // count it writes is element 0; `offsets` and `lengths` hold `capacity` items each.
-        unsafe { l.launch(f, cfg) }
+        self.launch_runs::<T, L, u8>(items, RunCall::NonTrivial { offsets, lengths }, state, false)
     }
 }

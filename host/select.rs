@@ -41,6 +41,7 @@
 pub(crate) mod family;
 mod keep;
 mod plan;
+pub(crate) mod runs;
 
 pub use keep::{Keep, Predicate, SelectItem};
 

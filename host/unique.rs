@@ -18,16 +18,17 @@
 //! waits; it takes the ordered select's state ([`crate::partition::state_len`]).
 //!
 //! **By key** ([`Gpu::unique_by_key_into`], as CUB's `DeviceSelect::UniqueByKey`): the first
-//! (key, value) pair of every run of equal keys. Two passes: the run-length encoding's first
-//! pass on the keys (each kept key's index at its slot), then each kept key's value gathered
-//! from that index. Its state is the run-length encoding's
-//! ([`crate::run_length::state_len`]).
+//! (key, value) pair of every run of equal keys. One pass: unique on the keys, where each kept
+//! key's thread also copies the value beside it to the key's slot of the values' output. Its
+//! state is the run-length encoding's ([`crate::run_length::state_len`]; the ordered select's,
+//! [`crate::partition::state_len`] of the keys, suffices).
 
 use crate::select::family::Mode;
+use crate::select::runs::RunCall;
 use crate::select::Selection;
-use crate::{DeviceRead, DeviceWrite, Error, Gpu, Result};
+use crate::{DeviceRead, DeviceWrite, Gpu, Result};
 use bytemuck::Pod;
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::CudaSlice;
 
 /// The result of a unique by key: `keys[..count]` and `values[..count]`.
 #[derive(Debug)]
@@ -117,10 +118,11 @@ impl Gpu {
     /// The form that allocates nothing and never waits: writes the first key of every run of
     /// equal keys to `keys_out` and its value to `values_out`, in input order, and their count
     /// to `state[0]` (read it with [`Gpu::select_count`] on `keys_out`, which reports pairs that
-    /// did not fit: [`Error::CapacityExceeded`]; nothing is written past either output).
+    /// did not fit: [`crate::Error::CapacityExceeded`]; nothing is written past either output).
     /// `values` holds as many items as `keys`, `values_out` at least as many as `keys_out`;
     /// `state` holds [`crate::run_length::state_len`]`(n, keys_out.len())` `u64`s and needs no
-    /// preparation. Keys and values of 1, 2, 4, 8 or 16 bytes. Two launches, asynchronous.
+    /// preparation. Keys and values of 1, 2, 4, 8 or 16 bytes. One pass (after a small kernel
+    /// that prepares the state), asynchronous.
     ///
     /// # Examples
     /// ```no_run
@@ -142,34 +144,8 @@ impl Gpu {
         values_out: &mut impl DeviceWrite<V>,
         state: &mut impl DeviceWrite<u64>,
     ) -> Result<()> {
-        let (n, capacity) = (keys.len(), keys_out.len());
-        crate::error::ensure_input!(values.len() == n, "{n} keys but {} values", values.len());
+        let capacity = keys_out.len();
         crate::error::ensure_len("unique by key values output", values_out.len(), capacity as u64)?;
-        let size = std::mem::size_of::<V>();
-        let Some(ty) = [1, 2, 4, 8, 16].iter().position(|&s| s == size) else {
-            return Err(Error::InvalidInput(format!("unique by key values of {size} bytes: 1, 2, 4, 8 or 16 bytes")));
-        };
-        let align = if size == 16 { 4 } else { size as u64 };
-        crate::error::ensure_aligned("values", self.device_address(values)?, align)?;
-        crate::error::ensure_aligned("values output", self.device_address(&*values_out)?, align)?;
-        self.launch_family(keys, Mode::Runs, keys_out, state, false)?;
-        if n == 0 || capacity == 0 {
-            return Ok(());
-        }
-        let f = self.function(warpwork_abi::kernels::GATHER_RUNS_KERNELS[ty])?;
-        let mut l = self.kernel_args();
-        let counter = l.bind_mut(state)?;
-        let values_in = l.bind(values)?;
-        let out = l.bind_mut(values_out)?;
-        let offsets = counter + 8 * crate::select::family::family_state_len::<K>(false, n, capacity) as u64;
-        let cap64 = capacity as u64;
-        l.addr(offsets).addr(counter).value(&cap64).addr(values_in).addr(out);
-        let blocks = capacity.div_ceil(256).clamp(1, 4096) as u32;
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `gather_runs_{type}(offsets, count, capacity, values, out)` for values of this
-        // size, aligned to it (checked above): the offsets (`capacity` u64s after the ordered
-        // state, indices below `n` into `values`) and the count lie inside `state`, written by
-        // the first pass earlier on this stream; `out` holds at least `capacity` values.
-        unsafe { l.launch(f, cfg) }
+        self.launch_runs::<K, u32, V>(keys, RunCall::ByKey { keys_out, values, values_out }, state, false)
     }
 }

@@ -6,7 +6,7 @@
 mod select_support;
 
 use select_support::{gpu, random_items, sizes, small, POISON};
-use warpwork::abi::select::ordered_tile_items;
+use warpwork::abi::select::{family_tile_items, ordered_tile_items};
 use warpwork::run_length::{state_len, RunLength};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{family as cpu, inputs};
@@ -120,8 +120,9 @@ fn small_outputs_and_misuse() {
     let poison = u32::from_ne_bytes([POISON; 4]);
     let (got_values, got_lengths) = (gpu.download(&values).unwrap(), gpu.download(&lengths).unwrap());
     assert_eq!(got_values[..room], want_values[..room]);
-    // Every run that fits has its length but the last, whose successor's offset did not fit.
-    assert_eq!(got_lengths[..room - 1], want_lengths[..room - 1].iter().map(|&x| x as u32).collect::<Vec<_>>()[..]);
+    // Every run that fits has its length (the last one's from its successor's index, which is
+    // known even though the successor does not fit).
+    assert_eq!(got_lengths[..room], want_lengths[..room].iter().map(|&x| x as u32).collect::<Vec<_>>()[..]);
     assert!(got_values[room..].iter().chain(&got_lengths[room..]).all(|&v| v == poison), "past the outputs");
     // Lengths shorter than the values, a state too small, an item size without kernels.
     let mut out = gpu.zeros::<u32>(items.len()).unwrap();
@@ -130,7 +131,8 @@ fn small_outputs_and_misuse() {
     let r = gpu.run_length_encode_into(&d, &mut out, &mut short, &mut big_state);
     assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
     let mut full_lengths = gpu.zeros::<u32>(items.len()).unwrap();
-    let r = gpu.run_length_encode_into(&d, &mut out, &mut full_lengths, &mut state);
+    let mut tiny = gpu.zeros::<u64>(state_len::<u32>(items.len(), items.len()) - 1).unwrap();
+    let r = gpu.run_length_encode_into(&d, &mut out, &mut full_lengths, &mut tiny);
     assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
     let odd = gpu.upload(&[[1u8, 2, 3]; 5]).unwrap();
     let mut odd_out = gpu.zeros::<[u8; 3]>(5).unwrap();
@@ -227,7 +229,54 @@ fn non_trivial_runs_small_outputs_and_misuse() {
     let r = gpu.non_trivial_runs_into(&d, &mut o, &mut l, &mut state);
     assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
     let mut l = gpu.zeros::<u32>(items.len()).unwrap();
-    let r = gpu.non_trivial_runs_into(&d, &mut o, &mut l, &mut state);
+    let mut tiny =
+        gpu.zeros::<u64>(warpwork::run_length::non_trivial_state_len::<u32>(items.len(), items.len()) - 1).unwrap();
+    let r = gpu.non_trivial_runs_into(&d, &mut o, &mut l, &mut tiny);
     assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "state too small: {r:?}");
     check_non_trivial::<u32, u32>(&gpu, &items, "after misuse");
+}
+
+/// Inputs that stress the carry of the last run start from tile to tile: one run of the whole
+/// input, 2^20 + 3 items of one value then short runs, runs of the run kernels' own tile length
+/// and one more or less (small and large tiles), runs all of one item, and odd sizes around
+/// powers of two; run-length encoding and the non-trivial runs, `u32` and `u64` lengths.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn runs_carried_across_tiles() {
+    fn both<T: bytemuck::Pod + Send + Sync>(gpu: &Gpu, items: &[T], what: &str) {
+        check::<T, u32>(gpu, items, &format!("{what}, u32 lengths"));
+        check::<T, u64>(gpu, items, &format!("{what}, u64 lengths"));
+        check_non_trivial::<T, u32>(gpu, items, &format!("{what}, non-trivial u32"));
+        check_non_trivial::<T, u64>(gpu, items, &format!("{what}, non-trivial u64"));
+    }
+    fn at<T: bytemuck::Pod + Send + Sync>(gpu: &Gpu, n: usize) {
+        let name = std::any::type_name::<T>();
+        let values: Vec<T> = random_items(n + 8, 77 + n as u64);
+        both(gpu, &vec![values[0]; n], &format!("{name} one run, n={n}"));
+        let tile = family_tile_items(std::mem::size_of::<T>(), n as u64) as usize;
+        for len in [tile - 1, tile, tile + 1, 2 * tile - 1, 1] {
+            let items: Vec<T> = (0..n).map(|i| values[i / len]).collect();
+            both(gpu, &items, &format!("{name} runs of {len} (tile {tile}), n={n}"));
+        }
+    }
+    let gpu = gpu();
+    let big = if small() { 1 << 17 } else { 5 << 20 };
+    for n in [0usize, 1, 2, 31, 33, 255, 257, 4095, 4097, 65_535, 65_537, 1 << 17, big] {
+        at::<u8>(&gpu, n);
+        at::<u32>(&gpu, n);
+        at::<u64>(&gpu, n);
+        at::<[u32; 4]>(&gpu, n);
+    }
+    // 2^20 + 3 items of one value (2^17 + 3 under the sanitizers), then runs of 1 to 7: the first run ends far from its start.
+    let head = if small() { (1usize << 17) + 3 } else { (1 << 20) + 3 };
+    let mut items = vec![5u32; head];
+    items.extend(runs::<u32>(head, 4, 12).iter().map(|&v| v | 1 << 31));
+    both(&gpu, &items, "2^20 + 3 of one value, then short runs");
+    let mut items = vec![5u8; head];
+    items.extend((0..100_000u32).map(|i| (i % 7) as u8 + 6));
+    both(&gpu, &items, "u8: 2^20 + 3 of one value, then runs of one");
+    // Short runs then one long run to the end: the last run's length comes from the last tile.
+    let mut items = runs::<u32>(300_001, 3, 13);
+    items.extend(std::iter::repeat_n(3u32, head));
+    both(&gpu, &items, "short runs, then one long run to the end");
 }

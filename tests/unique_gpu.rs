@@ -211,3 +211,49 @@ fn unique_by_key_every_size() {
     assert_eq!(gpu.select_count(&k, &state).unwrap(), want_keys.len());
     assert_eq!(gpu.download_prefix(&v, want_keys.len()).unwrap(), want_values);
 }
+
+/// Unique by key where runs of keys cross tiles: one run of the whole input, 2^20 + 3 equal keys
+/// then short runs, runs of the kernels' tile length and one more or less, keys all different,
+/// odd sizes; each pair's value is its index, so a wrong gather shows which pair it took.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn unique_by_key_runs_across_tiles() {
+    fn check_pairs<K: bytemuck::Pod + Send + Sync>(gpu: &Gpu, keys: &[K], what: &str) {
+        let n = keys.len();
+        let values: Vec<u64> = (0..n as u64).collect();
+        let (want_keys, want_values) = cpu::unique_by_key(keys, &values);
+        let (dk, dv) = (gpu.upload(keys).unwrap(), gpu.upload(&values).unwrap());
+        let (mut k, mut v) = (gpu.filled::<K>(n, POISON).unwrap(), gpu.filled::<u64>(n, POISON).unwrap());
+        let mut state = gpu.filled::<u64>(warpwork::run_length::state_len::<K>(n, n), POISON).unwrap();
+        gpu.unique_by_key_into(&dk, &dv, &mut k, &mut v, &mut state).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let count = gpu.select_count(&k, &state).unwrap();
+        assert_eq!(count, want_keys.len(), "{what}: count");
+        let (gk, gv) = (gpu.download(&k).unwrap(), gpu.download(&v).unwrap());
+        let kb = |x: &[K]| bytemuck::cast_slice::<K, u8>(x).to_vec();
+        assert!(kb(&gk[..count]) == kb(&want_keys), "{what}: keys differ");
+        assert_eq!(gv[..count], want_values[..], "{what}: values");
+        let poison = u64::from_ne_bytes([POISON; 8]);
+        assert!(kb(&gk[count..]).iter().all(|&b| b == POISON) && gv[count..].iter().all(|&x| x == poison), "{what}");
+    }
+    fn at<K: bytemuck::Pod + Send + Sync>(gpu: &Gpu, n: usize) {
+        let name = std::any::type_name::<K>();
+        let keys: Vec<K> = random_items(n + 8, 91 + n as u64);
+        check_pairs(gpu, &vec![keys[0]; n], &format!("{name} one run, n={n}"));
+        let tile = warpwork::abi::select::family_tile_items(std::mem::size_of::<K>(), n as u64) as usize;
+        for len in [tile - 1, tile, tile + 1, 1] {
+            let run: Vec<K> = (0..n).map(|i| keys[i / len]).collect();
+            check_pairs(gpu, &run, &format!("{name} runs of {len} (tile {tile}), n={n}"));
+        }
+    }
+    let gpu = gpu();
+    let big = if small() { 1 << 17 } else { 5 << 20 };
+    for n in [0usize, 1, 2, 31, 33, 4095, 4097, 65_537, big] {
+        at::<u8>(&gpu, n);
+        at::<u32>(&gpu, n);
+        at::<[u32; 4]>(&gpu, n);
+    }
+    let head = if small() { (1usize << 17) + 3 } else { (1 << 20) + 3 };
+    let mut keys = vec![5u32; head];
+    keys.extend(runs::<u32>(head, 4, 17).iter().map(|&v| v | 1 << 31));
+    check_pairs(&gpu, &keys, "2^20 + 3 equal keys, then short runs");
+}

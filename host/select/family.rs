@@ -1,8 +1,7 @@
 //! The launches of the order-preserving tile's other modes (`warpwork_abi::select::mode`):
-//! stable partition ([`crate::partition`]), unique ([`crate::unique`]), and the first passes of
-//! the run-length encoding and the non-trivial runs ([`crate::run_length`]). They share the
-//! ordered select's state ([`super::state_len`] with [`Variant::Ordered`]; the runs add their
-//! offsets or bounds after it), its preparing kernel and its tile shapes; only the kernel lists
+//! stable partition ([`crate::partition`]) and unique ([`crate::unique`]); the run modes are
+//! launched by [`super::runs`]. They share the ordered select's state ([`super::state_len`]
+//! with [`Variant::Ordered`]), its preparing kernel and its tile shapes; only the kernel lists
 //! and parameter lists differ.
 
 use super::plan::{grid_blocks, Body, OrderedState, Shape};
@@ -10,9 +9,7 @@ use super::{state_len, value_test_suffix, Keep, Scalar, Variant};
 use crate::{error::ensure_input, DeviceRead, DeviceWrite, Error, Gpu, Result};
 use bytemuck::Pod;
 use cudarc::driver::{sys, LaunchConfig};
-use warpwork_abi::kernels::{
-    FAMILY_TILE_NAMES, PARTITION_KERNELS, RUN_BOUNDS_KERNELS, RUN_LENGTH_KERNELS, SELECT_ITEM_TYPES, UNIQUE_KERNELS,
-};
+use warpwork_abi::kernels::{FAMILY_TILE_NAMES, PARTITION_KERNELS, SELECT_ITEM_TYPES, UNIQUE_KERNELS};
 use warpwork_abi::select as abi;
 
 /// Which mode of the order-preserving tile a launch runs.
@@ -23,20 +20,11 @@ pub(crate) enum Mode<'a, T: Pod> {
     Partition(Keep<'a, T>),
     /// Drops each item equal (bytes) to the one before it.
     Unique,
-    /// Unique, also writing each kept item's index at its slot of the offsets that follow the
-    /// ordered state (`capacity` `u64`s): run-length encoding's first pass.
-    Runs,
-}
-
-/// `u64` elements of the state of a launch over `n` items of `T` into an output of `capacity`:
-/// the ordered select's, then for [`Mode::Runs`] (`runs`) the `capacity` run offsets.
-pub(crate) fn family_state_len<T>(runs: bool, n: usize, capacity: usize) -> usize {
-    state_len::<T>(Variant::Ordered, n) + if runs { capacity } else { 0 }
 }
 
 /// The kernel, block and tile of an order-preserving launch over `n` items of `size` bytes from
 /// `list` (tiles of one type together, types in the order of `types`), for type `suffix`.
-fn shape(list: &'static [&'static str], types: &[&str], suffix: &str, size: usize, n: u64) -> Shape {
+pub(super) fn shape(list: &'static [&'static str], types: &[&str], suffix: &str, size: usize, n: u64) -> Shape {
     let ty = types.iter().position(|&t| t == suffix).expect("every item type has its kernels");
     let class = abi::family_tile_class(size, n);
     Shape {
@@ -47,7 +35,7 @@ fn shape(list: &'static [&'static str], types: &[&str], suffix: &str, size: usiz
 }
 
 impl Gpu {
-    /// Launches a partition, a unique or the run-length encoding's first pass (`mode`) of
+    /// Launches a partition or a unique (`mode`) of
     /// `items` into `out`, with its count in `state[0]`: the preparing kernel, then the tile
     /// kernel as its programmatic dependent. Every check comes before the first launch.
     /// `forced_fallback` forces the look-back's fallback (tests).
@@ -63,13 +51,10 @@ impl Gpu {
         let what = match mode {
             Mode::Partition(_) => "partition",
             Mode::Unique => "unique",
-            Mode::Runs => "run-length encoding",
         };
-        let runs = matches!(mode, Mode::Runs);
         ensure_input!(size > 0, "{what} items of zero bytes");
         let (n, capacity) = (items.len() as u64, out.len() as u64);
-        let ordered_len = state_len::<T>(Variant::Ordered, items.len());
-        let needed = family_state_len::<T>(runs, items.len(), out.len());
+        let needed = state_len::<T>(Variant::Ordered, items.len());
         crate::error::ensure_len("select state (u64 elements)", state.len(), needed as u64)?;
         let (flags, predicate) = match mode {
             Mode::Partition(Keep::Flagged(flags)) => {
@@ -80,7 +65,7 @@ impl Gpu {
                 let suffix = value_test_suffix::<T>("partition")?;
                 (None, Some((suffix, p.abi())))
             }
-            Mode::Unique | Mode::Runs => (None, None),
+            Mode::Unique => (None, None),
         };
         if let Mode::Partition(_) = mode {
             // Every item is written: the kept ones from the front, the others from the back.
@@ -113,10 +98,9 @@ impl Gpu {
         let shape = match (mode, typed) {
             (Mode::Partition(_), Some(suffix)) => shape(&PARTITION_KERNELS, &SELECT_ITEM_TYPES, suffix, size, n),
             (Mode::Partition(_), None) => shape(&PARTITION_KERNELS, &SELECT_ITEM_TYPES, "bytes16", 16, n),
-            (Mode::Unique | Mode::Runs, _) => {
+            (Mode::Unique, _) => {
                 let suffix = ["u8", "u16", "u32", "u64", "bytes16"][size.trailing_zeros() as usize];
-                let list = if runs { &RUN_LENGTH_KERNELS } else { &UNIQUE_KERNELS };
-                shape(list, &warpwork_abi::kernels::UNIQUE_ITEM_TYPES, suffix, size, n)
+                shape(&UNIQUE_KERNELS, &warpwork_abi::kernels::UNIQUE_ITEM_TYPES, suffix, size, n)
             }
         };
         let blocks = grid_blocks(n, shape.tile)?;
@@ -135,89 +119,22 @@ impl Gpu {
         match (mode, typed) {
             (Mode::Partition(_), Some(_)) => l.addr(flags_addr).value(&n).value(&op).value(&a).value(&b),
             (Mode::Partition(_), None) => l.addr(flags_addr).value(&n),
-            (Mode::Unique | Mode::Runs, _) => l.value(&n),
+            (Mode::Unique, _) => l.value(&n),
         };
         let forced = forced_fallback as u32;
         let states_at = OrderedState::states_offset(counter);
         l.addr(out_addr).value(&capacity).addr(counter).addr(counter + 8).addr(counter + states_at).value(&forced);
-        if runs {
-            l.addr(counter + 8 * ordered_len as u64);
-        }
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: the arguments are those of `partition_{tile}_{type}` (the ordered select's:
         // items, flags, n, op, a, b or none for 16-byte items, out, capacity, counter, start,
-        // states, forced_fallback), `unique_{tile}_{type}` (items, n, out, capacity, counter,
-        // start, states, forced_fallback) or `run_length_{tile}_{type}` (unique's, then the
-        // `capacity` offsets after the ordered state, inside `state` as checked above) in
-        // kernels/src/kernels/select.rs, for the tile class
+        // states, forced_fallback) or `unique_{tile}_{type}` (items, n, out, capacity, counter,
+        // start, states, forced_fallback) in kernels/src/kernels/select/family.rs, for the tile
+        // class
         // `shape` chose, and the addresses meet the body's alignment (`Body::choose`); `items`
         // and `flags` hold `n` elements, `out` holds `capacity` (at least `n` for a partition; a
         // distinct buffer: borrowed mutably); one block per tile; the start and the tile states
         // of `blocks` tiles lie inside `state`, prepared just above on the stream by the kernel
         // this one is the programmatic dependent of.
-        unsafe { l.launch_dependent(f, cfg) }
-    }
-}
-
-/// `u64` elements of the state of the non-trivial runs over `n` items of `T` into outputs of
-/// `capacity` runs: the ordered select's, then `2 · capacity` run bounds, then their count.
-pub(crate) fn bounds_state_len<T>(n: usize, capacity: usize) -> usize {
-    state_len::<T>(Variant::Ordered, n) + 2 * capacity + 1
-}
-
-impl Gpu {
-    /// The non-trivial runs' first pass over `items` (`run_bounds_{tile}_{type}`): the first and
-    /// the last index of every run longer than one item, alternately, after the ordered state in
-    /// `state` (room for `2 · capacity`), and their count in the state's last element (state
-    /// element 0 is left to the second pass). Every check comes before the first launch.
-    pub(crate) fn launch_bounds<T: Pod>(
-        &self,
-        items: &impl DeviceRead<T>,
-        capacity: usize,
-        state: &mut impl DeviceWrite<u64>,
-        forced_fallback: bool,
-    ) -> Result<()> {
-        let size = std::mem::size_of::<T>();
-        ensure_input!(size > 0, "non-trivial runs of items of zero bytes");
-        let n = items.len() as u64;
-        let ordered_len = state_len::<T>(Variant::Ordered, items.len()) as u64;
-        let needed = bounds_state_len::<T>(items.len(), capacity);
-        crate::error::ensure_len("select state (u64 elements)", state.len(), needed as u64)?;
-        let mut l = self.kernel_args();
-        let items_addr = l.bind(items)?;
-        let base = l.bind_mut(state)?;
-        let suffix = match Body::choose(size, None, items_addr, items_addr)? {
-            Body::Typed { suffix, .. } => suffix,
-            Body::Bytes16 => "bytes16",
-            Body::Bytes { .. } => {
-                if matches!(size, 1 | 2 | 4 | 8 | 16) {
-                    crate::error::ensure_aligned("items", items_addr, if size == 16 { 4 } else { size as u64 })?;
-                }
-                return Err(Error::InvalidInput(format!(
-                    "non-trivial runs of items of {size} bytes: they take items of 1, 2, 4, 8 or 16 bytes"
-                )));
-            }
-        };
-        let shape = shape(&RUN_BOUNDS_KERNELS, &warpwork_abi::kernels::UNIQUE_ITEM_TYPES, suffix, size, n);
-        let blocks = grid_blocks(n, shape.tile)?;
-        let f = self.function(shape.kernel)?;
-        let (bounds, bound_count) = (base + 8 * ordered_len, base + 8 * (needed as u64 - 1));
-        if n == 0 {
-            // SAFETY: the bound count, inside `state`.
-            unsafe { sys::cuMemsetD32Async(bound_count, 0, 2, self.cu_stream()).result()? };
-            return Ok(());
-        }
-        self.prepare_ordered(base, OrderedState { tiles: blocks as u64 }, false)?;
-        let (forced, room) = (forced_fallback as u32, 2 * capacity as u64);
-        let states_at = OrderedState::states_offset(base);
-        l.addr(items_addr).value(&n).value(&room).addr(bound_count).addr(base + 8).addr(base + states_at);
-        l.value(&forced).addr(bounds);
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `run_bounds_{tile}_{type}(items, n, capacity, counter, start, states,
-        // forced_fallback, offsets)` for this size and tile class, items aligned as the body
-        // needs; the counter (the state's last element), the start, the tile states of `blocks`
-        // tiles (prepared just above by the kernel this one depends on) and the `2 · capacity`
-        // bounds lie inside `state`, whose length was checked; `items` holds `n` items.
         unsafe { l.launch_dependent(f, cfg) }
     }
 }
@@ -236,8 +153,9 @@ mod tests {
         );
         let unique = &warpwork_abi::kernels::UNIQUE_ITEM_TYPES;
         assert_eq!(shape(&UNIQUE_KERNELS, unique, "u8", 1, 1 << 24).kernel, "unique_large_u8");
-        assert_eq!(shape(&RUN_LENGTH_KERNELS, unique, "u64", 8, big).kernel, "run_length_large_u64");
-        assert_eq!(shape(&RUN_BOUNDS_KERNELS, unique, "bytes16", 16, big).kernel, "run_bounds_large_bytes16");
+        let (runs, bounds) = (&warpwork_abi::kernels::RUN_LENGTH_KERNELS, &warpwork_abi::kernels::RUN_BOUNDS_KERNELS);
+        assert_eq!(shape(runs, unique, "u64", 8, big).kernel, "run_length_large_u64");
+        assert_eq!(shape(bounds, unique, "bytes16", 16, big).kernel, "run_bounds_large_bytes16");
         // The ordered select's shapes, tile for tile, but its medium tiles (the large ones
         // instead), and states that hold their tiles.
         let s = shape(&UNIQUE_KERNELS, unique, "u32", 4, big);
@@ -247,11 +165,5 @@ mod tests {
         assert_eq!((s.kernel, s.threads), ("unique_large_u32", 128));
         let tiles = mid.div_ceil(s.tile) as usize;
         assert!(state_len::<u32>(Variant::Ordered, mid as usize) >= 3 + tiles);
-        for n in [0usize, 1, 5000, 1 << 20] {
-            let ordered = state_len::<u32>(Variant::Ordered, n);
-            assert_eq!(family_state_len::<u32>(false, n, n), ordered);
-            assert_eq!(family_state_len::<u32>(true, n, 7), ordered + 7);
-            assert_eq!(bounds_state_len::<u32>(n, 7), ordered + 15);
-        }
     }
 }

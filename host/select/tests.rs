@@ -97,44 +97,58 @@ fn forced_fallback_partition_and_unique_match_cpu() {
     }
 }
 
-/// Run-length encoding's first pass (and its second) with the look-back's fallback forced.
+/// Run-length encoding, the non-trivial runs and unique by key in one pass each, with both
+/// look-backs' fallback forced (and odd tiles late to publish): values, lengths, offsets as the
+/// CPU's, on runs that cross tiles (a tile of 4-byte items holds 2048 or 6144: long runs of one
+/// value and runs around a tile's length), and on items all different.
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
-fn forced_fallback_run_lengths_match_cpu() {
-    use super::family::{family_state_len, Mode};
+fn forced_fallback_runs_match_cpu() {
+    use super::runs::{runs_state_len, RunCall};
     use warpwork_cpu_reference::{family as cpu, inputs};
     let gpu = Gpu::new(0).expect("GPU");
+    let mut cases: Vec<(String, Vec<u32>)> = Vec::new();
     for n in [8193usize, 300_001, (1 << 20) + 3] {
-        let items: Vec<u32> = inputs::uniform_u32(n, 7 + n as u64).iter().map(|&v| v >> 30).collect();
-        let (want_values, want_lengths) = cpu::run_length_encode(&items);
-        let d = gpu.upload(&items).unwrap();
-        let mut values = gpu.zeros::<u32>(n).unwrap();
-        let mut lengths = gpu.zeros::<u64>(n).unwrap();
-        let mut state = gpu.zeros::<u64>(family_state_len::<u32>(true, n, n)).unwrap();
-        gpu.launch_family(&d, Mode::Runs, &mut values, &mut state, true).unwrap();
-        gpu.launch_run_lengths::<u32, u64>(n, n, &mut lengths, &mut state).unwrap();
-        let count = gpu.select_count(&values, &state).unwrap();
-        assert_eq!(gpu.download_prefix(&values, count).unwrap(), want_values, "n = {n}: values");
-        assert_eq!(gpu.download_prefix(&lengths, count).unwrap(), want_lengths, "n = {n}: lengths");
+        let few: Vec<u32> = inputs::uniform_u32(n, 7 + n as u64).iter().map(|&v| v >> 30).collect();
+        cases.push((format!("4 values, n = {n}"), few));
+        cases.push((format!("one run, n = {n}"), vec![9; n]));
+        cases.push((format!("all different, n = {n}"), (0..n as u32).collect()));
+        // Runs of a tile's length plus or minus one (both tile classes), and very long ones.
+        for len in [2047usize, 2049, 6143, 6145, 100_003] {
+            cases.push((format!("runs of {len}, n = {n}"), (0..n).map(|i| (i / len) as u32).collect()));
+        }
     }
-}
-
-/// The non-trivial runs' first pass with the look-back's fallback forced.
-#[test]
-#[ignore = "needs a GPU: run the GPU suite"]
-fn forced_fallback_non_trivial_runs_match_cpu() {
-    use warpwork_cpu_reference::{family as cpu, inputs};
-    let gpu = Gpu::new(0).expect("GPU");
-    for n in [8193usize, 300_001, (1 << 20) + 3] {
-        let items: Vec<u32> = inputs::uniform_u32(n, 8 + n as u64).iter().map(|&v| v >> 30).collect();
-        let (want_offsets, want_lengths) = cpu::non_trivial_runs(&items);
-        let d = gpu.upload(&items).unwrap();
-        let (mut offsets, mut lengths) = (gpu.zeros::<u64>(n).unwrap(), gpu.zeros::<u64>(n).unwrap());
-        let mut state = gpu.zeros::<u64>(super::family::bounds_state_len::<u32>(n, n)).unwrap();
-        gpu.launch_bounds(&d, n, &mut state, true).unwrap();
-        gpu.launch_bounds_pass2::<u32, u64>(n, &mut offsets, &mut lengths, &mut state).unwrap();
+    for (what, items) in &cases {
+        let n = items.len();
+        let d = gpu.upload(items).unwrap();
+        let mut state = gpu.zeros::<u64>(runs_state_len::<u32>(n)).unwrap();
+        // Encode.
+        let (want_values, want_lengths) = cpu::run_length_encode(items);
+        let (mut values, mut lengths) = (gpu.filled::<u32>(n, 0xAB).unwrap(), gpu.filled::<u64>(n, 0xAB).unwrap());
+        let call: RunCall<u32, u64, u8> = RunCall::Encode { values: &mut values, lengths: &mut lengths };
+        gpu.launch_runs(&d, call, &mut state, true).unwrap();
+        let count = gpu.select_count(&values, &state).unwrap();
+        assert_eq!(gpu.download_prefix(&values, count).unwrap(), want_values, "{what}: values");
+        assert_eq!(gpu.download_prefix(&lengths, count).unwrap(), want_lengths, "{what}: lengths");
+        // Non-trivial runs, u32 offsets and lengths.
+        let (want_offsets, want_lengths) = cpu::non_trivial_runs(items);
+        let (mut offsets, mut lengths) = (gpu.filled::<u32>(n, 0xAB).unwrap(), gpu.filled::<u32>(n, 0xAB).unwrap());
+        let call: RunCall<u32, u32, u8> = RunCall::NonTrivial { offsets: &mut offsets, lengths: &mut lengths };
+        gpu.launch_runs(&d, call, &mut state, true).unwrap();
         let count = gpu.select_count(&offsets, &state).unwrap();
-        assert_eq!(gpu.download_prefix(&offsets, count).unwrap(), want_offsets, "n = {n}: offsets");
-        assert_eq!(gpu.download_prefix(&lengths, count).unwrap(), want_lengths, "n = {n}: lengths");
+        let as64 = |v: Vec<u32>| v.into_iter().map(u64::from).collect::<Vec<u64>>();
+        assert_eq!(as64(gpu.download_prefix(&offsets, count).unwrap()), want_offsets, "{what}: offsets");
+        assert_eq!(as64(gpu.download_prefix(&lengths, count).unwrap()), want_lengths, "{what}: run lengths");
+        // Unique by key: each key's index as its value.
+        let index: Vec<u64> = (0..n as u64).collect();
+        let d_index = gpu.upload(&index).unwrap();
+        let (mut keys, mut kept) = (gpu.filled::<u32>(n, 0xAB).unwrap(), gpu.filled::<u64>(n, 0xAB).unwrap());
+        let call: RunCall<u32, u32, u64> =
+            RunCall::ByKey { keys_out: &mut keys, values: &d_index, values_out: &mut kept };
+        gpu.launch_runs(&d, call, &mut state, true).unwrap();
+        let count = gpu.select_count(&keys, &state).unwrap();
+        let firsts: Vec<u64> = (0..n).filter(|&i| i == 0 || items[i] != items[i - 1]).map(|i| i as u64).collect();
+        assert_eq!(gpu.download_prefix(&keys, count).unwrap(), want_values, "{what}: keys");
+        assert_eq!(gpu.download_prefix(&kept, count).unwrap(), firsts, "{what}: key values");
     }
 }

@@ -10,8 +10,8 @@
 //! lengths) the same runs.
 //!
 //! Bytes counted: partition n·4 read (plus n flag bytes) and n·4 written; unique n·4 read and
-//! runs·4 written; run-length encoding n·4 read and runs·8 written (values and lengths; not
-//! warpwork's offsets between its two passes); unique by key n·8 read and runs·8 written;
+//! runs·4 written; run-length encoding n·4 read and runs·8 written (values and lengths); unique
+//! by key n·8 read and runs·8 written;
 //! non-trivial runs n·4 read and runs·8 written.
 
 use super::cub::{Call, CubPeer, FamilyOp};

@@ -162,45 +162,27 @@ pub const UNIQUE_ITEM_TYPES: [&str; 5] = ["u8", "u16", "u32", "u64", "bytes16"];
 /// The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
 pub const UNIQUE_KERNELS: [&str; 10] = family_names!("unique": "u8", "u16", "u32", "u64", "bytes16");
 
-/// Run-length encoding's first pass `run_length_{tile}_{type}` (`kernels/src/kernels/select.rs`):
-/// the parameters of [`UNIQUE_KERNELS`], then `offsets` (`*mut u64`, `capacity` of them, each
-/// kept item's index at its slot). The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+/// Run-length encoding in one pass, `run_length_{tile}_{type}` (`kernels/src/kernels/select.rs`):
+/// the parameters of [`UNIQUE_KERNELS`], then `lengths` (`capacity` of them) and `wide` (`u32`:
+/// non-zero for `u64` lengths, zero for `u32`); each run's first item goes to `out`, its length
+/// to `lengths` at the same slot. The tile states are twice the ordered select's (a second
+/// look-back, right after the first). The order is [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
 pub const RUN_LENGTH_KERNELS: [&str; 10] = family_names!("run_length": "u8", "u16", "u32", "u64", "bytes16");
 
-kernel_names! {
-    /// Run-length encoding's second pass, `(offsets, count, n, capacity, lengths)`: the run
-    /// lengths from the first pass's offsets, as `u32` or `u64`; any grid of 256-thread blocks.
-    RUN_LENGTHS_KERNELS {
-    /// `u32` lengths.
-    RUN_LENGTHS_U32 = "run_lengths_u32";
-    /// `u64` lengths.
-    RUN_LENGTHS_U64 = "run_lengths_u64";
-    }
-}
-
-/// The non-trivial runs' first pass `run_bounds_{tile}_{type}` (`kernels/src/kernels/select.rs`):
-/// `(items, n, capacity, counter, start, states, forced_fallback, offsets)`, the first and the
-/// last index of every run longer than one item, alternately, in `offsets`. The order is
-/// [`UNIQUE_ITEM_TYPES`] × [`ORDERED_TILE_NAMES`].
+/// The non-trivial runs in one pass, `run_bounds_{tile}_{type}` (`kernels/src/kernels/select.rs`):
+/// `(items, n, capacity, counter, start, states, forced_fallback, offsets, lengths, wide)`, each
+/// run longer than one item as its first index in `offsets` and its length in `lengths`
+/// (`capacity` of each, `u64` if `wide` is non-zero, `u32` otherwise), their count in
+/// `*counter`; tile states as [`RUN_LENGTH_KERNELS`]'. The order is [`UNIQUE_ITEM_TYPES`] ×
+/// [`ORDERED_TILE_NAMES`].
 pub const RUN_BOUNDS_KERNELS: [&str; 10] = family_names!("run_bounds": "u8", "u16", "u32", "u64", "bytes16");
 
-kernel_names! {
-    /// The non-trivial runs' second pass, `(bounds, bound_count, count, capacity, offsets,
-    /// lengths)`: each run's offset and length from its bounds, as `u32` or `u64`, and the run
-    /// count; any grid of 256-thread blocks.
-    RUN_BOUNDS_PASS2_KERNELS {
-    /// `u32` offsets and lengths.
-    RUN_BOUNDS_U32 = "run_bounds_u32";
-    /// `u64` offsets and lengths.
-    RUN_BOUNDS_U64 = "run_bounds_u64";
-    }
-}
-
-/// Unique by key's second pass `gather_runs_{type}`, `(offsets, count, capacity, values, out)`:
-/// each key run's value from its first index; the order is [`UNIQUE_ITEM_TYPES`] (values of 1,
-/// 2, 4, 8 and 16 bytes); any grid of 256-thread blocks.
-pub const GATHER_RUNS_KERNELS: [&str; 5] =
-    ["gather_runs_u8", "gather_runs_u16", "gather_runs_u32", "gather_runs_u64", "gather_runs_bytes16"];
+/// Unique by key in one pass, `unique_by_key_{tile}_{type}` (`kernels/src/kernels/select.rs`):
+/// the parameters of [`UNIQUE_KERNELS`] over the keys, then `values` (`n` of them), `values_out`
+/// (`capacity`) and `value_size` (`u32`: 1, 2, 4, 8 or 16 bytes); each kept key's value goes to
+/// `values_out` at the key's slot. The order is [`UNIQUE_ITEM_TYPES`] (of the keys) ×
+/// [`ORDERED_TILE_NAMES`].
+pub const UNIQUE_BY_KEY_KERNELS: [&str; 10] = family_names!("unique_by_key": "u8", "u16", "u32", "u64", "bytes16");
 
 macro_rules! scan_names {
     ($($t:literal),*) => {
@@ -297,6 +279,7 @@ mod tests {
                 assert_eq!(UNIQUE_KERNELS[2 * t + k], std::format!("unique_{tile}_{ty}"));
                 assert_eq!(RUN_LENGTH_KERNELS[2 * t + k], std::format!("run_length_{tile}_{ty}"));
                 assert_eq!(RUN_BOUNDS_KERNELS[2 * t + k], std::format!("run_bounds_{tile}_{ty}"));
+                assert_eq!(UNIQUE_BY_KEY_KERNELS[2 * t + k], std::format!("unique_by_key_{tile}_{ty}"));
             }
         }
     }

@@ -19,8 +19,7 @@ pub enum Family {
     /// Stream compaction: [`kernels::SELECT_KERNELS`], [`kernels::SELECT_ORDERED_KERNELS`],
     /// [`kernels::SELECT_SUPPORT_KERNELS`], [`kernels::PARTITION_KERNELS`],
     /// [`kernels::UNIQUE_KERNELS`], [`kernels::RUN_LENGTH_KERNELS`],
-    /// [`kernels::RUN_LENGTHS_KERNELS`], [`kernels::RUN_BOUNDS_KERNELS`],
-    /// [`kernels::RUN_BOUNDS_PASS2_KERNELS`] and [`kernels::GATHER_RUNS_KERNELS`].
+    /// [`kernels::RUN_BOUNDS_KERNELS`] and [`kernels::UNIQUE_BY_KEY_KERNELS`].
     Select,
     /// Device-wide scans: [`kernels::SCAN_KERNELS`], [`kernels::SCAN_SMALL_KERNELS`],
     /// [`kernels::SCAN_MEDIUM_KERNELS`] and [`kernels::SCAN_SUPPORT_KERNELS`].
@@ -65,10 +64,8 @@ impl Family {
                 &kernels::PARTITION_KERNELS,
                 &kernels::UNIQUE_KERNELS,
                 &kernels::RUN_LENGTH_KERNELS,
-                kernels::RUN_LENGTHS_KERNELS,
                 &kernels::RUN_BOUNDS_KERNELS,
-                kernels::RUN_BOUNDS_PASS2_KERNELS,
-                &kernels::GATHER_RUNS_KERNELS,
+                &kernels::UNIQUE_BY_KEY_KERNELS,
             ],
             Family::Scan => &[
                 &kernels::SCAN_KERNELS,

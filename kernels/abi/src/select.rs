@@ -105,22 +105,29 @@ pub mod mode {
     pub const PARTITION: u8 = 1;
     /// Keeps each item whose bytes differ from the item before it (unique).
     pub const UNIQUE: u8 = 2;
-    /// [`UNIQUE`]'s test, and also writes each kept item's index (the run offsets of a
-    /// run-length encoding).
+    /// [`UNIQUE`]'s test, and also writes the length of each run (a run-length encoding, in
+    /// one pass): a run's first item, at slot `k`, writes the length of run `k − 1`, its own
+    /// index less that of the run before it; that one may lie in an earlier tile, so tiles
+    /// carry the index of their last kept item in a second look-back.
     pub const RUNS: u8 = 3;
 
     /// Keeps the first and the last item of every run of two or more equal items (so the kept
-    /// items alternate run start, run end) and writes only their indices, at their slots of
-    /// `offsets`: the first pass of the non-trivial runs.
+    /// items alternate run start, run end): a start at slot `2k` writes offset `k`, an end at
+    /// slot `2k + 1` length `k` (its index less the start's, plus one, carried as [`RUNS`]
+    /// carries it). The non-trivial runs, in one pass.
     pub const BOUNDS: u8 = 4;
+
+    /// [`UNIQUE`]'s test on keys, and also copies each kept key's value (unique by key).
+    pub const BY_KEY: u8 = 5;
 
     /// Whether tiles of `mode` keep an item by comparing it with its neighbours.
     pub const fn by_neighbour(mode: u8) -> bool {
-        mode == UNIQUE || mode == RUNS || mode == BOUNDS
+        mode == UNIQUE || mode == RUNS || mode == BOUNDS || mode == BY_KEY
     }
 
-    /// Whether tiles of `mode` write each kept item's index to `offsets`.
-    pub const fn writes_offsets(mode: u8) -> bool {
+    /// Whether tiles of `mode` carry the index of the last kept item before them (a second
+    /// look-back) to write run lengths.
+    pub const fn carries_last(mode: u8) -> bool {
         mode == RUNS || mode == BOUNDS
     }
 }

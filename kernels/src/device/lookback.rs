@@ -126,6 +126,18 @@ impl<T> Clone for TileStates<T> {
 }
 impl<T> Copy for TileStates<T> {}
 
+impl<T> TileStates<T> {
+    /// The states at `base`, in a constant (a placeholder that is never published nor polled
+    /// may be null).
+    ///
+    /// # Safety
+    /// As [`TileStates::new`], before the states are used.
+    #[inline(always)]
+    pub const unsafe fn from_raw(base: *mut u32) -> Self {
+        TileStates { base, _element: PhantomData }
+    }
+}
+
 impl<T: ScanElement> TileStates<T> {
     /// The states at `base`.
     ///

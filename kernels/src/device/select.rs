@@ -21,6 +21,7 @@
 //! 2^32; only a tile's own counts are 32-bit.
 
 mod bytes;
+mod compact;
 mod lookback;
 mod ordered;
 mod runs;
@@ -29,7 +30,7 @@ mod unique;
 pub use bytes::*;
 pub use lookback::prepare_ordered_state;
 pub use ordered::*;
-pub use runs::{gather_runs, run_bounds, run_lengths, RunLength};
+pub use runs::RunOutputs;
 
 use crate::arch::{
     atomic_add_u64, ballot, block_dim_x, block_idx_x, lane_id, lanemask_lt, load_nc_v4_u32, load_shared_v4, popc,

@@ -67,7 +67,7 @@ macro_rules! ordered_body {
     ($name:ident, $t:ty, $class:literal, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr,
      $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr) => {
         ordered_body!($name, $t, $class, $items, $flags, $n, $op, $a, $b, $out, $capacity, $counter, $start, $states,
-                      $forced, mode::SELECT, core::ptr::null_mut())
+                      $forced, mode::SELECT, crate::device::select::RunOutputs::NONE)
     };
     ($name:ident, $t:ty, $class:literal, $items:expr, $flags:expr, $n:expr, $op:expr, $a:expr, $b:expr, $out:expr,
      $capacity:expr, $counter:expr, $start:expr, $states:expr, $forced:expr, $mode:expr, $offsets:expr) => {{

@@ -4,7 +4,7 @@
 
 use super::{op, SelectValue};
 use crate::arch::{block_idx_x, lane_id, opaque, sync_warp, thread_idx_x, WARP_SIZE};
-use crate::block::Sum;
+use crate::block::{Max, ScanOp, Sum};
 use crate::device::lookback::{fallback_after, forced_stall, look_back, prepare_states, TileStates};
 use crate::device::scan::{STATUS_AGGREGATE, STATUS_PREFIX};
 use crate::warp::warp_sum;
@@ -49,6 +49,19 @@ pub(super) unsafe fn publish_and_look_back(
     forced_fallback: bool,
     reduce_silent: impl Fn(usize) -> u64,
 ) -> u64 {
+    publish_and_look_back_by::<Sum<u64>>(states, tile, kept, forced_fallback, reduce_silent)
+}
+
+/// [`publish_and_look_back`] under any operator `O` on `u64`s: the run modes' second warp
+/// carries the last kept index (plus one, 0 for none) under `Max`.
+#[inline(always)]
+pub(super) unsafe fn publish_and_look_back_by<O: ScanOp<T = u64>>(
+    states: TileStates<u64>,
+    tile: usize,
+    kept: u64,
+    forced_fallback: bool,
+    reduce_silent: impl Fn(usize) -> u64,
+) -> u64 {
     let lane = lane_id();
     if tile == 0 {
         if lane == 0 {
@@ -60,9 +73,9 @@ pub(super) unsafe fn publish_and_look_back(
     if lane == 0 {
         states.publish(tile, STATUS_AGGREGATE, kept);
     }
-    let earlier = look_back::<Sum<u64>, 1>(states, tile, fallback_after(forced_fallback), reduce_silent);
+    let earlier = look_back::<O, 1>(states, tile, fallback_after(forced_fallback), reduce_silent);
     if lane == 0 {
-        states.publish(tile, STATUS_PREFIX, earlier + kept);
+        states.publish(tile, STATUS_PREFIX, O::combine(earlier, kept));
     }
     earlier
 }
@@ -106,4 +119,34 @@ pub(super) unsafe fn count_tile<T: SelectValue, const MODE: u8>(r: *const Recoun
         }
     }
     warp_sum(count) as u64
+}
+
+/// The index plus one of the last item the (full) tile of `len` items from item `first` on
+/// keeps in run mode `MODE` (`mode::RUNS`: run heads; `mode::BOUNDS`: run bounds), 0 if it
+/// keeps none, by the calling warp: the second look-back's fallback. Cold, kept from unrolling.
+#[inline(always)]
+pub(super) unsafe fn last_in_tile<T: SelectValue, const MODE: u8>(
+    r: *const Recount<T>,
+    first: usize,
+    len: usize,
+) -> u64 {
+    let items = read_volatile(addr_of!((*r).items));
+    let mut last = 0u64;
+    let mut i = lane_id();
+    while i < opaque(len) as u32 {
+        let g = first + i as usize;
+        let head = g == 0 || super::unique::differs(*items.add(g), *items.add(g - 1));
+        // A silent tile is full and has a successor: item `g + 1` exists.
+        let kept = if const { MODE == mode::BOUNDS } {
+            head != super::unique::differs(*items.add(g + 1), *items.add(g))
+        } else {
+            head
+        };
+        if kept {
+            last = g as u64 + 1;
+        }
+        sync_warp();
+        i += WARP_SIZE;
+    }
+    crate::warp::warp_reduce_high_first::<Max<u64>>(last)
 }

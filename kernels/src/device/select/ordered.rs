@@ -29,15 +29,18 @@
 //! the new count (the look-back's fallback does not wait for it), so the count word cannot
 //! double as the start.
 
-use super::lookback::{count_tile, publish_and_look_back, Recount};
-use super::unique::{bound_bits, chunk_item, unique_bits};
+use super::compact::compact_share;
+use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_by, Recount};
+use super::runs::{copy_value, each_kept, last_kept, store_width, RunOutputs};
+use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
-    block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32, load_shared, load_shared_v4, opaque, popc,
-    shfl_idx, store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+    block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32, load_shared, load_shared_v4, opaque,
+    store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
+use crate::block::Max;
 use crate::device::lookback::TileStates;
-use crate::warp::{warp_inclusive_sum, warp_sum};
+use crate::warp::{warp_reduce_high_first, warp_sum};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 use warpwork_abi::select::mode;
 
@@ -52,7 +55,9 @@ const MAX_WARPS: usize = 32;
 pub struct OrderedShared<const SLOTS: usize> {
     /// The tile, each warp's share in load order; then each share's kept items, compacted.
     chunks: [[u32; 4]; SLOTS],
-    /// Kept items per warp.
+    /// Kept items per warp. The run modes that carry the last kept index (at most 16 warps)
+    /// keep each warp's last kept index in its share plus one (0: none) at `16 + warp`, and the
+    /// tile's carried index plus one (a `u64`, 0: none) in the last two words.
     totals: [u32; MAX_WARPS],
     /// The tile's first output slot: the start plus every earlier tile's kept count.
     first: u64,
@@ -81,8 +86,18 @@ pub struct OrderedShared<const SLOTS: usize> {
 /// keeps each item whose bytes differ from the item before it (the first item always), ignoring
 /// `flags`, `op`, `a` and `b`.
 ///
-/// [`mode::RUNS`] is unique that also writes each kept item's index to `offsets` at the item's
-/// slot (below `capacity`); its compaction waits for the look-back too.
+/// [`mode::RUNS`] is unique that also writes run lengths to `runs.lengths`: the kept item at
+/// slot `k ≥ 1` writes the length of run `k − 1` (its index less that of the kept item before
+/// it), the last tile the last run's (`n` less the last kept index). A second warp runs a
+/// second look-back ([`Max`] over `runs.last`, a second set of tile states) for the index of
+/// the last kept item before the tile. [`mode::BOUNDS`] keeps the first and the last item of
+/// every run longer than one (kept items alternate start, end), writes no items, but offset
+/// `k` (the start at slot `2k`) and length `k` (the end at slot `2k + 1`: its index less the
+/// start's, plus one) to `runs.offsets` and `runs.lengths`, and `k`'s count (half the kept
+/// count) to `counter`; `capacity` counts runs. [`mode::BY_KEY`] is unique on keys that also
+/// copies each kept key's value from `runs.values` to `runs.values_out` at its slot; its
+/// compaction waits for the look-back. Nothing is written at or past `capacity`. The run modes
+/// take `*start == 0`.
 ///
 /// `SLOTS == 32 · WARPS · CHUNKS`, `CHUNKS · 16 / size_of::<T>() ≤ 128`; the launch has
 /// `ceil(n / tile)` blocks of `32 · WARPS` threads; `items` (and `flags` for [`op::FLAGGED`]) hold
@@ -113,7 +128,7 @@ pub unsafe fn select_ordered_tile<
     start: *const u64,
     states: TileStates<u64>,
     forced_fallback: bool,
-    offsets: *mut u64,
+    runs: RunOutputs,
 ) {
     let v = 16 / core::mem::size_of::<T>();
     const { assert!(WARPS <= MAX_WARPS && SLOTS == WARPS * 32 * CHUNKS) };
@@ -218,8 +233,16 @@ pub unsafe fn select_ordered_tile<
     }
     let warp_kept = warp_sum(keep.count_ones());
     let totals = addr_of_mut!((*smem).totals) as *mut u32;
+    // (Run modes: each warp's last kept index plus one, and the tile's carried one.)
+    let (lasts, carried) = (totals.wrapping_add(MAX_WARPS / 2), totals.wrapping_add(MAX_WARPS - 2) as *mut u64);
+    const { assert!(!mode::carries_last(MODE) || (WARPS >= 2 && WARPS < MAX_WARPS / 2)) };
+    let last =
+        if const { mode::carries_last(MODE) } { warp_reduce_high_first::<Max<u32>>(last_kept(keep, v)) } else { 0 };
     if lane == 0 {
         write_volatile(totals.add(warp), warp_kept);
+        if const { mode::carries_last(MODE) } {
+            write_volatile(lasts.add(warp), last);
+        }
     }
     sync_threads();
 
@@ -228,10 +251,23 @@ pub unsafe fn select_ordered_tile<
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    let (partition, runs) = (MODE == mode::PARTITION, mode::writes_offsets(MODE));
-    // (Partitions and run offsets need the count before the tile: their compaction waits.)
-    if const { MODE != mode::PARTITION && !mode::writes_offsets(MODE) } {
-        compact_share::<T, CHUNKS, false, false>(region, keep, limit, |_, _| {}, |_, _| {});
+    let partition = MODE == mode::PARTITION;
+    // (Partitions need the count before the tile: their compaction waits. The bounds of
+    // non-trivial runs write no items.)
+    if const { MODE != mode::PARTITION && MODE != mode::BOUNDS } {
+        compact_share::<T, CHUNKS, false>(region, keep, limit, |_, _| {});
+    }
+    if const { mode::carries_last(MODE) } && warp == 1 {
+        // The second look-back: the index plus one of the last kept item before the tile. (It
+        // stands before warp 0's: after it, though dead in the other modes, it changed the
+        // select's block layout.)
+        let reduce = |j: usize| last_in_tile::<T, MODE>(recount, j * tile_len, tile_len);
+        let own = tile_last::<WARPS>(lasts, tile * tile_len, per_warp, WARPS, 0);
+        grid_dependency_wait();
+        let earlier = publish_and_look_back_by::<Max<u64>>(runs.last, tile, own, forced_fallback, reduce);
+        if lane == 0 {
+            write_volatile(carried, earlier);
+        }
     }
     if warp == 0 {
         let reduce = |j: usize| count_tile::<T, MODE>(recount, j * tile_len, tile_len);
@@ -255,21 +291,48 @@ pub unsafe fn select_ordered_tile<
         // tile).
         let rejected_before = (share as u64).wrapping_sub(tile_first).wrapping_sub(before as u64);
         let top = out.wrapping_add((n as u64).wrapping_sub(1).wrapping_sub(rejected_before) as usize);
-        compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
+        compact_share::<T, CHUNKS, true>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x);
     }
     let first = tile_first.wrapping_add(before as u64);
-    if runs {
-        // Each kept item's index beside it, at the same slot of `offsets` (below the capacity).
+    if const { MODE == mode::BY_KEY } {
+        // Each kept key's value, at the key's slot (below the capacity).
         let room = super::room_after(first, capacity) as usize;
-        let at = offsets.wrapping_add(first as usize);
-        let kept = |r: usize, i: usize| {
-            if r < room {
-                *at.wrapping_add(r) = (share + i) as u64;
+        let kept = |r: u32, i: usize, _| {
+            if (r as usize) < room {
+                copy_value(runs.values, share + i, runs.values_out, first as usize + r as usize, runs.value_size);
             }
         };
-        compact_share::<T, CHUNKS, false, true>(region, keep, limit, |_, _| {}, kept);
+        each_kept::<CHUNKS, false>(keep, v, kept);
     }
-    // (The bounds of non-trivial runs write their indices only.)
+    // The index plus one of the last kept item before the warp's share (0: none).
+    let carry = if const { mode::carries_last(MODE) } {
+        tile_last::<WARPS>(lasts, tile * tile_len, per_warp, warp, read_volatile(carried))
+    } else {
+        0
+    };
+    if const { mode::carries_last(MODE) } {
+        // Slot `s` (global, its item at `p`) after the kept item at `q + 1 = previous`.
+        let wide = runs.wide;
+        let kept = |r: u32, i: usize, previous: u32| {
+            let (s, p) = (first + r as u64, (share + i) as u64);
+            let q1 = if previous != 0 { (share + previous as usize) as u64 } else { carry };
+            if MODE == mode::RUNS {
+                // The length of the run before: from the kept item before to this one.
+                if q1 != 0 && s - 1 < capacity {
+                    store_width(runs.lengths, s - 1, p + 1 - q1, wide);
+                }
+            } else if s % 2 == 0 {
+                if s / 2 < capacity {
+                    store_width(runs.offsets, s / 2, p, wide);
+                }
+            } else if s / 2 < capacity {
+                // A run's end: from its start (the kept item before) to here, both included.
+                store_width(runs.lengths, s / 2, p + 2 - q1, wide);
+            }
+        };
+        each_kept::<CHUNKS, true>(keep, v, kept);
+    }
+    // (The bounds of non-trivial runs write offsets and lengths only.)
     let end = if const { MODE == mode::BOUNDS } { 0 } else { warp_kept.min(super::room_after(first, capacity)) };
     // `dst` is only dereferenced below the capacity (`end` is 0 when `first` is past it).
     let dst = out.wrapping_add(first as usize);
@@ -287,8 +350,37 @@ pub unsafe fn select_ordered_tile<
         e += WARP_SIZE;
     }
     if thread_idx_x() == 0 && tile == grid_dim_x() as usize - 1 {
-        *counter = tile_first.wrapping_add(aggregate as u64);
+        let total = tile_first.wrapping_add(aggregate as u64);
+        if const { MODE == mode::RUNS } {
+            // The last run's length: from the last kept item to the end (`n ≥ 1`: one run).
+            let last = tile_last::<WARPS>(lasts, tile * tile_len, per_warp, WARPS, read_volatile(carried));
+            if total - 1 < capacity {
+                store_width(runs.lengths, total - 1, n as u64 + 1 - last, runs.wide);
+            }
+        }
+        *counter = if const { MODE == mode::BOUNDS } { total / 2 } else { total };
     }
+}
+
+/// The index plus one of the last kept item of the tile's warps before `upto` (from their
+/// shares' `lasts`, in shared memory; the tile's first item is `tile_start`, each share
+/// `per_warp` items), or `carry` if they keep none.
+#[inline(always)]
+unsafe fn tile_last<const WARPS: usize>(
+    lasts: *const u32,
+    tile_start: usize,
+    per_warp: usize,
+    upto: usize,
+    carry: u64,
+) -> u64 {
+    let mut last = carry;
+    for w in 0..WARPS {
+        let l = load_shared(lasts.add(w));
+        if w < upto && l != 0 {
+            last = (tile_start + w * per_warp) as u64 + l as u64;
+        }
+    }
+    last
 }
 
 /// From the warps' kept counts in `totals`: (kept by the warps before `warp`, by `warp`, by the
@@ -329,71 +421,4 @@ fn passing<T: SelectValue>(chunk: [u32; 4], t: T::Test) -> u32 {
         bits |= (x.passes(t) as u32) << j;
     }
     bits
-}
-
-/// Moves the warp's kept items (bit `k·v + j` of `keep` on each lane: item `j` of its chunk `k`)
-/// to the front of its share `region`, in order. Chunk row `k` (chunk `k` of every lane) holds
-/// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
-/// the warp has read already: each row is read, the warp synchronised, then written. With
-/// `REJECT`, each item of the share's first `limit` that is not kept is handed to `reject` with
-/// its rank among those (how many rejected items come before it in the share); with `KEPT`, each
-/// kept item's rank and index in the share to `kept`.
-#[inline(always)]
-unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool, const KEPT: bool>(
-    region: *mut [u32; 4],
-    keep: u128,
-    limit: usize,
-    reject: impl Fn(usize, T),
-    kept: impl Fn(usize, usize),
-) {
-    let v = 16 / core::mem::size_of::<T>();
-    let lane = lane_id() as usize;
-    // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
-    let field = 32 - (WARP_SIZE * v as u32).leading_zeros();
-    let fields = (32 / field) as usize;
-    let bits = |w: u32, q: usize| (w >> (field as usize * q)) & ((1 << field) - 1);
-    let row_bits = |k: usize| (keep >> (k * v)) as u32 & (u32::MAX >> (32 - v));
-    let stage = region as *mut T;
-    let mut run = 0u32;
-    let mut row = 0;
-    while row < CHUNKS {
-        let mut packed = 0u32;
-        for q in 0..fields.min(CHUNKS - row) {
-            packed |= popc(row_bits(row + q)) << (field as usize * q);
-        }
-        let inclusive = warp_inclusive_sum(packed);
-        let (exclusive, rows) = (inclusive - packed, shfl_idx(inclusive, WARP_SIZE - 1));
-        for q in 0..fields.min(CHUNKS - row) {
-            let k = row + q;
-            let chunk = load_shared_v4(region.add(WARP_SIZE as usize * k + lane));
-            sync_warp();
-            let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
-            for j in 0..v {
-                // (Partitions and run offsets read the chunk by shifts: their longer loop is not
-                // unrolled for 1-byte items, and indexing would put the chunk on the stack.)
-                let x = |j: usize| {
-                    if REJECT || KEPT {
-                        chunk_item::<T>(chunk, j)
-                    } else {
-                        (chunk.as_ptr() as *const T).add(j).read()
-                    }
-                };
-                if (mine >> j) & 1 != 0 {
-                    T::store_staged(stage.add(r as usize), x(j));
-                    if KEPT {
-                        kept(r as usize, (WARP_SIZE as usize * k + lane) * v + j);
-                    }
-                    r += 1;
-                } else if REJECT {
-                    let i = (WARP_SIZE as usize * k + lane) * v + j;
-                    if i < limit {
-                        reject(i - r as usize, x(j));
-                    }
-                }
-            }
-            run += bits(rows, q);
-        }
-        row += fields;
-    }
-    sync_warp();
 }

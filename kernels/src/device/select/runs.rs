@@ -1,112 +1,140 @@
-//! Run-length encoding's second pass: run lengths from run offsets.
+//! What the run modes of the order-preserving tile write besides the kept items
+//! ([`super::select_ordered_tile`] in `mode::RUNS`, `mode::BOUNDS` and `mode::BY_KEY`): run
+//! lengths and offsets, from each kept item's index and the index of the kept item before it;
+//! and unique by key's values.
 
-use crate::arch::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
+use crate::arch::{lane_id, popc, shfl_idx, shfl_up, WARP_SIZE};
+use crate::block::Max;
+use crate::device::lookback::TileStates;
+use crate::warp::{warp_inclusive_scan, warp_inclusive_sum};
 
-/// A run length as the second pass writes it (`u32` or `u64`).
-pub trait RunLength: Copy {
-    /// `x` (the caller made sure it fits).
-    fn from_u64(x: u64) -> Self;
-}
-impl RunLength for u32 {
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        x as u32
-    }
-}
-impl RunLength for u64 {
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        x
-    }
+/// The run modes' outputs and their second look-back: arguments of
+/// [`super::select_ordered_tile`] that the other modes leave at [`RunOutputs::NONE`].
+#[derive(Clone, Copy)]
+pub struct RunOutputs {
+    /// Run lengths (`mode::RUNS`, `mode::BOUNDS`), `u64` if `wide`, `u32` otherwise.
+    pub lengths: *mut u8,
+    /// Run offsets (`mode::BOUNDS`), as `lengths`.
+    pub offsets: *mut u8,
+    /// 8-byte lengths and offsets.
+    pub wide: bool,
+    /// The values beside the keys (`mode::BY_KEY`): `n` of `value_size` bytes.
+    pub values: *const u8,
+    /// Where each kept key's value goes (`mode::BY_KEY`): `capacity` of them.
+    pub values_out: *mut u8,
+    /// Bytes per value: 1, 2, 4, 8 or 16 (16-byte values aligned to 4).
+    pub value_size: u32,
+    /// The tile states of the look-back that carries the index (plus one) of the last kept
+    /// item before each tile (`mode::RUNS`, `mode::BOUNDS`).
+    pub last: TileStates<u64>,
 }
 
-/// `lengths[r] = offsets[r + 1] − offsets[r]` for `r` below `min(*count, capacity)`, and
-/// `n − offsets[r]` for the last run (`r + 1 == *count`); nothing is read at or past `capacity`
-/// (a run whose successor's offset was not stored, because the output was too small, gets no
-/// length). A grid-stride loop over any grid.
+impl RunOutputs {
+    /// No run outputs (the other modes).
+    pub const NONE: RunOutputs = RunOutputs {
+        lengths: core::ptr::null_mut(),
+        offsets: core::ptr::null_mut(),
+        wide: false,
+        values: core::ptr::null(),
+        values_out: core::ptr::null_mut(),
+        value_size: 0,
+        // SAFETY: never published nor polled in the modes that take `NONE`.
+        last: unsafe { TileStates::from_raw(core::ptr::null_mut()) },
+    };
+}
+
+/// Stores `x` at element `i` of `out`: a `u64` if `wide`, a `u32` otherwise (the host made sure
+/// it fits).
 ///
 /// # Safety
-/// `offsets` holds `min(*count, capacity)` offsets (written by the first pass, finished before
-/// this launch), `lengths` holds `capacity` items; `count` is a global `u64`.
+/// `out` holds more than `i` elements of the width.
 #[inline(always)]
-pub unsafe fn run_lengths<L: RunLength>(
-    offsets: *const u64,
-    count: *const u64,
-    n: u64,
-    capacity: u64,
-    lengths: *mut L,
-) {
-    let runs = *count;
-    let end = runs.min(capacity);
-    let stride = grid_dim_x() as u64 * block_dim_x() as u64;
-    let mut r = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;
-    while r < end {
-        let next = if r + 1 == runs {
-            Some(n)
-        } else if r + 1 < capacity {
-            Some(*offsets.add(r as usize + 1))
-        } else {
-            None
-        };
-        if let Some(next) = next {
-            *lengths.add(r as usize) = L::from_u64(next - *offsets.add(r as usize));
+pub(super) unsafe fn store_width(out: *mut u8, i: u64, x: u64, wide: bool) {
+    if wide {
+        *(out as *mut u64).add(i as usize) = x;
+    } else {
+        *(out as *mut u32).add(i as usize) = x as u32;
+    }
+}
+
+/// `dst[o] = src[i]` for values of `size` bytes (1, 2, 4, 8, or 16 aligned to 4): one load and
+/// one store of the width (four of 4 bytes for 16-byte values).
+///
+/// # Safety
+/// `src` holds more than `i` values, `dst` more than `o`, both aligned as said.
+#[inline(always)]
+pub(super) unsafe fn copy_value(src: *const u8, i: usize, dst: *mut u8, o: usize, size: u32) {
+    match size {
+        1 => *dst.add(o) = *src.add(i),
+        2 => *(dst as *mut u16).add(o) = *(src as *const u16).add(i),
+        4 => *(dst as *mut u32).add(o) = *(src as *const u32).add(i),
+        8 => *(dst as *mut u64).add(o) = *(src as *const u64).add(i),
+        _ => {
+            let (s, d) = ((src as *const u32).add(4 * i), (dst as *mut u32).add(4 * o));
+            let w = [*s, *s.add(1), *s.add(2), *s.add(3)];
+            for (k, w) in w.into_iter().enumerate() {
+                *d.add(k) = w;
+            }
         }
-        r += stride;
     }
 }
 
-/// `out[r] = values[offsets[r]]` for `r` below `min(*count, capacity)`: each run's value, for
-/// unique by key (the offsets are the key runs' first indices). A grid-stride loop over any grid.
-///
-/// # Safety
-/// `offsets` holds `min(*count, capacity)` indices into `values` (written by the first pass,
-/// finished before this launch), `out` holds `capacity` items; `count` is a global `u64`.
+/// Hands each kept item of the calling warp's share to `f(r, i, previous)`: its rank `r` among
+/// the share's kept items, its index `i` in the share and the index plus one of the kept item
+/// before it in the share (0 where it is the share's first). `keep` is the lane's keep bits
+/// (bit `k·v + j` for item `j` of its chunk `k`, chunk `32·k + lane` of the share, `v = 16 /
+/// size`), ranked in the order [`super::select_ordered_tile`] compacts them: the rows' counts
+/// packed several to a warp sum, as the compaction packs them; and (with `PREVIOUS`; 0 is
+/// passed without) one warp maximum of the last indices per row.
 #[inline(always)]
-pub unsafe fn gather_runs<V: Copy>(
-    offsets: *const u64,
-    count: *const u64,
-    capacity: u64,
-    values: *const V,
-    out: *mut V,
-) {
-    let end = (*count).min(capacity);
-    let stride = grid_dim_x() as u64 * block_dim_x() as u64;
-    let mut r = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;
-    while r < end {
-        *out.add(r as usize) = *values.add(*offsets.add(r as usize) as usize);
-        r += stride;
+pub(super) fn each_kept<const CHUNKS: usize, const PREVIOUS: bool>(keep: u128, v: usize, f: impl Fn(u32, usize, u32)) {
+    let lane = lane_id() as usize;
+    // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
+    let field = 32 - (WARP_SIZE * v as u32).leading_zeros();
+    let fields = (32 / field) as usize;
+    let part = |w: u32, q: usize| (w >> (field as usize * q)) & ((1 << field) - 1);
+    let row_bits = |k: usize| (keep >> (k * v)) as u32 & (u32::MAX >> (32 - v));
+    let (mut run, mut last) = (0u32, 0u32);
+    let mut row = 0;
+    while row < CHUNKS {
+        let mut packed = 0u32;
+        for q in 0..fields.min(CHUNKS - row) {
+            packed |= popc(row_bits(row + q)) << (field as usize * q);
+        }
+        let inclusive = warp_inclusive_sum(packed);
+        let (exclusive, rows) = (inclusive - packed, shfl_idx(inclusive, WARP_SIZE - 1));
+        for q in 0..fields.min(CHUNKS - row) {
+            let k = row + q;
+            let bits = row_bits(k);
+            let chunk = (WARP_SIZE as usize * k + lane) * v;
+            let mut previous = 0;
+            if PREVIOUS {
+                let mine = if bits != 0 { (chunk + 32 - bits.leading_zeros() as usize) as u32 } else { 0 };
+                let lasts = warp_inclusive_scan::<Max<u32>>(mine);
+                let before = shfl_up(lasts, 1);
+                previous = if lane == 0 { last } else { before.max(last) };
+                last = last.max(shfl_idx(lasts, WARP_SIZE - 1));
+            }
+            let mut r = run + part(exclusive, q);
+            let mut rest = bits;
+            while rest != 0 {
+                let i = chunk + rest.trailing_zeros() as usize;
+                f(r, i, previous);
+                (previous, r, rest) = (i as u32 + 1, r + 1, rest & (rest - 1));
+            }
+            run += part(rows, q);
+        }
+        row += fields;
     }
 }
 
-/// Run `k` of the runs longer than one item, for `k` below `min(*bound_count / 2, capacity)`:
-/// `offsets[k] = bounds[2k]`, `lengths[k] = bounds[2k + 1] − bounds[2k] + 1` (the bounds are
-/// the first and the last index of each run, alternately); and `*count = *bound_count / 2`
-/// (block 0, thread 0). A grid-stride loop over any grid.
-///
-/// # Safety
-/// `bounds` holds `min(*bound_count, 2 · capacity)` indices (written by the first pass, finished
-/// before this launch), `offsets` and `lengths` `capacity` items each; `bound_count` and `count`
-/// are distinct global `u64`s.
+/// The index plus one of the last kept item of the calling lane's chunks (0 if none), as
+/// [`each_kept`] reads `keep`.
 #[inline(always)]
-pub unsafe fn run_bounds<L: RunLength>(
-    bounds: *const u64,
-    bound_count: *const u64,
-    count: *mut u64,
-    capacity: u64,
-    offsets: *mut L,
-    lengths: *mut L,
-) {
-    let runs = *bound_count / 2;
-    if block_idx_x() == 0 && thread_idx_x() == 0 {
-        *count = runs;
+pub(super) fn last_kept(keep: u128, v: usize) -> u32 {
+    if keep == 0 {
+        return 0;
     }
-    let end = runs.min(capacity);
-    let stride = grid_dim_x() as u64 * block_dim_x() as u64;
-    let mut k = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;
-    while k < end {
-        let (first, last) = (*bounds.add(2 * k as usize), *bounds.add(2 * k as usize + 1));
-        *offsets.add(k as usize) = L::from_u64(first);
-        *lengths.add(k as usize) = L::from_u64(last - first + 1);
-        k += stride;
-    }
+    let b = 127 - keep.leading_zeros() as usize;
+    ((WARP_SIZE as usize * (b / v) + lane_id() as usize) * v + b % v + 1) as u32
 }

@@ -1,12 +1,12 @@
 //! The compaction family's kernels on the ordered select's tile (`select_ordered_tile` with a
-//! `MODE`): stable partitions `partition_{tile}_{type}`, unique `unique_{tile}_{type}`, the runs'
-//! first passes `run_length_{tile}_{type}` and `run_bounds_{tile}_{type}`, and their second
-//! passes `run_lengths_{u32,u64}`, `run_bounds_{u32,u64}` and `gather_runs_{type}`. Parameter
-//! lists are documented at each macro; the grids of the tile kernels are the ordered select's.
+//! `MODE`): stable partitions `partition_{tile}_{type}`, unique `unique_{tile}_{type}`, and in
+//! one pass each the run-length encoding `run_length_{tile}_{type}`, the non-trivial runs
+//! `run_bounds_{tile}_{type}` and unique by key `unique_by_key_{tile}_{type}`. Parameter lists
+//! are documented at each macro; the grids are the ordered select's.
 
 use super::{ordered_shape, ordered_slots, Bytes16};
 use crate::device::lookback::TileStates;
-use crate::device::select::{gather_runs, op, run_bounds, run_lengths, select_ordered_tile};
+use crate::device::select::{op, select_ordered_tile, RunOutputs};
 use crate::static_shared;
 
 use warpwork_abi::scan::tile_load;
@@ -34,7 +34,7 @@ macro_rules! partition_kernels {
         ) {
             ordered_body!(
                 $name, $t, $class, items, flags, n, op, a, b, out, capacity, counter, start, states,
-                forced_fallback, mode::PARTITION, core::ptr::null_mut()
+                forced_fallback, mode::PARTITION, crate::device::select::RunOutputs::NONE
             )
         }
     )*)*};
@@ -71,7 +71,7 @@ macro_rules! partition_bytes16_kernels {
             let zero = Bytes16::default();
             ordered_body!(
                 $name, [u32; 4], $class, items, flags, n, op::FLAGGED, zero, zero, out, capacity, counter, start,
-                states, forced_fallback, mode::PARTITION, core::ptr::null_mut()
+                states, forced_fallback, mode::PARTITION, crate::device::select::RunOutputs::NONE
             )
         }
     )*};
@@ -98,7 +98,7 @@ macro_rules! unique_kernels {
             let zero = <$t>::default();
             ordered_body!(
                 $name, $t, $class, items, core::ptr::null(), n, op::UNIQUE, zero, zero, out, capacity, counter, start,
-                states, forced_fallback, mode::UNIQUE, core::ptr::null_mut()
+                states, forced_fallback, mode::UNIQUE, crate::device::select::RunOutputs::NONE
             )
         }
     )*)*};
@@ -112,10 +112,10 @@ unique_kernels! {
     [u32; 4]: unique_small_bytes16 = 0, unique_large_bytes16 = 2;
 }
 
-/// Run-length encoding's first pass `run_length_{tile}_{type}`: unique's parameters, then
-/// `offsets` (`*mut u64`, `capacity` of them): writes each run's first item to `out` and its
-/// index to `offsets` at the same slot. `run_lengths_{u32,u64}` then turns the offsets into
-/// lengths.
+/// Run-length encoding in one pass, `run_length_{tile}_{type}`: unique's parameters, then
+/// `lengths` (`capacity` of them, `u64` if `wide` is non-zero, `u32` otherwise): each run's
+/// first item goes to `out`, its length to `lengths` at the same slot. `states` holds twice the
+/// launch's tile states (the second look-back's right after the first's).
 macro_rules! run_length_kernels {
     ($($t:ty: $($name:ident = $class:literal),*;)*) => {$($(
         #[no_mangle]
@@ -128,12 +128,14 @@ macro_rules! run_length_kernels {
             start: *const u64,
             states: *mut u32,
             forced_fallback: u32,
-            offsets: *mut u64,
+            lengths: *mut u8,
+            wide: u32,
         ) {
             let zero = <$t>::default();
+            let runs = RunOutputs { lengths, wide: wide != 0, last: last_states(states), ..RunOutputs::NONE };
             ordered_body!(
                 $name, $t, $class, items, core::ptr::null(), n, op::UNIQUE, zero, zero, out, capacity, counter, start,
-                states, forced_fallback, mode::RUNS, offsets
+                states, forced_fallback, mode::RUNS, runs
             )
         }
     )*)*};
@@ -147,37 +149,17 @@ run_length_kernels! {
     [u32; 4]: run_length_small_bytes16 = 0, run_length_large_bytes16 = 2;
 }
 
-/// Run-length encoding's second pass, `(offsets, count, n, capacity, lengths)`: `lengths[r] =
-/// offsets[r + 1] − offsets[r]` (`n − offsets[r]` for the last run) for the `min(*count,
-/// capacity)` runs (`*count` a `u64` the first pass wrote), as `u32` or `u64`
-/// ([`run_lengths`]). A grid-stride loop over any grid of 256-thread blocks.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn run_lengths_u32(
-    offsets: *const u64,
-    count: *const u64,
-    n: u64,
-    capacity: u64,
-    lengths: *mut u32,
-) {
-    run_lengths(offsets, count, n, capacity, lengths)
+/// The second look-back's tile states of a run launch: right after the first's (16 bytes per
+/// tile, one tile per block).
+#[inline(always)]
+unsafe fn last_states(states: *mut u32) -> TileStates<u64> {
+    TileStates::new(states.add(4 * crate::arch::grid_dim_x() as usize))
 }
 
-/// [`run_lengths_u32`] with `u64` lengths.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn run_lengths_u64(
-    offsets: *const u64,
-    count: *const u64,
-    n: u64,
-    capacity: u64,
-    lengths: *mut u64,
-) {
-    run_lengths(offsets, count, n, capacity, lengths)
-}
-
-/// The non-trivial runs' first pass `run_bounds_{tile}_{type}`, `(items, n, capacity, counter,
-/// start, states, forced_fallback, offsets)`: the index of the first and of the last item of
-/// every run longer than one item, alternately, in `offsets` (`capacity` of them), and their
-/// count in `*counter`; `run_bounds_{u32,u64}` then turns them into offsets and lengths.
+/// The non-trivial runs in one pass, `run_bounds_{tile}_{type}`, `(items, n, capacity, counter,
+/// start, states, forced_fallback, offsets, lengths, wide)`: each run longer than one item as its
+/// first index in `offsets` and its length in `lengths` (`capacity` of each, `u64` if `wide` is
+/// non-zero, `u32` otherwise), their count in `*counter`. `states` as `run_length_{tile}_{type}`.
 macro_rules! run_bounds_kernels {
     ($($t:ty: $($name:ident = $class:literal),*;)*) => {$($(
         #[no_mangle]
@@ -189,12 +171,15 @@ macro_rules! run_bounds_kernels {
             start: *const u64,
             states: *mut u32,
             forced_fallback: u32,
-            offsets: *mut u64,
+            offsets: *mut u8,
+            lengths: *mut u8,
+            wide: u32,
         ) {
             let zero = <$t>::default();
+            let runs = RunOutputs { lengths, offsets, wide: wide != 0, last: last_states(states), ..RunOutputs::NONE };
             ordered_body!(
                 $name, $t, $class, items, core::ptr::null(), n, op::UNIQUE, zero, zero, core::ptr::null_mut(), capacity,
-                counter, start, states, forced_fallback, mode::BOUNDS, offsets
+                counter, start, states, forced_fallback, mode::BOUNDS, runs
             )
         }
     )*)*};
@@ -208,58 +193,40 @@ run_bounds_kernels! {
     [u32; 4]: run_bounds_small_bytes16 = 0, run_bounds_large_bytes16 = 2;
 }
 
-/// The non-trivial runs' second pass, `(bounds, bound_count, count, capacity, offsets, lengths)`:
-/// run `k` (below `min(*bound_count / 2, capacity)`) starts at `bounds[2k]` and ends at
-/// `bounds[2k + 1]`; writes its offset and length (as `u32` or `u64`) and `*count = *bound_count
-/// / 2` ([`run_bounds`]). Any grid of 256-thread blocks.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn run_bounds_u32(
-    bounds: *const u64,
-    bound_count: *const u64,
-    count: *mut u64,
-    capacity: u64,
-    offsets: *mut u32,
-    lengths: *mut u32,
-) {
-    run_bounds(bounds, bound_count, count, capacity, offsets, lengths)
-}
-
-/// [`run_bounds_u32`] with `u64` offsets and lengths.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn run_bounds_u64(
-    bounds: *const u64,
-    bound_count: *const u64,
-    count: *mut u64,
-    capacity: u64,
-    offsets: *mut u64,
-    lengths: *mut u64,
-) {
-    run_bounds(bounds, bound_count, count, capacity, offsets, lengths)
-}
-
-/// Unique by key's second pass `gather_runs_{type}`, `(offsets, count, capacity, values, out)`:
-/// `out[r] = values[offsets[r]]` for the `min(*count, capacity)` key runs whose first indices
-/// the first pass (`run_length_{tile}_{type}`) wrote ([`gather_runs`]). Values of 1, 2, 4, 8 or
-/// 16 bytes (one kernel per size); any grid of 256-thread blocks.
-macro_rules! gather_kernels {
-    ($($name:ident: $v:ty;)*) => {$(
+/// Unique by key in one pass, `unique_by_key_{tile}_{type}` (the keys' type): unique's
+/// parameters over the keys, then `values` (`n` of them), `values_out` (`capacity`) and
+/// `value_size` (1, 2, 4, 8 or 16 bytes; 16-byte values aligned to 4): each kept key's value
+/// goes to `values_out` at the key's slot.
+macro_rules! unique_by_key_kernels {
+    ($($t:ty: $($name:ident = $class:literal),*;)*) => {$($(
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
-            offsets: *const u64,
-            count: *const u64,
+            items: *const $t,
+            n: u64,
+            out: *mut $t,
             capacity: u64,
-            values: *const $v,
-            out: *mut $v,
+            counter: *mut u64,
+            start: *const u64,
+            states: *mut u32,
+            forced_fallback: u32,
+            values: *const u8,
+            values_out: *mut u8,
+            value_size: u32,
         ) {
-            gather_runs(offsets, count, capacity, values, out)
+            let zero = <$t>::default();
+            let runs = RunOutputs { values, values_out, value_size, ..RunOutputs::NONE };
+            ordered_body!(
+                $name, $t, $class, items, core::ptr::null(), n, op::UNIQUE, zero, zero, out, capacity, counter, start,
+                states, forced_fallback, mode::BY_KEY, runs
+            )
         }
-    )*};
+    )*)*};
 }
 
-gather_kernels! {
-    gather_runs_u8: u8;
-    gather_runs_u16: u16;
-    gather_runs_u32: u32;
-    gather_runs_u64: u64;
-    gather_runs_bytes16: [u32; 4];
+unique_by_key_kernels! {
+    u8: unique_by_key_small_u8 = 0, unique_by_key_large_u8 = 2;
+    u16: unique_by_key_small_u16 = 0, unique_by_key_large_u16 = 2;
+    u32: unique_by_key_small_u32 = 0, unique_by_key_large_u32 = 2;
+    u64: unique_by_key_small_u64 = 0, unique_by_key_large_u64 = 2;
+    [u32; 4]: unique_by_key_small_bytes16 = 0, unique_by_key_large_bytes16 = 2;
 }

@@ -1,0 +1,69 @@
+//! The ordered tile's in-place compaction ([`super::select_ordered_tile`]): each warp moves the
+//! items it keeps to the front of its share of shared memory, in order.
+
+use super::unique::chunk_item;
+use super::SelectValue;
+use crate::arch::{lane_id, load_shared_v4, popc, shfl_idx, sync_warp, WARP_SIZE};
+use crate::warp::warp_inclusive_sum;
+
+/// Moves the warp's kept items (bit `k·v + j` of `keep` on each lane: item `j` of its chunk `k`)
+/// to the front of its share `region`, in order. Chunk row `k` (chunk `k` of every lane) holds
+/// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
+/// the warp has read already: each row is read, the warp synchronised, then written. With
+/// `REJECT`, each item of the share's first `limit` that is not kept is handed to `reject` with
+/// its rank among those (how many rejected items come before it in the share).
+#[inline(always)]
+pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool>(
+    region: *mut [u32; 4],
+    keep: u128,
+    limit: usize,
+    reject: impl Fn(usize, T),
+) {
+    let v = 16 / core::mem::size_of::<T>();
+    let lane = lane_id() as usize;
+    // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
+    let field = 32 - (WARP_SIZE * v as u32).leading_zeros();
+    let fields = (32 / field) as usize;
+    let bits = |w: u32, q: usize| (w >> (field as usize * q)) & ((1 << field) - 1);
+    let row_bits = |k: usize| (keep >> (k * v)) as u32 & (u32::MAX >> (32 - v));
+    let stage = region as *mut T;
+    let mut run = 0u32;
+    let mut row = 0;
+    while row < CHUNKS {
+        let mut packed = 0u32;
+        for q in 0..fields.min(CHUNKS - row) {
+            packed |= popc(row_bits(row + q)) << (field as usize * q);
+        }
+        let inclusive = warp_inclusive_sum(packed);
+        let (exclusive, rows) = (inclusive - packed, shfl_idx(inclusive, WARP_SIZE - 1));
+        for q in 0..fields.min(CHUNKS - row) {
+            let k = row + q;
+            let chunk = load_shared_v4(region.add(WARP_SIZE as usize * k + lane));
+            sync_warp();
+            let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
+            for j in 0..v {
+                // (Partitions read the chunk by shifts: their longer loop is not unrolled for
+                // 1-byte items, and indexing would put the chunk on the stack.)
+                let x = |j: usize| {
+                    if REJECT {
+                        chunk_item::<T>(chunk, j)
+                    } else {
+                        (chunk.as_ptr() as *const T).add(j).read()
+                    }
+                };
+                if (mine >> j) & 1 != 0 {
+                    T::store_staged(stage.add(r as usize), x(j));
+                    r += 1;
+                } else if REJECT {
+                    let i = (WARP_SIZE as usize * k + lane) * v + j;
+                    if i < limit {
+                        reject(i - r as usize, x(j));
+                    }
+                }
+            }
+            run += bits(rows, q);
+        }
+        row += fields;
+    }
+    sync_warp();
+}
