@@ -23,12 +23,14 @@
 mod bytes;
 mod lookback;
 mod ordered;
+mod partition;
 mod runs;
 mod unique;
 
 pub use bytes::*;
 pub use lookback::prepare_ordered_state;
 pub use ordered::*;
+pub use partition::PARTITION_SCATTER;
 pub use runs::{gather_runs, run_bounds, run_lengths, RunLength};
 
 use crate::arch::{

@@ -30,6 +30,7 @@
 //! double as the start.
 
 use super::lookback::{count_tile, publish_and_look_back, Recount};
+use super::partition::{is_partition, stage_rows, write_rows};
 use super::unique::{bound_bits, chunk_item, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
@@ -77,7 +78,7 @@ pub struct OrderedShared<const SLOTS: usize> {
 /// `MODE` ([`mode`]) generalises the tile: [`mode::SELECT`] is the select above;
 /// [`mode::PARTITION`] also writes each rejected item, from `out[n − 1]` down in input order
 /// (so the rejected items end up after the kept ones in reverse input order; `capacity ≥ n`,
-/// `*start == 0`), its kept items' compaction then waits for the look-back; [`mode::UNIQUE`]
+/// `*start == 0`), both sides staged in shared memory by rows (`partition.rs`); [`mode::UNIQUE`]
 /// keeps each item whose bytes differ from the item before it (the first item always), ignoring
 /// `flags`, `op`, `a` and `b`.
 ///
@@ -228,11 +229,14 @@ pub unsafe fn select_ordered_tile<
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    let (partition, runs) = (MODE == mode::PARTITION, mode::writes_offsets(MODE));
-    // (Partitions and run offsets need the count before the tile: their compaction waits.)
-    if const { MODE != mode::PARTITION && !mode::writes_offsets(MODE) } {
+    let runs = mode::writes_offsets(MODE);
+    // (Run offsets, and the lab's partition that scatters its rejected items, need the count
+    // before the tile: their compaction waits.)
+    if const { !is_partition(MODE) && !mode::writes_offsets(MODE) } {
         compact_share::<T, CHUNKS, false, false>(region, keep, limit, |_, _| {}, |_, _| {});
     }
+    // A partition stages both sides of each row instead (lane `k` keeps row `k`'s kept count).
+    let rows = if const { MODE == mode::PARTITION } { stage_rows::<T, CHUNKS>(region, keep, limit) } else { 0 };
     if warp == 0 {
         let reduce = |j: usize| count_tile::<T, MODE>(recount, j * tile_len, tile_len);
         let aggregate = counts::<WARPS>(totals, 0).2;
@@ -249,15 +253,19 @@ pub unsafe fn select_ordered_tile<
     // from shared memory: kept in registers, they would be live across the look-back.)
     let (before, warp_kept, aggregate) = counts::<WARPS>(totals, warp);
     let tile_first = read_volatile(first_slot);
-    if partition {
-        // The warp's rejected items, from slot `n − 1 − (rejected before the warp)` down, while
-        // its kept ones are compacted (the start is 0: `tile_first` items were kept before the
-        // tile).
-        let rejected_before = (share as u64).wrapping_sub(tile_first).wrapping_sub(before as u64);
-        let top = out.wrapping_add((n as u64).wrapping_sub(1).wrapping_sub(rejected_before) as usize);
-        compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
-    }
     let first = tile_first.wrapping_add(before as u64);
+    if const { is_partition(MODE) } {
+        // The start is 0: the `share` items before the warp's share reject `share − first`, so
+        // the share's first rejected item goes to slot `n − 1 − (share − first)`.
+        let last = (n as u64).wrapping_sub(1).wrapping_sub((share as u64).wrapping_sub(first));
+        if const { MODE == mode::PARTITION } {
+            write_rows::<T, CHUNKS>(region, rows, limit, out, first, last);
+        } else {
+            // (The lab's: each rejected item from registers, while the kept ones are compacted.)
+            let top = out.wrapping_add(last as usize);
+            compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
+        }
+    }
     if runs {
         // Each kept item's index beside it, at the same slot of `offsets` (below the capacity).
         let room = super::room_after(first, capacity) as usize;
@@ -269,8 +277,12 @@ pub unsafe fn select_ordered_tile<
         };
         compact_share::<T, CHUNKS, false, true>(region, keep, limit, |_, _| {}, kept);
     }
-    // (The bounds of non-trivial runs write their indices only.)
-    let end = if const { MODE == mode::BOUNDS } { 0 } else { warp_kept.min(super::room_after(first, capacity)) };
+    // (The bounds of non-trivial runs write their indices only; a partition has written all.)
+    let end = if const { MODE == mode::BOUNDS || MODE == mode::PARTITION } {
+        0
+    } else {
+        warp_kept.min(super::room_after(first, capacity))
+    };
     // `dst` is only dereferenced below the capacity (`end` is 0 when `first` is past it).
     let dst = out.wrapping_add(first as usize);
     let stage = region as *const T;
