@@ -116,7 +116,7 @@ fn by_hand(
     let (warps, _) = ordered_tile(4, FAMILY_TILE_CLASSES[class]);
     let tiles = (n as u64).div_ceil(family_tile_items(4, n as u64));
     let (nn, cap, op, zero, forced) = (n as u64, n as u64, warpwork::abi::select::op::LESS, 0u32, 0u32);
-    let mut run = |state: &mut CudaSlice<u64>, out: &mut CudaSlice<u32>| -> warpwork::Result<()> {
+    let run = |state: &mut CudaSlice<u64>, out: &mut CudaSlice<u32>| -> warpwork::Result<()> {
         gpu.fill_bytes(state, 0)?;
         let s = gpu.device_address(state)?;
         let states_at = (s + 16).next_multiple_of(16) - s;

@@ -134,9 +134,10 @@ pub(super) unsafe fn write_rows<T: SelectValue, const CHUNKS: usize>(
         // and `base − run + o − kept` in the share, to `to_rejected − o`.
         let to_kept = out.wrapping_add(first.wrapping_add(run as u64) as usize);
         let to_rejected = out.wrapping_add(last.wrapping_sub((base - run) as u64).wrapping_add(kept as u64) as usize);
-        // (Eight or sixteen steps for items of 1 or 2 bytes in a loop kept from unrolling:
-        // unrolled, they took more registers than the select's tile holds.)
-        for s in 0..if v > 4 { opaque(v) } else { v } {
+        // (The 4 to 16 steps of items of 1 to 4 bytes in a loop kept from unrolling: unrolled,
+        // they took up to 64 registers, more than the former partition's 45 to 56, and the
+        // kernel lost blocks per SM.)
+        for s in 0..if v >= 4 { opaque(v) } else { v } {
             let o = WARP_SIZE * s as u32 + lane;
             if o < valid {
                 let x = T::load_staged(stage.add((base + o) as usize));
