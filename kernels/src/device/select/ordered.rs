@@ -30,7 +30,7 @@
 //! double as the start.
 
 use super::lookback::{count_tile, publish_and_look_back, Recount};
-use super::partition::{is_partition, stage_rows, write_rows};
+use super::partition::{is_partition, stage_rows, write_partition};
 use super::unique::{bound_bits, chunk_item, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
@@ -255,16 +255,7 @@ pub unsafe fn select_ordered_tile<
     let tile_first = read_volatile(first_slot);
     let first = tile_first.wrapping_add(before as u64);
     if const { is_partition(MODE) } {
-        // The start is 0: the `share` items before the warp's share reject `share − first`, so
-        // the share's first rejected item goes to slot `n − 1 − (share − first)`.
-        let last = (n as u64).wrapping_sub(1).wrapping_sub((share as u64).wrapping_sub(first));
-        if const { MODE == mode::PARTITION } {
-            write_rows::<T, CHUNKS>(region, rows, limit, out, first, last);
-        } else {
-            // (The lab's: each rejected item from registers, while the kept ones are compacted.)
-            let top = out.wrapping_add(last as usize);
-            compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
-        }
+        write_partition::<T, CHUNKS, MODE>(region, rows, keep, limit, out, n as u64, share as u64, first);
     }
     if runs {
         // Each kept item's index beside it, at the same slot of `offsets` (below the capacity).
@@ -351,7 +342,7 @@ fn passing<T: SelectValue>(chunk: [u32; 4], t: T::Test) -> u32 {
 /// its rank among those (how many rejected items come before it in the share); with `KEPT`, each
 /// kept item's rank and index in the share to `kept`.
 #[inline(always)]
-unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool, const KEPT: bool>(
+pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool, const KEPT: bool>(
     region: *mut [u32; 4],
     keep: u128,
     limit: usize,

@@ -20,6 +20,7 @@
 //! [`PARTITION_SCATTER`] keeps the design this replaced (each rejected item stored straight from
 //! registers during the kept side's compaction) for the tuning lab to time beside it.
 
+use super::ordered::compact_share;
 use super::unique::chunk_item;
 use super::SelectValue;
 use crate::arch::{lane_id, load_shared_v4, opaque, popc, shfl_idx, sync_warp, WARP_SIZE};
@@ -97,6 +98,37 @@ pub(super) unsafe fn stage_rows<T: SelectValue, const CHUNKS: usize>(
         row += fields;
     }
     counts
+}
+
+/// A partition tile's writes after the look-back, for the warp's share of `limit` items from
+/// input index `share` (the start is 0, `first` the slot of the share's first kept item): the
+/// share staged by [`stage_rows`] (`rows` its return value) with [`mode::PARTITION`], or, with
+/// [`PARTITION_SCATTER`], the kept items compacted (`keep`, as the select's compaction takes it)
+/// while each rejected item is stored from registers.
+///
+/// # Safety
+/// As [`write_rows`]; `out` holds `n` items.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn write_partition<T: SelectValue, const CHUNKS: usize, const MODE: u8>(
+    region: *mut [u32; 4],
+    rows: u32,
+    keep: u128,
+    limit: usize,
+    out: *mut T,
+    n: u64,
+    share: u64,
+    first: u64,
+) {
+    // The `share` items before the warp's share reject `share − first`, so the share's first
+    // rejected item goes to slot `n − 1 − (share − first)`.
+    let last = n.wrapping_sub(1).wrapping_sub(share.wrapping_sub(first));
+    if const { MODE == mode::PARTITION } {
+        write_rows::<T, CHUNKS>(region, rows, limit, out, first, last);
+    } else {
+        let top = out.wrapping_add(last as usize);
+        compact_share::<T, CHUNKS, true, false>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x, |_, _| {});
+    }
 }
 
 /// Writes the warp's share staged by [`stage_rows`] (`counts` its return value, `limit` items):
