@@ -115,6 +115,73 @@ fn partition_keeps_one_or_none() {
     }
 }
 
+/// The item counts around a tile's, a row's and a warp share's edges for `T` (`size` bytes),
+/// in both tile classes: a row is 32 lanes' 16-byte chunks, a share `chunks` rows, a tile `warps`
+/// shares; for each class `len ± 1` of a row, of a share and of one and two tiles (the large
+/// class from past 2 MiB of input on).
+fn edge_sizes(size: usize) -> Vec<usize> {
+    use warpwork::abi::select::{family_tile_items, ordered_tile, FAMILY_TILE_CLASSES};
+    let mut v = vec![];
+    for (class, &c) in FAMILY_TILE_CLASSES.iter().enumerate() {
+        let (warps, chunks) = ordered_tile(size, c);
+        let row = 32 * 16 / size;
+        let (share, tile) = (row * chunks, row * chunks * warps as usize);
+        // The large class's tiles: far enough in that the input is past 2 MiB.
+        let at = if class == 0 { 0 } else { ((2 << 20) / size).div_ceil(tile) * tile };
+        for len in [row, share, tile, 2 * tile] {
+            v.extend([at + len - 1, at + len, at + len + 1]);
+        }
+        assert_eq!(family_tile_items(size, (at + tile) as u64), tile as u64, "class {class}");
+    }
+    v.retain(|&n| !small() || n <= 1 << 18);
+    v
+}
+
+/// Keep patterns by flag at the tile edges (`edge_sizes`): all, none, every other item, every
+/// other run of 37, only the last item, 1% and 99%; every item type size.
+fn edge_suite<T: bytemuck::Pod + Send + Sync>(seed: u64) {
+    let gpu = gpu();
+    let size = std::mem::size_of::<T>();
+    for n in edge_sizes(size) {
+        let items: Vec<T> = random_items(n, seed ^ n as u64);
+        let d_items = gpu.upload(&items).unwrap();
+        let patterns: [(&str, Vec<u8>); 7] = [
+            ("all", vec![1; n]),
+            ("none", vec![0; n]),
+            ("every other", (0..n).map(|i| (i % 2) as u8).collect()),
+            ("runs of 37", (0..n).map(|i| ((i / 37) % 2) as u8).collect()),
+            ("the last", (0..n).map(|i| (i + 1 == n) as u8).collect()),
+            ("1%", inputs::flags(n, seed + 1, 0.01)),
+            ("99%", inputs::flags(n, seed + 2, 0.99)),
+        ];
+        for (name, flags) in patterns {
+            let d_flags = gpu.upload(&flags).unwrap();
+            let what = format!("{} {name} n={n}", std::any::type_name::<T>());
+            check(&gpu, &d_items, Keep::Flagged(&d_flags), &cpu::partition_flagged(&items, &flags), &what);
+        }
+    }
+}
+
+/// Tile, row and share edges (see `edge_sizes`) for every item size, with keep patterns that
+/// leave a row, share or tile all kept, all rejected, or split at every item.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn partition_at_tile_edges() {
+    edge_suite::<u8>(31);
+    edge_suite::<u16>(32);
+    edge_suite::<u32>(33);
+    edge_suite::<u64>(34);
+    edge_suite::<[u32; 4]>(35);
+    // By value test too: every other item below the threshold, at the u32 edges.
+    let gpu = gpu();
+    for n in edge_sizes(4) {
+        let items: Vec<u32> = (0..n as u32).map(|i| if i % 2 == 0 { i } else { u32::MAX - i }).collect();
+        let d = gpu.upload(&items).unwrap();
+        let p = Predicate::Less(1 << 31);
+        check(&gpu, &d, Keep::If(p), &cpu::partition_if(&items, |v| p.test(v)), &format!("u32 alternating n={n}"));
+    }
+}
+
 /// Bad calls are refused before anything is launched, with nothing written, and the next call
 /// works.
 #[test]

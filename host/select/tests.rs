@@ -95,6 +95,19 @@ fn forced_fallback_partition_and_unique_match_cpu() {
         let want = cpu::unique(&wide);
         run(&gpu, &wide, Mode::Unique, &want, want.len(), &format!("16-byte unique, n = {n}"));
     }
+    // The partition at the edges of its u32 tiles (2048 items in the small class, 6144 in the
+    // large one from 2^19 items on), keeping all, none or every other item.
+    for n in [2047usize, 2049, 3 * 2048, 3 * 2048 + 1, 86 * 6144 - 1, 87 * 6144 + 1] {
+        let items = inputs::uniform_u32(n, 9 + n as u64);
+        for (name, flags) in
+            [("all", vec![1u8; n]), ("none", vec![0u8; n]), ("every other", (0..n).map(|i| (i % 2) as u8).collect())]
+        {
+            let d_flags = gpu.upload(&flags).unwrap();
+            let (want, kept) = cpu::partition_flagged(&items, &flags);
+            let what = format!("u32 partition {name}, n = {n}");
+            run(&gpu, &items, Mode::Partition(Keep::Flagged(&d_flags)), &want, kept, &what);
+        }
+    }
 }
 
 /// Run-length encoding, the non-trivial runs and unique by key in one pass each, with both

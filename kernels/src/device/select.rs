@@ -24,12 +24,14 @@ mod bytes;
 mod compact;
 mod lookback;
 mod ordered;
+mod partition;
 mod runs;
 mod unique;
 
 pub use bytes::*;
 pub use lookback::prepare_ordered_state;
 pub use ordered::*;
+pub use partition::PARTITION_SCATTER;
 pub use runs::RunOutputs;
 
 use crate::arch::{

@@ -31,6 +31,7 @@
 
 use super::compact::compact_share;
 use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_by, Recount};
+use super::partition::{is_partition, stage_rows, write_partition};
 use super::runs::{copy_value, each_kept, last_kept, store_width, RunOutputs};
 use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
@@ -251,12 +252,13 @@ pub unsafe fn select_ordered_tile<
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    let partition = MODE == mode::PARTITION;
-    // (Partitions need the count before the tile: their compaction waits. The bounds of
-    // non-trivial runs write no items.)
-    if const { MODE != mode::PARTITION && MODE != mode::BOUNDS } {
+    // (The lab's partition that scatters its rejected items needs the count before the tile:
+    // its compaction waits. The bounds of non-trivial runs write no items.)
+    if const { !is_partition(MODE) && MODE != mode::BOUNDS } {
         compact_share::<T, CHUNKS, false>(region, keep, limit, |_, _| {});
     }
+    // A partition stages both sides of each row instead (lane `k` keeps row `k`'s kept count).
+    let rows = if const { MODE == mode::PARTITION } { stage_rows::<T, CHUNKS>(region, keep, limit) } else { 0 };
     if const { mode::carries_last(MODE) } && warp == 1 {
         // The second look-back: the index plus one of the last kept item before the tile. (It
         // stands before warp 0's: after it, though dead in the other modes, it changed the
@@ -285,15 +287,10 @@ pub unsafe fn select_ordered_tile<
     // from shared memory: kept in registers, they would be live across the look-back.)
     let (before, warp_kept, aggregate) = counts::<WARPS>(totals, warp);
     let tile_first = read_volatile(first_slot);
-    if partition {
-        // The warp's rejected items, from slot `n − 1 − (rejected before the warp)` down, while
-        // its kept ones are compacted (the start is 0: `tile_first` items were kept before the
-        // tile).
-        let rejected_before = (share as u64).wrapping_sub(tile_first).wrapping_sub(before as u64);
-        let top = out.wrapping_add((n as u64).wrapping_sub(1).wrapping_sub(rejected_before) as usize);
-        compact_share::<T, CHUNKS, true>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x);
-    }
     let first = tile_first.wrapping_add(before as u64);
+    if const { is_partition(MODE) } {
+        write_partition::<T, CHUNKS, MODE>(region, rows, keep, limit, out, n as u64, share as u64, first);
+    }
     if const { MODE == mode::BY_KEY } {
         // Each kept key's value, at the key's slot (below the capacity).
         let room = super::room_after(first, capacity) as usize;
@@ -332,8 +329,13 @@ pub unsafe fn select_ordered_tile<
         };
         each_kept::<CHUNKS, true>(keep, v, kept);
     }
-    // (The bounds of non-trivial runs write offsets and lengths only.)
-    let end = if const { MODE == mode::BOUNDS } { 0 } else { warp_kept.min(super::room_after(first, capacity)) };
+    // (The bounds of non-trivial runs write offsets and lengths only; a partition has written
+    // all.)
+    let end = if const { MODE == mode::BOUNDS || MODE == mode::PARTITION } {
+        0
+    } else {
+        warp_kept.min(super::room_after(first, capacity))
+    };
     // `dst` is only dereferenced below the capacity (`end` is 0 when `first` is past it).
     let dst = out.wrapping_add(first as usize);
     let stage = region as *const T;
