@@ -131,6 +131,8 @@ mod gpu;
 pub mod guide;
 mod launch;
 pub mod memory;
+#[cfg(feature = "nccl")]
+pub mod multi;
 pub mod partition;
 pub mod reduce;
 pub mod run_length;
