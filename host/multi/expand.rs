@@ -48,6 +48,11 @@ pub fn source_bases(lens: &[usize]) -> Vec<u64> {
 }
 
 /// One rank's part of a [`Gpus::expand_sharded`].
+///
+/// **Numbers are local plus a base.** The pairs are those of the one-GPU expansion of the
+/// rank's shard: `(source, local)` with the source numbered from 0 within the shard, at
+/// destination indices from 0. In the global numbering (the shards concatenated in rank order)
+/// pair `(s, l)` at index `d` is source `source_base + s` at destination `dst_base + d`.
 #[derive(Debug)]
 #[must_use = "the pairs are in `pairs[..count]`"]
 pub struct ShardExpanded {
@@ -79,7 +84,7 @@ impl Gpus {
     /// Expands every rank's shard of counts (`counts[r]` on rank `r`) with `strategy`, each
     /// rank's pairs on its own device, at most `capacity` per rank. **Allocates** an expander,
     /// the pairs and the offsets on each rank and **waits** for the counts. Pairs are numbered
-    /// within each shard: see the [module docs](self) and each shard's bases. `MaxN` (S0), which
+    /// within each shard, with its bases beside them ([`ShardExpanded`]). `MaxN` (S0), which
     /// counts in pass 2, is refused ([`Error::InvalidInput`]).
     ///
     /// # Examples
