@@ -101,7 +101,7 @@ pub enum Error {
     /// The NCCL library (`libnccl.so`) could not be loaded, so no multi-GPU handle can be made.
     /// The `nvidia-nccl-cu12` / `nvidia-nccl-cu13` Python wheels ship it as `libnccl.so.2`
     /// only: link `libnccl.so` to it in a directory on the loader path (see
-    /// [`crate::multi`] with the feature `nccl`).
+    /// `warpwork::multi`, the crate feature `nccl`).
     #[error(
         "no NCCL: libnccl.so could not be loaded (a wheel's libnccl.so.2 needs a libnccl.so link on the loader path)"
     )]

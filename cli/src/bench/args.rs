@@ -278,7 +278,8 @@ mod tests {
     fn options_that_do_not_apply_are_refused() {
         refused("compact --only nothing", "no row of compact");
         refused("scan --only ordered", "rows: u32; u64");
-        refused("life --size 2^20", "--size is for compact, scan, reduce and expand");
+        refused("life --size 2^20", "--size is for compact, scan, reduce, expand and multi");
+        refused("multi --max-log2 20", "--max-log2 is not for multi");
         assert_eq!(parse("expand --size 2^18").unwrap().size, Some(1 << 18));
         refused("access --only lane", "--only is for compact, scan and reduce");
         refused("compact --size 2^20 --max-log2 20", "together");
