@@ -16,6 +16,21 @@ filter="${2:-}"
 status=0
 summary=()
 
+# The multi-GPU tests and `bench multi` need NCCL as libnccl.so on the loader path; the
+# nvidia-nccl-cu12/cu13 wheels ship only libnccl.so.2, so link it here where a wheel is installed
+# (NCCL_LIB_DIR names another directory holding libnccl.so). NVLink SHARP stays off: warpwork's
+# collectives are a few bytes. Without NCCL those tests print "skipped: ..." and pass.
+export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
+nccl_dir="${NCCL_LIB_DIR:-}"
+if [ -z "$nccl_dir" ]; then
+  wheel=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
+  if [ -n "$wheel" ] && [ -e "$wheel/lib/libnccl.so.2" ]; then
+    nccl_dir="$here/nccl"
+    mkdir -p "$nccl_dir" && ln -sf "$wheel/lib/libnccl.so.2" "$nccl_dir/libnccl.so"
+  fi
+fi
+[ -n "$nccl_dir" ] && export LD_LIBRARY_PATH="$nccl_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
 run_tests() {
   for t in "$here"/tests/*; do
     name=$(basename "$t")
@@ -91,7 +106,7 @@ build_peer() {
 }
 
 run_bench() {
-  for what in ${BENCHES:-compact access life expand scan reduce}; do
+  for what in ${BENCHES:-compact access life expand scan reduce multi}; do
     "$here/warpwork" bench "$what" ${BENCH_ARGS:-} || status=1
   done
 }
