@@ -7,6 +7,7 @@
 #   run.sh bench     the CLI's benchmark tables (BENCHES="compact expand" picks some; BENCH_ARGS
 #                    are passed on, e.g. "--reps 5" for a quick look), with CUB's
 #                    times beside warpwork's where nvcc can build the CUB peer (peers/cub)
+#                    (BENCHES=multi: the multi-GPU bench, which takes --size and --reps, not --max-log2)
 #   run.sh criterion the criterion benches, with short measurement times
 #   run.sh all       tests, sanitize and bench (default)
 set -uo pipefail
@@ -16,7 +17,7 @@ filter="${2:-}"
 status=0
 summary=()
 
-# The multi-GPU tests and `bench multi` need NCCL as libnccl.so on the loader path; the
+# The multi-GPU tests and `bench multi` (BENCHES=multi) need NCCL as libnccl.so on the loader path; the
 # nvidia-nccl-cu12/cu13 wheels ship only libnccl.so.2, so link it here where a wheel is installed
 # (NCCL_LIB_DIR names another directory holding libnccl.so). NVLink SHARP stays off: warpwork's
 # collectives are a few bytes. Without NCCL those tests print "skipped: ..." and pass.
@@ -106,7 +107,7 @@ build_peer() {
 }
 
 run_bench() {
-  for what in ${BENCHES:-compact access life expand scan reduce multi}; do
+  for what in ${BENCHES:-compact access life expand scan reduce}; do
     "$here/warpwork" bench "$what" ${BENCH_ARGS:-} || status=1
   done
 }
