@@ -98,6 +98,24 @@ pub enum Error {
         /// Bytes asked for.
         bytes: u64,
     },
+    /// The NCCL library (`libnccl.so`) could not be loaded, so no multi-GPU handle can be made.
+    /// The `nvidia-nccl-cu12` / `nvidia-nccl-cu13` Python wheels ship it as `libnccl.so.2`
+    /// only: link `libnccl.so` to it in a directory on the loader path (see
+    /// `warpwork::multi`, the crate feature `nccl`).
+    #[error(
+        "no NCCL: libnccl.so could not be loaded (a wheel's libnccl.so.2 needs a libnccl.so link on the loader path)"
+    )]
+    NoNccl,
+    /// The same device was named twice for a multi-GPU handle: NCCL needs one rank per device.
+    #[error("device {ordinal} named twice: one rank per device")]
+    DuplicateDevice {
+        /// The device's ordinal.
+        ordinal: usize,
+    },
+    /// An NCCL call failed, with NCCL's result code.
+    #[cfg(feature = "nccl")]
+    #[error("NCCL error: {0:?}")]
+    Nccl(cudarc::nccl::sys::ncclResult_t),
 }
 
 /// `Result` with [`Error`].

@@ -85,6 +85,10 @@
 //!   (defined in [`expand::Strategy`]), and `Auto` to pick one (`expand`, `expand_with`,
 //!   [`expand::Expander`]).
 //! * [`timing`]: CUDA-event timing and the copy roof.
+//! * `multi` (crate feature `nccl`): several GPUs of one process — a handle with one NCCL
+//!   communicator per GPU, and the scan, ordered select and expansion of data sharded across
+//!   them, the GPUs exchanging shard totals and counts device to device. The NCCL library is
+//!   loaded at run time; the repository's `docs/multi.md` says how to set it up.
 //!
 //! ## Device code and start-up
 //!
@@ -131,6 +135,8 @@ mod gpu;
 pub mod guide;
 mod launch;
 pub mod memory;
+#[cfg(feature = "nccl")]
+pub mod multi;
 pub mod partition;
 pub mod reduce;
 pub mod run_length;

@@ -14,6 +14,9 @@ fn every_kernel_name_is_one_the_abi_lists() {
                 assert!(list.contains(name), "{name}");
             }
         }
+        for name in T::BASED_KERNELS {
+            assert!(warpwork_abi::kernels::SCAN_BASED_KERNELS.contains(&name), "{name}");
+        }
     }
     check::<u32>();
     check::<i32>();
@@ -64,7 +67,7 @@ fn forced_fallback_matches_cpu() {
 
         let d = gpu.upload(&small).unwrap();
         let mut out = gpu.filled::<u32>(n + 1, 0xAB).unwrap();
-        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::EXCLUSIVE_SUM, &mut scratch, true).unwrap();
+        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::EXCLUSIVE_SUM, &mut scratch, true, None).unwrap();
         let got = gpu.download(&out).unwrap();
         assert!(got[..n] == cpu::exclusive_scan(&small, cpu::Op::Sum)[..], "u32 sum, n = {n}");
         assert_eq!(got[n], 0xABAB_ABAB);
@@ -72,18 +75,20 @@ fn forced_fallback_matches_cpu() {
         let wide: Vec<f64> = small.iter().map(|&x| x as f64 - 50.0).collect();
         let d = gpu.upload(&wide).unwrap();
         let mut out = gpu.zeros::<f64>(n).unwrap();
-        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::inclusive(ScanOp::Sum), &mut scratch, true).unwrap();
+        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::inclusive(ScanOp::Sum), &mut scratch, true, None).unwrap();
         assert!(gpu.download(&out).unwrap() == cpu::inclusive_scan(&wide, cpu::Op::Sum), "f64 sum, n = {n}");
 
         let signed: Vec<i64> = inputs::uniform_u64(n, 8).into_iter().map(|x| x as i64).collect();
         let mut data = gpu.upload(&signed).unwrap();
         let scan = Scan::inclusive(ScanOp::Max);
-        gpu.launch_scan::<i64, CudaSlice<i64>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true).unwrap();
+        gpu.launch_scan::<i64, CudaSlice<i64>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true, None)
+            .unwrap();
         assert!(gpu.download(&data).unwrap() == cpu::inclusive_scan(&signed, cpu::Op::Max), "i64 max in place");
 
         let mut data = gpu.upload(&small).unwrap();
         let scan = Scan::exclusive(ScanOp::Min);
-        gpu.launch_scan::<u32, CudaSlice<u32>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true).unwrap();
+        gpu.launch_scan::<u32, CudaSlice<u32>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true, None)
+            .unwrap();
         assert!(gpu.download(&data).unwrap() == cpu::exclusive_scan(&small, cpu::Op::Min), "u32 min in place");
     }
 }
@@ -93,4 +98,23 @@ fn kernel_names_are_systematic() {
     assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 30).0, "scan_exclusive_sum_u32");
     assert_eq!(kernel::<f64>(Scan::inclusive(ScanOp::Max), 1 << 30).0, "scan_inclusive_max_f64");
     assert_eq!(kernel::<i64>(Scan::exclusive(ScanOp::Min), 5).0, "scan_small_exclusive_min_i64");
+}
+
+#[test]
+fn a_sum_from_a_base_fits_the_plain_scans_scratch() {
+    // It runs standard tiles at every size: never more tiles than the class the plain scan picks.
+    fn check<T: ScanItem>() {
+        for n in [0usize, 1, 31, 4097, (1 << 16) + 1, (1 << 20) + 3, 1 << 26, (1 << 32) + 7] {
+            assert!(based_tiles::<T>(n) <= tiles::<T>(n), "n = {n}");
+            assert!(tile_state_words(std::mem::size_of::<T>(), based_tiles::<T>(n)) + 3 <= scratch_len::<T>(n));
+        }
+        assert_eq!(based_kernel::<T>(ScanKind::Exclusive).0, T::BASED_KERNELS[0]);
+        assert_eq!(based_kernel::<T>(ScanKind::Inclusive).0, T::BASED_KERNELS[1]);
+    }
+    check::<u32>();
+    check::<i32>();
+    check::<u64>();
+    check::<i64>();
+    check::<f32>();
+    check::<f64>();
 }

@@ -22,7 +22,8 @@ pub enum Family {
     /// [`kernels::RUN_BOUNDS_KERNELS`] and [`kernels::UNIQUE_BY_KEY_KERNELS`].
     Select,
     /// Device-wide scans: [`kernels::SCAN_KERNELS`], [`kernels::SCAN_SMALL_KERNELS`],
-    /// [`kernels::SCAN_MEDIUM_KERNELS`] and [`kernels::SCAN_SUPPORT_KERNELS`].
+    /// [`kernels::SCAN_MEDIUM_KERNELS`], [`kernels::SCAN_BASED_KERNELS`] and
+    /// [`kernels::SCAN_SUPPORT_KERNELS`].
     Scan,
     /// Work expansion: [`kernels::EXPAND_KERNELS`].
     Expand,
@@ -71,6 +72,7 @@ impl Family {
                 &kernels::SCAN_KERNELS,
                 &kernels::SCAN_SMALL_KERNELS,
                 &kernels::SCAN_MEDIUM_KERNELS,
+                &kernels::SCAN_BASED_KERNELS,
                 kernels::SCAN_SUPPORT_KERNELS,
             ],
             Family::Expand => &[kernels::EXPAND_KERNELS],
