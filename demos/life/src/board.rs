@@ -7,6 +7,11 @@ use crate::{BitGrid, Error, Kernel, Layout, Result, Rule, BIT64_OUT_LANES};
 use warpwork::cudarc::driver::{CudaFunction, LaunchConfig};
 use warpwork::{Gpu, Kernels};
 
+#[cfg(feature = "nccl")]
+mod band;
+#[cfg(feature = "nccl")]
+pub(crate) use band::CurrentRows;
+
 /// A Life board on the GPU, advanced by one chosen [`Kernel`]. It borrows the [`Gpu`] handle
 /// (its launches go to that handle's stream) and holds the Life kernels, looked up when the board
 /// is made from the module the context's first board loaded ([`Gpu::kernels`]), and for a bit
@@ -441,14 +446,22 @@ impl<'g> Life<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn population(&self) -> Result<u64> {
+        self.population_rows(self.height)
+    }
+
+    /// Live cells of the first `rows` rows of the current generation (the board's memory from
+    /// its start: no alignment to think of), counted on the device. Waits for the GPU.
+    pub(crate) fn population_rows(&self, rows: usize) -> Result<u64> {
         // Which bits of each 32-bit word are cells: see `count_live` in the kernels.
         let mut total = self.gpu.zeros::<u64>(1)?;
-        let (n_bytes, mask): (u64, u32) = match &self.boards {
-            Boards::U32(b) => (b[self.cur].len() as u64 * 4, 1),
-            Boards::U8(b) => (b[self.cur].len() as u64, 0x0101_0101),
-            Boards::Bits32(b) => (b[self.cur].len() as u64 * 4, u32::MAX),
-            Boards::Bits64(b) => (b[self.cur].len() as u64 * 8, u32::MAX),
+        let w = self.width as u64;
+        let (row_bytes, mask): (u64, u32) = match &self.boards {
+            Boards::U32(_) => (w * 4, 1),
+            Boards::U8(_) => (w, 0x0101_0101),
+            Boards::Bits32(_) => (w / 32 * 4, u32::MAX),
+            Boards::Bits64(_) => (w / 64 * 8, u32::MAX),
         };
+        let n_bytes = row_bytes * rows.min(self.height) as u64;
         let threads = 256u32;
         let blocks = n_bytes.div_ceil(4 * threads as u64).clamp(1, 8 * self.gpu.info().sm_count as u64) as u32;
         let f = self.kernels.get(kernels::POPULATION)?;

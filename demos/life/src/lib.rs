@@ -53,6 +53,7 @@
 
 #[path = "../kernels/src/abi.rs"]
 pub mod abi;
+pub mod bands;
 mod board;
 pub mod cpu;
 mod grid;
@@ -65,6 +66,9 @@ mod rule;
 mod support;
 mod transfer;
 
+#[cfg(feature = "nccl")]
+pub use bands::BandedLife;
+pub use bands::Bands;
 pub use board::Life;
 pub use grid::BitGrid;
 pub use kernel::{Kernel, Layout, BIT64_OUT_LANES, MULTI_CELLS};
