@@ -16,6 +16,8 @@ mod cub;
 mod expand;
 mod family;
 mod life;
+#[cfg(feature = "nccl")]
+mod life_bands;
 mod reduce;
 mod scan;
 mod startup;
