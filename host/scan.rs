@@ -106,6 +106,9 @@ pub trait ScanItem: Pod + DeviceRepr + sealed::Sealed {
     /// elements, which have no medium tiles, repeat the standard ones there).
     #[doc(hidden)]
     const KERNELS: [[[&'static str; 3]; 2]; 3];
+    /// The sums from a base ([`Gpu::scan_with_base_into`]): exclusive, inclusive.
+    #[doc(hidden)]
+    const BASED_KERNELS: [&'static str; 2];
 }
 
 mod sealed {
@@ -136,6 +139,8 @@ macro_rules! scan_items {
             const SUFFIX: &'static str = stringify!($t);
             const KERNELS: [[[&'static str; 3]; 2]; 3] =
                 [class_kernels!("scan_small_", $t), class_kernels!($medium, $t), class_kernels!("scan_", $t)];
+            const BASED_KERNELS: [&'static str; 2] =
+                [concat!("scan_based_exclusive_sum_", stringify!($t)), concat!("scan_based_inclusive_sum_", stringify!($t))];
         }
     )*};
 }
@@ -157,6 +162,11 @@ fn kernel<T: ScanItem>(scan: Scan, n: usize) -> (&'static str, u32) {
     let class = TileClass::of(size, n as u64);
     let index = TileClass::ALL.iter().position(|&c| c == class).unwrap_or(2);
     (T::KERNELS[index][kind][op], 32 * tile_shape(size, class).0 as u32)
+}
+
+/// The block size of `T`'s scans in standard tiles.
+fn scan_items_standard_threads<T: ScanItem>() -> u32 {
+    32 * tile_shape(std::mem::size_of::<T>(), TileClass::Standard).0 as u32
 }
 
 /// Tiles (blocks) of a scan of `n` elements.
@@ -232,7 +242,7 @@ impl Gpu {
         scan: Scan,
         scratch: &mut impl DeviceWrite<u32>,
     ) -> Result<()> {
-        self.launch_scan(Operands::Apart(input, output), scan, scratch, false)
+        self.launch_scan(Operands::Apart(input, output), scan, scratch, false, None)
     }
 
     /// Scans `data` into itself. Takes scratch as [`Gpu::scan_into`]; allocates nothing;
@@ -254,7 +264,7 @@ impl Gpu {
         scan: Scan,
         scratch: &mut impl DeviceWrite<u32>,
     ) -> Result<()> {
-        self.launch_scan::<T, B, B>(Operands::InPlace(data), scan, scratch, false)
+        self.launch_scan::<T, B, B>(Operands::InPlace(data), scan, scratch, false, None)
     }
 
     /// The exclusive sum: [`Gpu::scan`] with [`Scan::EXCLUSIVE_SUM`]. **Allocates** its scratch;
@@ -307,6 +317,7 @@ impl Gpu {
         scan: Scan,
         scratch: &mut impl DeviceWrite<u32>,
         forced_fallback: bool,
+        from: Option<Base>,
     ) -> Result<()> {
         let n = match &operands {
             Operands::Apart(input, output) => {
@@ -316,7 +327,10 @@ impl Gpu {
             }
             Operands::InPlace(data) => data.len(),
         };
-        let tiles = tiles::<T>(n);
+        let tiles = match from {
+            None => tiles::<T>(n),
+            Some(_) => based_tiles::<T>(n),
+        };
         let blocks = grid_x(tiles as u64, "scan tiles (blocks of one launch)")?;
         let needed = scratch_len::<T>(n);
         ensure_len("scan scratch (u32 words)", scratch.len(), needed as u64)?;
@@ -328,7 +342,10 @@ impl Gpu {
         let skip = (base.next_multiple_of(16) - base) as usize / 4;
         let words = tile_state_words(std::mem::size_of::<T>(), tiles) as u64;
         // Everything that can fail comes before the first launch.
-        let (name, threads) = kernel::<T>(scan, n);
+        let (name, threads) = match from {
+            None => kernel::<T>(scan, n),
+            Some(_) => based_kernel::<T>(scan.kind),
+        };
         let f = self.function(name)?;
         let prepare = self.function(warpwork_abi::kernels::SCAN_PREPARE)?;
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
@@ -347,6 +364,9 @@ impl Gpu {
         let s = l.bind_mut(scratch)?;
         let states = s + 4 * skip as u64;
         l.value(&n).addr(states).value(&forced);
+        if let Some(b) = &from {
+            l.addr(b.addr).value(&b.len);
+        }
         // The states are zeroed by a kernel; the scan is its programmatic dependent, whose blocks
         // load and reduce their tiles while it runs.
         let mut p = self.kernel_args();
@@ -367,11 +387,22 @@ impl Gpu {
     }
 }
 
+/// The base of a sum from a base: `len` elements of the scan's type at device address `addr`
+/// (bound, and its context checked, by the caller).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Base {
+    pub(crate) addr: u64,
+    pub(crate) len: usize,
+}
+
 /// What a scan reads and writes: two buffers, or one in place.
 pub(crate) enum Operands<'b, I, O> {
     Apart(&'b I, &'b mut O),
     InPlace(&'b mut O),
 }
+
+mod based;
+pub(crate) use based::{based_kernel, based_tiles};
 
 #[cfg(test)]
 mod tests;

@@ -33,8 +33,13 @@ use cudarc::nccl::NcclType;
 use cudarc::nccl::{result as nccl, Comm};
 use std::sync::Arc;
 
+mod scan;
+mod select;
 #[cfg(test)]
 mod tests;
+
+pub use scan::shard_scratch_len;
+pub use select::{sharded_select_state_len, ShardSelected, ShardedSelection};
 
 /// warpwork on several GPUs of one process: for each rank, a [`Gpu`] issuing to that rank's
 /// stream and an NCCL communicator ([`cudarc::nccl::Comm`]) on the same stream.

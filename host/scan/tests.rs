@@ -64,7 +64,7 @@ fn forced_fallback_matches_cpu() {
 
         let d = gpu.upload(&small).unwrap();
         let mut out = gpu.filled::<u32>(n + 1, 0xAB).unwrap();
-        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::EXCLUSIVE_SUM, &mut scratch, true).unwrap();
+        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::EXCLUSIVE_SUM, &mut scratch, true, None).unwrap();
         let got = gpu.download(&out).unwrap();
         assert!(got[..n] == cpu::exclusive_scan(&small, cpu::Op::Sum)[..], "u32 sum, n = {n}");
         assert_eq!(got[n], 0xABAB_ABAB);
@@ -72,18 +72,20 @@ fn forced_fallback_matches_cpu() {
         let wide: Vec<f64> = small.iter().map(|&x| x as f64 - 50.0).collect();
         let d = gpu.upload(&wide).unwrap();
         let mut out = gpu.zeros::<f64>(n).unwrap();
-        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::inclusive(ScanOp::Sum), &mut scratch, true).unwrap();
+        gpu.launch_scan(Operands::Apart(&d, &mut out), Scan::inclusive(ScanOp::Sum), &mut scratch, true, None).unwrap();
         assert!(gpu.download(&out).unwrap() == cpu::inclusive_scan(&wide, cpu::Op::Sum), "f64 sum, n = {n}");
 
         let signed: Vec<i64> = inputs::uniform_u64(n, 8).into_iter().map(|x| x as i64).collect();
         let mut data = gpu.upload(&signed).unwrap();
         let scan = Scan::inclusive(ScanOp::Max);
-        gpu.launch_scan::<i64, CudaSlice<i64>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true).unwrap();
+        gpu.launch_scan::<i64, CudaSlice<i64>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true, None)
+            .unwrap();
         assert!(gpu.download(&data).unwrap() == cpu::inclusive_scan(&signed, cpu::Op::Max), "i64 max in place");
 
         let mut data = gpu.upload(&small).unwrap();
         let scan = Scan::exclusive(ScanOp::Min);
-        gpu.launch_scan::<u32, CudaSlice<u32>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true).unwrap();
+        gpu.launch_scan::<u32, CudaSlice<u32>, _>(Operands::InPlace(&mut data), scan, &mut scratch, true, None)
+            .unwrap();
         assert!(gpu.download(&data).unwrap() == cpu::exclusive_scan(&small, cpu::Op::Min), "u32 min in place");
     }
 }

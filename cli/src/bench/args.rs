@@ -1,7 +1,7 @@
 //! `warpwork bench`'s options, and the one place they are checked against the bench asked for
 //! ([`BenchArgs::check`]), before anything runs.
 
-use super::{access, compact, expand, life, reduce, scan, sizes};
+use super::{access, compact, expand, life, multi, reduce, scan, sizes};
 use crate::report::Format;
 use clap::{Args, ValueEnum};
 use warpwork::{Error, Result};
@@ -24,6 +24,9 @@ pub enum What {
     /// A new process's wait for its first result, per kernel family: cubins vs PTX, driver
     /// cache disabled and warm.
     Startup,
+    /// The sharded exclusive sum over NCCL on 1 and 2 GPUs, 2^28 and 2^31 u32 per GPU, beside
+    /// the one-GPU scan; the all-gather alone (needs libnccl.so; set NCCL_NVLS_ENABLE=0).
+    Multi,
 }
 
 impl What {
@@ -37,6 +40,7 @@ impl What {
             What::Access => "access",
             What::Life => "life",
             What::Startup => "startup",
+            What::Multi => "multi",
         }
     }
 
@@ -52,7 +56,7 @@ impl What {
 
     /// Whether `--size` replaces the bench's range of sizes (for `expand`, its P1s).
     fn takes_size(self) -> bool {
-        matches!(self, What::Compact | What::Scan | What::Reduce | What::Expand)
+        matches!(self, What::Compact | What::Scan | What::Reduce | What::Expand | What::Multi)
     }
 
     /// Whether the bench times repetitions (and so takes `--reps` and `--paced`) and has sizes up
@@ -70,6 +74,7 @@ impl What {
             What::Access => access::particle_sizes(args).len(),
             What::Life => life::sides(args).len(),
             What::Startup => 1,
+            What::Multi => multi::sizes(args).len(),
         }
     }
 }
@@ -169,7 +174,7 @@ impl BenchArgs {
         let refuse = |m: String| Err(Error::InvalidInput(m));
         let bench = self.what.name();
         if self.size.is_some() && !self.what.takes_size() {
-            return refuse(format!("--size is for compact, scan, reduce and expand, not {bench}"));
+            return refuse(format!("--size is for compact, scan, reduce, expand and multi, not {bench}"));
         }
         if !self.rules.is_empty() && self.what != What::Life {
             return refuse(format!("--rule is for life, not {bench}"));
@@ -278,7 +283,7 @@ mod tests {
     fn options_that_do_not_apply_are_refused() {
         refused("compact --only nothing", "no row of compact");
         refused("scan --only ordered", "rows: u32; u64");
-        refused("life --size 2^20", "--size is for compact, scan, reduce and expand");
+        refused("life --size 2^20", "--size is for compact, scan, reduce, expand and multi");
         assert_eq!(parse("expand --size 2^18").unwrap().size, Some(1 << 18));
         refused("access --only lane", "--only is for compact, scan and reduce");
         refused("compact --size 2^20 --max-log2 20", "together");

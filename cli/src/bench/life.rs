@@ -56,12 +56,7 @@ fn board(side: usize) -> Value {
 
 pub fn run(gpu: Option<&Gpu>, args: &BenchArgs, report: &mut Report) -> Result<()> {
     if let Some(n) = args.gpus {
-        #[cfg(feature = "nccl")]
         return super::life_bands::run(gpu, n as usize, args, report);
-        #[cfg(not(feature = "nccl"))]
-        return Err(warpwork::Error::InvalidInput(format!(
-            "--gpus {n}: this warpwork was built without the feature nccl (cargo build --features nccl)"
-        )));
     }
     let rules = if args.rules.is_empty() { "B3/S23" } else { "Life-like rules" };
     report.say(format!("## life: {rules} on a torus, random start (density 1/2), {GENS} generations per timing\n"));

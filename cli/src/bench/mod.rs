@@ -16,8 +16,8 @@ mod cub;
 mod expand;
 mod family;
 mod life;
-#[cfg(feature = "nccl")]
 mod life_bands;
+mod multi;
 mod reduce;
 mod scan;
 mod startup;
@@ -34,6 +34,9 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
     args.check()?;
     if let (What::Startup, Ok(family)) = (args.what, std::env::var(startup::CHILD)) {
         return startup::child(&family);
+    }
+    if args.what == What::Multi {
+        return run_multi(&args);
     }
     let (gpu, mut report) = match Gpu::new(0) {
         Ok(gpu) => {
@@ -63,7 +66,27 @@ pub fn run(args: BenchArgs) -> warpwork::Result<()> {
         What::Access => access::run(gpu.as_ref(), &args, r),
         What::Life => life::run(gpu.as_ref(), &args, r),
         What::Startup => startup::run(gpu.as_ref(), r),
+        What::Multi => multi::run(&args, r), // (run_multi above returns first)
     }?;
+    report.finish();
+    Ok(())
+}
+
+/// `bench multi`: several GPUs, or a line saying why not (it has no CPU twin).
+fn run_multi(args: &BenchArgs) -> warpwork::Result<()> {
+    let device = match Gpu::new(0) {
+        Ok(gpu) => gpu.info().name.clone(),
+        Err(e @ (Error::NoDriver | Error::NoDevice { .. } | Error::UnsupportedDevice { .. })) => {
+            let mut report = Report::new(args.format, args.what.name(), cpu_name());
+            report.say(format!("No usable GPU ({e}): the multi-GPU bench has nothing to time.\n"));
+            report.fact("no_gpu", Value::text(e.to_string()));
+            report.finish();
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let mut report = Report::new(args.format, args.what.name(), device);
+    multi::run(args, &mut report)?;
     report.finish();
     Ok(())
 }

@@ -78,7 +78,7 @@ kernel_names! {
     }
 
     /// The scan family's kernel besides the scans themselves ([`SCAN_KERNELS`],
-    /// [`SCAN_SMALL_KERNELS`], [`SCAN_MEDIUM_KERNELS`]), in `kernels/src/kernels/scan.rs`.
+    /// [`SCAN_SMALL_KERNELS`], [`SCAN_MEDIUM_KERNELS`], [`SCAN_BASED_KERNELS`]), in `kernels/src/kernels/scan.rs`.
     SCAN_SUPPORT_KERNELS {
     /// `scan_prepare(states, words)`: zeroes a scan launch's tile states before the scan, which
     /// may start early as its programmatic dependent.
@@ -240,6 +240,18 @@ macro_rules! scan_medium_names {
 /// The scans of 8-byte elements in medium tiles: `scan_medium_{kind}_{op}_{type}` for `u64`,
 /// `i64` and `f64`, in the order of [`SCAN_KERNELS`].
 pub const SCAN_MEDIUM_KERNELS: [&str; 18] = scan_medium_names!("u64", "i64", "f64");
+
+macro_rules! scan_based_names {
+    ($($t:literal),*) => {
+        [$(concat!("scan_based_exclusive_sum_", $t), concat!("scan_based_inclusive_sum_", $t)),*]
+    };
+}
+
+/// The sums that start from a base in device memory, in standard tiles for every `n`:
+/// `scan_based_{exclusive|inclusive}_sum_{type}`, `(input, output, n, states, forced_fallback,
+/// base, base_len)`, every output plus `base[0] + … + base[base_len - 1]`. The order is
+/// [`SCAN_ITEM_TYPES`] × (exclusive, inclusive).
+pub const SCAN_BASED_KERNELS: [&str; 12] = scan_based_names!("u32", "i32", "u64", "i64", "f32", "f64");
 
 macro_rules! reduce_names {
     ($($t:literal),*) => {

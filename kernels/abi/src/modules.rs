@@ -23,7 +23,8 @@ pub enum Family {
     /// [`kernels::RUN_BOUNDS_PASS2_KERNELS`] and [`kernels::GATHER_RUNS_KERNELS`].
     Select,
     /// Device-wide scans: [`kernels::SCAN_KERNELS`], [`kernels::SCAN_SMALL_KERNELS`],
-    /// [`kernels::SCAN_MEDIUM_KERNELS`] and [`kernels::SCAN_SUPPORT_KERNELS`].
+    /// [`kernels::SCAN_MEDIUM_KERNELS`], [`kernels::SCAN_BASED_KERNELS`] and
+    /// [`kernels::SCAN_SUPPORT_KERNELS`].
     Scan,
     /// Work expansion: [`kernels::EXPAND_KERNELS`].
     Expand,
@@ -74,6 +75,7 @@ impl Family {
                 &kernels::SCAN_KERNELS,
                 &kernels::SCAN_SMALL_KERNELS,
                 &kernels::SCAN_MEDIUM_KERNELS,
+                &kernels::SCAN_BASED_KERNELS,
                 kernels::SCAN_SUPPORT_KERNELS,
             ],
             Family::Expand => &[kernels::EXPAND_KERNELS],

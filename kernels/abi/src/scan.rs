@@ -138,6 +138,13 @@ pub const fn tiles(size: usize, n: u64) -> u64 {
     n.div_ceil(tile_items(size, TileClass::of(size, n)) as u64)
 }
 
+/// Tiles (blocks) of a scan of `n` elements of `size` bytes in tiles of `class`, whatever
+/// [`TileClass::of`] would pick (the sums from a base use standard tiles for every `n`). For
+/// every `n`, the standard tiles are the fewest, so [`tile_state_words`] of [`tiles`] covers them.
+pub const fn tiles_of(size: usize, class: TileClass, n: u64) -> u64 {
+    n.div_ceil(tile_items(size, class) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,13 +20,15 @@ macro_rules! lab_scan {
         ) {
             let smem = static_shared!($name: [crate::device::scan::tile::ScanShared<{ $warps * 32 * $chunks }>; 1]);
             let smem: *mut ScanShared<{ $warps * 32 * $chunks }> = smem;
-            consume_tile::<Sum<u64>, false, $warps, $chunks, { $warps * 32 * $chunks }, { $load }>(
+            consume_tile::<Sum<u64>, false, false, $warps, $chunks, { $warps * 32 * $chunks }, { $load }>(
                 TileStates::<u64>::new(states),
                 smem,
                 input,
                 output,
                 n,
                 forced_fallback != 0,
+                core::ptr::null(),
+                0,
             );
         }
     };

@@ -2,7 +2,9 @@
 //! (`warpwork_abi::scan::TileClass`), all instances of [`consume_tile`]:
 //! `scan_{exclusive|inclusive}_{sum|min|max}_{u32|i32|u64|i64|f32|f64}` (standard tiles),
 //! `scan_small_…` (small inputs) and `scan_medium_…` (8-byte elements, mid-sized inputs), with the
-//! parameters `(input, output, n, states, forced_fallback)`; and `scan_prepare(states, words)`,
+//! parameters `(input, output, n, states, forced_fallback)`; the sums from a base in device
+//! memory `scan_based_{exclusive|inclusive}_sum_{type}` (standard tiles, two more parameters
+//! `base, base_len`); and `scan_prepare(states, words)`,
 //! which zeroes a launch's tile states and lets the scan launched after it start early.
 //!
 //! Tiles have the shape `warpwork_abi::scan::tile_shape(size_of::<T>(), class)`: launch
@@ -57,17 +59,70 @@ macro_rules! scan_kernel {
                 $name: [crate::device::scan::tile::ScanShared<{ crate::kernels::scan::tile_slots::<$t>(warpwork_abi::scan::TileClass::$class) }>; 1]
             );
             let states = TileStates::<$t>::new(states);
-            consume_tile::<$op<$t>, $inclusive, WARPS, CHUNKS, SLOTS, LOAD>(
+            consume_tile::<$op<$t>, $inclusive, false, WARPS, CHUNKS, SLOTS, LOAD>(
                 states,
                 smem,
                 input,
                 output,
                 n,
                 forced_fallback != 0,
+                core::ptr::null(),
+                0,
             );
         }
     };
 }
+
+/// The sums that start from a base in device memory, in standard tiles only (any `n`: the host
+/// launches `warpwork_abi::scan::tiles_of(size, Standard, n)` blocks):
+/// `(input, output, n, states, forced_fallback, base, base_len)`, every output combined on the
+/// left with `base[0] + … + base[base_len - 1]`.
+macro_rules! based_scan_kernel {
+    ($name:ident, $t:ty, $inclusive:literal) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const $t,
+            output: *mut $t,
+            n: usize,
+            states: *mut u32,
+            forced_fallback: u32,
+            base: *const $t,
+            base_len: usize,
+        ) {
+            const WARPS: usize = tile_shape::<$t>(TileClass::Standard).0;
+            const CHUNKS: usize = tile_shape::<$t>(TileClass::Standard).1;
+            const LOAD: u8 = tile_shape::<$t>(TileClass::Standard).2;
+            const SLOTS: usize = tile_slots::<$t>(TileClass::Standard);
+            let smem = static_shared!(
+                $name: [crate::device::scan::tile::ScanShared<{ crate::kernels::scan::tile_slots::<$t>(warpwork_abi::scan::TileClass::Standard) }>; 1]
+            );
+            let states = TileStates::<$t>::new(states);
+            consume_tile::<Sum<$t>, $inclusive, true, WARPS, CHUNKS, SLOTS, LOAD>(
+                states,
+                smem,
+                input,
+                output,
+                n,
+                forced_fallback != 0,
+                base,
+                base_len,
+            );
+        }
+    };
+}
+
+based_scan_kernel!(scan_based_exclusive_sum_u32, u32, false);
+based_scan_kernel!(scan_based_inclusive_sum_u32, u32, true);
+based_scan_kernel!(scan_based_exclusive_sum_i32, i32, false);
+based_scan_kernel!(scan_based_inclusive_sum_i32, i32, true);
+based_scan_kernel!(scan_based_exclusive_sum_u64, u64, false);
+based_scan_kernel!(scan_based_inclusive_sum_u64, u64, true);
+based_scan_kernel!(scan_based_exclusive_sum_i64, i64, false);
+based_scan_kernel!(scan_based_inclusive_sum_i64, i64, true);
+based_scan_kernel!(scan_based_exclusive_sum_f32, f32, false);
+based_scan_kernel!(scan_based_inclusive_sum_f32, f32, true);
+based_scan_kernel!(scan_based_exclusive_sum_f64, f64, false);
+based_scan_kernel!(scan_based_inclusive_sum_f64, f64, true);
 
 scan_kernel!(scan_exclusive_sum_u32, Standard, Sum<u32>, false);
 scan_kernel!(scan_small_exclusive_sum_u32, Small, Sum<u32>, false);

@@ -96,11 +96,13 @@ fn set_item<T: ScanElement>(chunk: &mut [u32; 4], j: usize, v: T) {
 /// `SLOTS == 32 · WARPS · CHUNKS`; the launch has `ceil(n / tile_items::<T, WARPS, CHUNKS>())`
 /// blocks of `32 · WARPS` threads; `input` and `output` hold `n` elements; `states` is the
 /// launch's tile states, statuses zeroed; `smem` points to a [`ScanShared`] in shared memory
-/// used by nothing else; every thread calls this.
+/// used by nothing else; every thread calls this; with `BASED`, `base` holds `base_len`
+/// elements.
 #[inline(always)]
 pub unsafe fn consume_tile<
     O: ScanOp,
     const INCLUSIVE: bool,
+    const BASED: bool,
     const WARPS: usize,
     const CHUNKS: usize,
     const SLOTS: usize,
@@ -112,6 +114,8 @@ pub unsafe fn consume_tile<
     output: *mut O::T,
     n: usize,
     forced_fallback: bool,
+    base: *const O::T,
+    base_len: usize,
 ) {
     const { assert!(WARPS <= MAX_WARPS && SLOTS == WARPS * WARP_SIZE as usize * CHUNKS) };
     let per_chunk = 16 / core::mem::size_of::<O::T>();
@@ -188,9 +192,12 @@ pub unsafe fn consume_tile<
         // The launch may be the programmatic dependent of the kernel that zeroes the states
         // (`prepare_states`): the tile is loaded and reduced meanwhile, the states wait for it.
         grid_dependency_wait();
-        let before =
+        let mut before =
             publish_and_look_back::<O, WARPS, CHUNKS>(states, tile_in, tile, aggregate, in_place, forced_fallback);
         if lane == 0 {
+            if BASED {
+                before = O::combine(fold_base::<O>(base, base_len), before);
+            }
             write_volatile(prefix_slot, before);
         }
     }
@@ -229,6 +236,19 @@ pub unsafe fn consume_tile<
             store_v4_u32(dst.add(c), load_shared_v4(region.add(slot::<CHUNKS>(c))));
         }
     }
+}
+
+/// `base[0] ⊕ … ⊕ base[len - 1]`, left to right (the identity for `len == 0`): a few elements,
+/// read once per block by one thread.
+#[inline(always)]
+unsafe fn fold_base<O: ScanOp>(base: *const O::T, len: usize) -> O::T {
+    let mut acc = O::IDENTITY;
+    let mut i = 0;
+    while i < len {
+        acc = O::combine(acc, *base.add(i));
+        i += 1;
+    }
+    acc
 }
 
 /// Warp 0's part: publishes the tile's aggregate (its inclusive prefix for tile 0), looks back,
