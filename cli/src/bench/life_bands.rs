@@ -6,6 +6,7 @@
 //!   `bench life`, 32768 by default), so the board grows with the GPUs.
 //! * **Strong scaling**: one `2·side × 2·side` board (65536² by default) over 1 … N GPUs, and
 //!   beside it the same board on one GPU as a plain [`Life`] (no halo, no exchange).
+//!   On 2 GPUs and more, also halos of 32 rows (one exchange per four launches).
 //! * **NCCL's share**: each row also times the exchanges alone ([`BandedLife::exchange`], as
 //!   many as the step makes), as a share of the step's time.
 //! * **The largest board**: a board 2^20 cells wide, as tall as the N GPUs' free memory holds.
@@ -36,6 +37,7 @@ const NO_LIMITS: Limits = Limits::DEFAULT.with_max_cells(u64::MAX).with_max_byte
 const BOARD: Col = Col::key("board", "board", "cells");
 const GPUS: Col = Col::key("GPUs", "gpus", "");
 const ROWS: Col = Col::value("rows/GPU", "rows_per_gpu", "rows");
+const HALO: Col = Col::key("halo", "halo", "rows");
 const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
 const RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
 const SCALING: Col = Col::value("vs 1 GPU", "speedup", "× the 1-GPU rate");
@@ -59,14 +61,14 @@ pub fn run(gpu: Option<&Gpu>, max_gpus: usize, args: &BenchArgs, report: &mut Re
     ));
     report.fact("gpus", Value::Int(n as u64));
     // One handle per GPU count, the first k GPUs: NCCL's communicators are made for a set of ranks.
-    let mut weak = Table::new("life weak scaling", &[BOARD, GPUS, ROWS, MS_PER_GEN, RATE, SCALING, EXCHANGE, SHARE]);
-    let mut strong =
-        Table::new("life strong scaling", &[BOARD, GPUS, ROWS, MS_PER_GEN, RATE, SCALING, EXCHANGE, SHARE]);
+    let cols = [BOARD, GPUS, ROWS, HALO, MS_PER_GEN, RATE, SCALING, EXCHANGE, SHARE];
+    let mut weak = Table::new("life weak scaling", &cols);
+    let mut strong = Table::new("life strong scaling", &cols);
     let (mut weak_base, mut strong_base) = (None, None);
     for k in 1..=n {
         let gpus = Gpus::new(&(0..k).collect::<Vec<_>>())?;
         let (w, h) = (side, side * k);
-        let row = time_board(&gpus, w, h, reps)?;
+        let row = time_board(&gpus, Bands::new(KERNEL), w, h, reps)?;
         weak.row(cells(&row, w, h, k, &mut weak_base));
         let (w, h) = (2 * side, 2 * side);
         if k == 1 {
@@ -78,6 +80,7 @@ pub fn run(gpu: Option<&Gpu>, max_gpus: usize, args: &BenchArgs, report: &mut Re
                 board(w, h),
                 Value::text("1 (Life)"),
                 Value::Int(h as u64),
+                Value::text("none"),
                 Value::time(t.scaled(1.0 / GENS as f64), 4),
                 Value::sci(rate),
                 Value::BLANK,
@@ -85,8 +88,13 @@ pub fn run(gpu: Option<&Gpu>, max_gpus: usize, args: &BenchArgs, report: &mut Re
                 Value::BLANK,
             ]);
         }
-        let row = time_board(&gpus, w, h, reps)?;
+        let row = time_board(&gpus, Bands::new(KERNEL), w, h, reps)?;
         strong.row(cells(&row, w, h, k, &mut strong_base));
+        if k > 1 {
+            // Deeper halos: one exchange per 4 launches, 2 × 32 rows recomputed per GPU.
+            let row = time_board(&gpus, Bands::new(KERNEL).with_halo(32), w, h, reps)?;
+            strong.row(cells(&row, w, h, k, &mut strong_base));
+        }
     }
     report.say(format!("\n### weak scaling: {side} × {side} cells per GPU\n"));
     report.table(weak);
@@ -95,19 +103,22 @@ pub fn run(gpu: Option<&Gpu>, max_gpus: usize, args: &BenchArgs, report: &mut Re
     largest(n, reps, report)
 }
 
-/// A timed banded board: the step's and the exchanges' times, rows per GPU.
+/// A timed banded board: the step's and the exchanges' times, rows per GPU, halo depth.
 struct Timed {
     step: Stats,
     exchange: Stats,
     rows: usize,
+    halo: usize,
 }
 
-fn time_board(gpus: &Gpus, w: usize, h: usize, reps: usize) -> Result<Timed> {
-    let mut life = BandedLife::random_with_limits(gpus, KERNEL, w, h, 0.5, 1, &NO_LIMITS)?;
+/// [`GENS`] generations of a random `w × h` board split by `plan`, and as many exchanges alone
+/// as those generations make.
+fn time_board(gpus: &Gpus, plan: Bands, w: usize, h: usize, reps: usize) -> Result<Timed> {
+    let mut life = BandedLife::random_with_limits(gpus, plan, w, h, 0.5, 1, &NO_LIMITS)?;
     let step = wall(gpus, reps, || life.step(GENS))?;
     let exchanges = GENS.div_ceil(life.halo() as u64);
     let exchange = wall(gpus, reps, || (0..exchanges).try_for_each(|_| life.exchange()))?;
-    Ok(Timed { step, exchange, rows: life.rows()[0].len() })
+    Ok(Timed { step, exchange, rows: life.rows()[0].len(), halo: life.halo() })
 }
 
 /// The row of a timed board on `k` GPUs; `base` is the 1-GPU rate of the same table.
@@ -118,6 +129,7 @@ fn cells(t: &Timed, w: usize, h: usize, k: usize, base: &mut Option<f64>) -> Vec
         board(w, h),
         Value::Int(k as u64),
         Value::Int(t.rows as u64),
+        Value::Int(t.halo as u64),
         Value::time(t.step.scaled(1.0 / GENS as f64), 4),
         Value::sci(rate),
         Value::ratio(rate / base),
@@ -173,13 +185,13 @@ fn largest(n: usize, reps: usize, report: &mut Report) -> Result<()> {
         return Ok(());
     }
     let (w, h) = (WIDE, rows_per_gpu * n);
-    let mut table = Table::new("life largest board", &[BOARD, GPUS, ROWS, MS_PER_GEN, RATE, EXCHANGE, SHARE]);
-    let t = time_board(&gpus, w, h, reps.min(3)).map_err(|e| match e {
+    let mut table = Table::new("life largest board", &[BOARD, GPUS, ROWS, HALO, MS_PER_GEN, RATE, EXCHANGE, SHARE]);
+    let t = time_board(&gpus, Bands::new(KERNEL), w, h, reps.min(3)).map_err(|e| match e {
         Error::Driver(d) => Error::InvalidInput(format!("the {w} × {h} board did not fit after all: {d}")),
         e => e,
     })?;
     let mut row = cells(&t, w, h, n, &mut None);
-    row.remove(5); // no 1-GPU rate to compare with
+    row.remove(6); // no 1-GPU rate to compare with
     table.row(row);
     report.table(table);
     Ok(())
