@@ -348,7 +348,6 @@ impl BitGrid {
     }
 
     /// Every word, rows one after another (padding bits must be cleared after writing them).
-    #[cfg(feature = "nccl")]
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
         &mut self.words
     }

@@ -1,5 +1,6 @@
 //! [`BandedLife`]: one board, one band of rows per GPU.
 
+use super::source::{band_board, Source};
 use super::{exchange, Bands};
 use crate::support::ensure_input;
 use crate::{BitGrid, Kernel, Life, Limits, Result, Rule};
@@ -71,13 +72,7 @@ impl<'g> BandedLife<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn new(gpus: &'g Gpus, bands: impl Into<Bands>, grid: &BitGrid) -> Result<Self> {
-        let (width, height) = (grid.width(), grid.height());
-        Self::build(gpus, bands.into(), width, height, |band, first, d| {
-            for y in 0..band.height() {
-                let src = (first + height + y - d) % height;
-                band.row_mut(y).copy_from_slice(grid.row(src));
-            }
-        })
+        Self::build(gpus, bands.into(), grid.width(), grid.height(), &Source::Grid(grid))
     }
 
     /// A random board (each cell alive with probability `density`): the same cells as
@@ -125,35 +120,17 @@ impl<'g> BandedLife<'g> {
     ) -> Result<Self> {
         ensure_input!((0.0..=1.0).contains(&density), "density {density} is not in 0..=1");
         limits.check_board(width, height)?;
-        let wpr = width.div_ceil(64);
-        Self::build(gpus, bands.into(), width, height, |band, first, d| {
-            let h = band.height() - 2 * d;
-            // The band's own rows are contiguous on the board: one fill over all cores.
-            let own = &mut band.words_mut()[d * wpr..(d + h) * wpr];
-            crate::random::fill_at(own, density, seed, (first * wpr) as u64);
-            for y in (0..d).chain(d + h..h + 2 * d) {
-                let src = (first + height + y - d) % height;
-                crate::random::fill_at(band.row_mut(y), density, seed, (src * wpr) as u64);
-            }
-            band.clear_padding();
-        })
+        Self::build(gpus, bands.into(), width, height, &Source::Random { density, seed })
     }
 
-    /// Checks the plan, then makes each rank's band board (`fill(board, first row, halo)`
-    /// writes board row `first − halo + y` into its row `y`, wrapping) and uploads it.
-    fn build(
-        gpus: &'g Gpus,
-        plan: Bands,
-        width: usize,
-        height: usize,
-        fill: impl Fn(&mut BitGrid, usize, usize),
-    ) -> Result<Self> {
+    /// Checks the plan, then makes each rank's band board from `source` and uploads it, one
+    /// band at a time.
+    fn build(gpus: &'g Gpus, plan: Bands, width: usize, height: usize, source: &Source) -> Result<Self> {
         let rows = plan.split(width, height, gpus.len())?;
         let d = plan.halo();
         let mut bands = Vec::with_capacity(rows.len());
         for (rank, r) in rows.iter().enumerate() {
-            let mut band = BitGrid::with_limits(width, r.len() + 2 * d, &UNLIMITED)?;
-            fill(&mut band, r.start, d);
+            let band = band_board(source, width, height, r.clone(), d)?;
             bands.push(Life::new(gpus.gpu(rank), plan.kernel(), &band)?);
         }
         let heights = rows.iter().map(|r| r.len()).collect();

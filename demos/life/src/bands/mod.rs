@@ -27,6 +27,8 @@ mod exchange;
 mod life;
 #[cfg(feature = "nccl")]
 pub use life::BandedLife;
+#[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+mod source;
 
 use crate::support::ensure_input;
 use crate::{Kernel, Result};
