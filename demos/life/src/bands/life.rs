@@ -198,8 +198,8 @@ impl<'g> BandedLife<'g> {
     }
 
     /// Live cells of the current generation: each rank counts its own rows on its device (the
-    /// board less its top halo, less the board up to its bottom halo), the host adds. Waits for
-    /// every GPU.
+    /// first `halo + h` rows of its board less the first `halo`, so that every count starts at
+    /// the board's aligned start), the host adds. Waits for every GPU.
     ///
     /// ```no_run
     /// use warpwork::multi::Gpus;

@@ -20,6 +20,12 @@
 //! cells whose neighbourhood did not change, which relies on the other board of its pair
 //! holding the generation before, and that is garbage in the rows a deeper halo lets go stale
 //! ([`Bands::split`] refuses it).
+//!
+//! The board type is `BandedLife` (with the feature `nccl`): made from a [`BitGrid`](crate::BitGrid)
+//! or at random, stepped, counted and read back like a [`Life`](crate::Life), and equal to it
+//! cell for cell. Each band keeps two boards of `h + 2d` rows, as a `Life` does; the exchange
+//! is not overlapped with the next launch. Set-up (libnccl.so), scaling and the measured
+//! numbers: the repository's `docs/life.md`.
 
 #[cfg(feature = "nccl")]
 mod exchange;
