@@ -24,8 +24,8 @@
 //! The board type is `BandedLife` (with the feature `nccl`): made from a [`BitGrid`](crate::BitGrid)
 //! or at random, stepped, counted and read back like a [`Life`](crate::Life), and equal to it
 //! cell for cell. Each band keeps two boards of `h + 2d` rows, as a `Life` does; the exchange
-//! is not overlapped with the next launch. Set-up (libnccl.so), scaling and the measured
-//! numbers: the repository's `docs/life.md`.
+//! is not overlapped with the next launch. Set-up (libnccl.so), what scales and what
+//! the bench measures: the repository's `docs/life.md`.
 
 #[cfg(feature = "nccl")]
 mod exchange;
