@@ -1,14 +1,11 @@
 //! [`BandedLife`]: one board, one band of rows per GPU.
 
-use super::source::{band_board, Source};
+use super::source::{band_board, Source, UNLIMITED};
 use super::{exchange, Bands};
 use crate::support::ensure_input;
 use crate::{BitGrid, Kernel, Life, Limits, Result, Rule};
 use std::ops::Range;
 use warpwork::multi::Gpus;
-
-/// Limits for the band boards made from a board that already passed the caller's limits.
-const UNLIMITED: Limits = Limits { max_cells: u64::MAX, max_bytes: u64::MAX };
 
 /// A Life board split into horizontal bands, one per GPU of a [`Gpus`] handle, each advanced
 /// by a [`Life`] of its own on its band plus halo rows, the halos refreshed through NCCL after

@@ -4,8 +4,8 @@
 use crate::{BitGrid, Limits, Result};
 use std::ops::Range;
 
-/// Limits for the band boards made from a board that already passed the caller's limits.
-const UNLIMITED: Limits = Limits { max_cells: u64::MAX, max_bytes: u64::MAX };
+/// Limits for the boards made from (or for) a board that already passed the caller's limits.
+pub(super) const UNLIMITED: Limits = Limits { max_cells: u64::MAX, max_bytes: u64::MAX };
 
 /// Where a band's cells come from.
 pub(crate) enum Source<'a> {
