@@ -1,6 +1,6 @@
 //! GPU tests of the multi-GPU primitives (feature `nccl`) against the CPU reference, the shards
-//! concatenated in rank order: the sharded scan and the sharded ordered select on 1 and 2
-//! ranks, odd and unequal shard lengths (0 included), poisoned outputs; the one-GPU sum from a
+//! concatenated in rank order: the sharded scan, the sharded ordered select and the sharded
+//! expansion (local numbers plus bases) on 1 and 2 ranks, odd and unequal shard lengths (0 included), poisoned outputs; the one-GPU sum from a
 //! base in device memory (k = 0, 1, 7 base elements); and the errors checked before any
 //! collective.
 //!
@@ -15,10 +15,12 @@ use common::{gpu, is_poisoned, poisoned, small, POISON};
 
 use bytemuck::Pod;
 use warpwork::cudarc::driver::CudaSlice;
+use warpwork::expand::Strategy;
 use warpwork::multi::{shard_scratch_len, sharded_select_state_len, Gpus};
 use warpwork::scan::{ScanItem, ScanKind};
 use warpwork::select::{Keep, Predicate};
 use warpwork::Error;
+use warpwork_cpu_reference::expand as expand_cpu;
 use warpwork_cpu_reference::inputs;
 use warpwork_cpu_reference::scan::{self as cpu, Element, Op};
 
@@ -170,8 +172,8 @@ fn sharded_scan_of_i32_u64_f64_with_big_unequal_shards() {
 fn check_select<T: Item + PartialOrd>(gpus: &Gpus, lens: &[usize], seed: u64) {
     let host: Vec<Vec<T>> = lens.iter().enumerate().map(|(r, &n)| T::values(n, seed + r as u64)).collect();
     let shards: Vec<CudaSlice<T>> = host.iter().enumerate().map(|(r, h)| gpus.gpu(r).upload(h).unwrap()).collect();
-    // Keep the lower half of each type's values (u32: below 2^31, ...), about half the items.
-    let mid = host.iter().flatten().copied().nth(0).unwrap_or_else(|| T::values(1, 0)[0]);
+    // Keep the items below the first one (uniform values: a random share of them).
+    let mid = host.iter().flatten().copied().next().unwrap_or_else(|| T::values(1, 0)[0]);
     let keep = Keep::If(Predicate::Less(mid));
     let keeps = vec![keep; gpus.len()];
     let kept = gpus.select_sharded(&shards, &keeps).unwrap();
@@ -342,4 +344,67 @@ fn scan_with_base_adds_the_sum_of_a_device_array() {
             }
         }
     }
+}
+
+fn check_expand(gpus: &Gpus, lens: &[usize], strategy: Strategy, seed: u64) {
+    let host: Vec<Vec<u32>> =
+        lens.iter().enumerate().map(|(r, &n)| inputs::uniform_range(n, seed + r as u64, 0, 9)).collect();
+    let counts: Vec<CudaSlice<u32>> = host.iter().enumerate().map(|(r, h)| gpus.gpu(r).upload(h).unwrap()).collect();
+    let capacity = host.iter().map(|h| expand_cpu::total(h) as usize).max().unwrap_or(0) + 1;
+    let e = gpus.expand_sharded(&counts, strategy, capacity).unwrap();
+    let what = format!("{} lens {lens:?}", strategy.name());
+    let (mut src_base, mut dst_base) = (0u64, 0u64);
+    let mut global = Vec::new();
+    for (r, part) in e.shards.iter().enumerate() {
+        assert_eq!((part.source_base, part.dst_base), (src_base, dst_base), "{what} rank {r}: bases");
+        let pairs = gpus.gpu(r).download_prefix(&part.pairs, part.count).unwrap();
+        // Each shard's pairs are the one-GPU expansion of its counts (as a multiset where the
+        // strategy is unordered).
+        common::check_pairs(&host[r], &pairs, false, &what);
+        global.extend(pairs.iter().map(|&[s, l]| [s + src_base as u32, l]));
+        src_base += lens[r] as u64;
+        dst_base += part.count as u64;
+    }
+    assert_eq!(e.total, dst_base, "{what}: total");
+    common::check_pairs(&host.concat(), &global, false, &format!("{what}, global"));
+    for (r, part) in e.shards.iter().enumerate() {
+        let offsets = gpus.gpu(r).download(&part.offsets).unwrap();
+        assert_eq!(offsets[gpus.len()], e.total, "{what} rank {r}: offsets end with the total");
+        assert_eq!(offsets[r], part.dst_base, "{what} rank {r}: own offset");
+    }
+}
+
+fn sharded_expansions(ranks: usize) {
+    let Some(gpus) = gpus(ranks) else { return };
+    for (i, lens) in shard_sets(ranks).iter().enumerate() {
+        for strategy in [Strategy::ScanFused, Strategy::ScanBinarySearch, Strategy::AppendPerItem] {
+            check_expand(&gpus, lens, strategy, 5000 + 10 * i as u64);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn sharded_expansion_on_one_rank() {
+    sharded_expansions(1);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn sharded_expansion_on_two_ranks_numbers_local_plus_base() {
+    sharded_expansions(2);
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn sharded_expansion_refuses_max_n_before_any_collective() {
+    let Some(gpus) = gpus(2) else { return };
+    let counts: Vec<CudaSlice<u32>> = (0..2).map(|r| gpus.gpu(r).upload(&[1u32, 2]).unwrap()).collect();
+    assert!(matches!(
+        gpus.expand_sharded(&counts, Strategy::MaxN { max_n: 4 }, 8),
+        Err(Error::InvalidInput(m)) if m.contains("pass 2")
+    ));
+    // Nothing was left waiting.
+    let e = gpus.expand_sharded(&counts, Strategy::ScanFused, 8).unwrap();
+    assert_eq!(e.total, 6);
 }

@@ -101,6 +101,7 @@ fn options_that_do_not_apply_are_refused_before_anything_runs() {
         (&["life", "--size", "2^20"], "--size is for compact, scan, reduce, expand and multi"),
         (&["scan", "--gpus", "2"], "--gpus is for life"),
         (&["life", "--gpus", "2", "--rule", "B2/S"], "--gpus and --rule together"),
+        (&["multi", "--max-log2", "20"], "multi runs 2^28 and 2^31 per GPU"),
         (&["expand", "--only", "ordered"], "--only is for compact, scan and reduce"),
         (&["scan", "--only", "ordered", "--format", "json"], "no row of scan"),
     ] {
@@ -115,4 +116,14 @@ fn options_that_do_not_apply_are_refused_before_anything_runs() {
     }
     let out = bench(&["compact", "--reps", "0"]);
     assert_eq!(out.status.code(), Some(2), "clap's own refusal");
+}
+
+#[test]
+fn multi_runs_or_says_why_not() {
+    // Without a GPU, or without libnccl.so, the bench says what it could not run and succeeds.
+    let text = stdout_of(&["multi", "--size", "2^16", "--reps", "1"]);
+    assert!(
+        text.contains("No usable GPU") || text.contains("Not run: no NCCL") || text.contains("sharded scan"),
+        "{text}"
+    );
 }

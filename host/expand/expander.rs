@@ -297,6 +297,13 @@ impl Expander {
         Ok(needed as usize)
     }
 
+    /// The buffer holding the control block (its first `u64` is [`Control::total`], the
+    /// destination items pass 1 counted), for the multi-GPU expansion's all-gather of it.
+    #[cfg(feature = "nccl")]
+    pub(crate) fn workspace_mut(&mut self) -> &mut CudaSlice<u64> {
+        &mut self.workspace
+    }
+
     /// The count [`Expander::count`] read since the last pass 1, if it did.
     pub(super) fn known_count(&self) -> Option<u64> {
         Some(self.known_count.load(Ordering::Relaxed)).filter(|&n| n != UNKNOWN)

@@ -23,6 +23,11 @@
 //! If you issue your own collectives on [`Gpus::comm`], do the same. A [`Gpus`] is neither
 //! `Send` nor `Sync` (cudarc's communicators are not).
 //!
+//! The sharded primitives: [`Gpus::scan_sharded`] (exclusive or inclusive sums, global prefixes
+//! in each shard's output), [`Gpus::select_sharded`] (the ordered select, each rank's global
+//! offset on every device) and [`Gpus::expand_sharded`] (work expansion, pairs numbered within
+//! each shard, with the bases beside them); [`Gpus::all_gather`] for your own values.
+//!
 //! Cost model, scaling and set-up in detail: the repository's `docs/multi.md`.
 
 use crate::error::ensure_len;
@@ -33,11 +38,14 @@ use cudarc::nccl::NcclType;
 use cudarc::nccl::{result as nccl, Comm};
 use std::sync::Arc;
 
+mod expand;
+mod offsets;
 mod scan;
 mod select;
 #[cfg(test)]
 mod tests;
 
+pub use expand::{expand_shard_scratch_len, source_bases, ShardExpanded, ShardedExpansion};
 pub use scan::shard_scratch_len;
 pub use select::{sharded_select_state_len, ShardSelected, ShardedSelection};
 

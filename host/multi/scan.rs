@@ -1,10 +1,10 @@
 //! The sharded sum: an exclusive or inclusive scan of data split across the ranks, each rank's
 //! output holding the global prefixes of its shard.
 //!
-//! Per rank, on its own stream: the reduce of its shard to one total ([`Gpu::reduce_into`]),
+//! Per rank, on its own stream: the reduce of its shard to one total ([`crate::Gpu::reduce_into`]),
 //! an NCCL all-gather of the totals (device to device, no host round trip), then the scan of
 //! its shard starting from the sum of the totals of the lower ranks, read by the scan's kernel
-//! ([`Gpu::scan_with_base_into`]'s kernel). Each shard is read twice (the reduce, then the scan)
+//! ([`crate::Gpu::scan_with_base_into`]'s kernel). Each shard is read twice (the reduce, then the scan)
 //! and written once: see the repository's `docs/multi.md` for the cost model.
 
 use super::{Addr, Gpus};
@@ -42,7 +42,7 @@ pub fn shard_scratch_len<T: ReduceItem>(shard_len: usize, ranks: usize) -> usize
 impl Gpus {
     /// The sum of the data whose rank-`r` shard is `shards[r]`, scanned as `kind` says into
     /// `outputs[r]` (at least as long as `shards[r]`; the rest is untouched): each output holds
-    /// the global prefixes, as a one-GPU [`Gpu::scan`] of the shards concatenated in rank order
+    /// the global prefixes, as a one-GPU [`crate::Gpu::scan`] of the shards concatenated in rank order
     /// would write them. Shards may have any lengths, 0 included. **Allocates** each rank's
     /// scratch; asynchronous on every rank's stream. Sums as the one-GPU scan's (integer sums
     /// wrap; float sums are not bit-equal to a sequential sum).

@@ -3,11 +3,11 @@
 //! each rank scans them into the global offsets of every rank's kept items. The kept items stay
 //! sharded: rank `r`'s are items `offsets[r] .. offsets[r + 1]` of the global result.
 
-use super::{Addr, Gpus};
+use super::offsets::{scan_words, Spots};
+use super::Gpus;
 use crate::error::ensure_len;
-use crate::scan::{self, Operands, Scan, ScanOp};
 use crate::select::{state_len, Keep, Variant};
-use crate::{DeviceRead, DeviceWrite, Error, RawSlice, RawSliceMut, Result};
+use crate::{DeviceRead, DeviceWrite, RawSliceMut, Result};
 use bytemuck::Pod;
 use cudarc::driver::CudaSlice;
 use warpwork_abi::modules::Family;
@@ -23,7 +23,7 @@ use warpwork_abi::modules::Family;
 /// assert!(sharded_select_state_len::<u32>(1000, 2) > state_len::<u32>(Variant::Ordered, 1000));
 /// ```
 pub fn sharded_select_state_len<T>(shard_len: usize, ranks: usize) -> usize {
-    state_len::<T>(Variant::Ordered, shard_len) + ranks + scan::scratch_len::<u64>(ranks).div_ceil(2)
+    state_len::<T>(Variant::Ordered, shard_len) + ranks + scan_words(ranks).div_ceil(2)
 }
 
 /// One rank's part of a [`Gpus::select_sharded`].
@@ -102,7 +102,7 @@ impl Gpus {
     /// not written.
     ///
     /// Checked before any collective: one shard, keep, output, state and offsets buffer per rank
-    /// ([`Error::InvalidInput`]), each on its rank's device ([`Error::WrongContext`]), and
+    /// ([`Error::InvalidInput`](crate::Error::InvalidInput)), each on its rank's device ([`Error::WrongContext`](crate::Error::WrongContext)), and
     /// their lengths.
     ///
     /// # Examples
@@ -164,33 +164,17 @@ impl Gpus {
             let mut state = unsafe { RawSliceMut::<u64>::from_raw_parts(areas[rank].state, areas[rank].select_words)? };
             self.gpu(rank).launch_select(shard, *keep, Variant::Ordered, out, &mut state, false, false)?;
         }
-        self.each_rank_in_group(|rank, gpu, comm| {
-            let area = &areas[rank];
-            let send = Addr { addr: area.state, len: 1, stream: gpu.stream() };
-            let mut recv = Addr { addr: area.gathered, len: ranks, stream: gpu.stream() };
-            comm.all_gather::<_, _, u64>(&send, &mut recv).map(|_| ()).map_err(|e| Error::Nccl(e.0))
-        })?;
-        // offsets = [0, inclusive sum of the counts].
-        for (rank, area) in areas.iter().enumerate() {
-            let gpu = self.gpu(rank);
-            // SAFETY: inside the rank's state and offsets buffers (lengths checked above).
-            let (counts, mut first, mut rest, mut scratch) = unsafe {
-                (
-                    RawSlice::<u64>::from_raw_parts(area.gathered, ranks)?,
-                    RawSliceMut::<u64>::from_raw_parts(area.offsets, 1)?,
-                    RawSliceMut::<u64>::from_raw_parts(area.offsets + 8, ranks)?,
-                    RawSliceMut::<u32>::from_raw_parts(area.scratch, area.scratch_words)?,
-                )
-            };
-            gpu.fill_bytes(&mut first, 0)?;
-            gpu.launch_scan(
-                Operands::Apart(&counts, &mut rest),
-                Scan::inclusive(ScanOp::Sum),
-                &mut scratch,
-                false,
-                None,
-            )?;
-        }
+        let spots: Vec<Spots> = areas
+            .iter()
+            .map(|a| Spots {
+                count: a.state,
+                gathered: a.gathered,
+                scratch: a.scratch,
+                scratch_words: a.scratch_words,
+                offsets: a.offsets,
+            })
+            .collect();
+        self.gather_offsets(&spots)?;
         drop(held);
         Ok(())
     }

@@ -14,6 +14,9 @@ fn every_kernel_name_is_one_the_abi_lists() {
                 assert!(list.contains(name), "{name}");
             }
         }
+        for name in T::BASED_KERNELS {
+            assert!(warpwork_abi::kernels::SCAN_BASED_KERNELS.contains(&name), "{name}");
+        }
     }
     check::<u32>();
     check::<i32>();
@@ -95,4 +98,23 @@ fn kernel_names_are_systematic() {
     assert_eq!(kernel::<u32>(Scan::EXCLUSIVE_SUM, 1 << 30).0, "scan_exclusive_sum_u32");
     assert_eq!(kernel::<f64>(Scan::inclusive(ScanOp::Max), 1 << 30).0, "scan_inclusive_max_f64");
     assert_eq!(kernel::<i64>(Scan::exclusive(ScanOp::Min), 5).0, "scan_small_exclusive_min_i64");
+}
+
+#[test]
+fn a_sum_from_a_base_fits_the_plain_scans_scratch() {
+    // It runs standard tiles at every size: never more tiles than the class the plain scan picks.
+    fn check<T: ScanItem>() {
+        for n in [0usize, 1, 31, 4097, (1 << 16) + 1, (1 << 20) + 3, 1 << 26, (1 << 32) + 7] {
+            assert!(based_tiles::<T>(n) <= tiles::<T>(n), "n = {n}");
+            assert!(tile_state_words(std::mem::size_of::<T>(), based_tiles::<T>(n)) + 3 <= scratch_len::<T>(n));
+        }
+        assert_eq!(based_kernel::<T>(ScanKind::Exclusive).0, T::BASED_KERNELS[0]);
+        assert_eq!(based_kernel::<T>(ScanKind::Inclusive).0, T::BASED_KERNELS[1]);
+    }
+    check::<u32>();
+    check::<i32>();
+    check::<u64>();
+    check::<i64>();
+    check::<f32>();
+    check::<f64>();
 }

@@ -188,6 +188,11 @@ impl BenchArgs {
         if self.gpus.is_some() && !self.rules.is_empty() {
             return refuse("--gpus and --rule together: the GPUs' tables run B3/S23 only".into());
         }
+        if self.what == What::Multi && self.max_log2_arg.is_some() {
+            return refuse(
+                "--max-log2 is not for multi: multi runs 2^28 and 2^31 per GPU (--size for one size)".into(),
+            );
+        }
         if self.size.is_some() && self.max_log2_arg.is_some() {
             return refuse("--size and --max-log2 together: --size replaces the range --max-log2 ends".into());
         }

@@ -98,6 +98,7 @@ fn set_item<T: ScanElement>(chunk: &mut [u32; 4], j: usize, v: T) {
 /// launch's tile states, statuses zeroed; `smem` points to a [`ScanShared`] in shared memory
 /// used by nothing else; every thread calls this; with `BASED`, `base` holds `base_len`
 /// elements.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn consume_tile<
     O: ScanOp,
