@@ -13,9 +13,10 @@ use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
+use warpwork::multi::Gpus;
 use warpwork::{Error, Gpu, Result};
 use warpwork_life::cpu;
-use warpwork_life::{pattern, BitGrid, Kernel, Life, Limits, Rule};
+use warpwork_life::{pattern, BandedLife, BitGrid, Kernel, Life, Limits, Rule};
 
 #[derive(Args)]
 pub struct LifeArgs {
@@ -48,6 +49,10 @@ pub struct LifeArgs {
     /// Run on the CPU reference even if there is a GPU.
     #[arg(long)]
     cpu: bool,
+    /// Split the board over the first N GPUs: a band of rows each, halo rows exchanged through
+    /// NCCL (needs libnccl.so on the loader path; set NCCL_NVLS_ENABLE=0 on NVSwitch machines).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    gpus: Option<u32>,
     /// Write a PNG snapshot of the final board (live cells black).
     #[arg(long)]
     png: Option<PathBuf>,
@@ -83,7 +88,14 @@ pub fn run(args: LifeArgs) -> Result<()> {
         }
         return Ok(());
     }
+    if args.cpu && args.gpus.is_some() {
+        return Err(Error::InvalidInput("--cpu and --gpus together: one or the other".into()));
+    }
     let plan = plan::Plan::new(&args)?;
+    if let Some(n) = args.gpus {
+        // The split over the GPUs, checked before any work like the rest of the plan.
+        warpwork_life::Bands::new(plan.gpu_kernel()?).split(plan.width, plan.height, n as usize)?;
+    }
     let (start, name) = plan.start(&args)?;
     let (w, h) = (plan.width, plan.height);
     let gpu = if args.cpu {
@@ -105,6 +117,10 @@ pub fn run(args: LifeArgs) -> Result<()> {
         start.population()
     );
     let (end, secs, what) = match &gpu {
+        Some(_) if args.gpus.is_some() => {
+            let n = args.gpus.unwrap_or(1) as usize;
+            run_bands(n, plan.gpu_kernel()?, rule, args.generations, &start)?
+        }
         Some(gpu) => run_gpu(gpu, plan.gpu_kernel()?, rule, args.generations, &start)?,
         None => {
             let t = Instant::now();
@@ -144,6 +160,33 @@ fn run_gpu(gpu: &Gpu, kernel: Kernel, rule: Rule, generations: u64, start: &BitG
     })?;
     let i = gpu.info();
     Ok((life.grid()?, secs, format!("GPU {} kernel {kernel}", i.name)))
+}
+
+/// The board split over the first `n` GPUs ([`BandedLife`]), stepped in chunks like `run_gpu`.
+fn run_bands(
+    n: usize,
+    kernel: Kernel,
+    rule: Rule,
+    generations: u64,
+    start: &BitGrid,
+) -> Result<(BitGrid, f64, String)> {
+    let cells = start.width() as f64 * start.height() as f64;
+    let gpus = Gpus::new(&(0..n).collect::<Vec<_>>())?;
+    let mut life = BandedLife::new(&gpus, kernel, start)?;
+    life.set_rule(rule)?;
+    gpus.synchronize()?;
+    let secs = in_chunks(generations, cells, 16, |k| {
+        life.step(k)?;
+        gpus.synchronize()
+    })?;
+    let heights: Vec<String> = life.rows().iter().map(|r| r.len().to_string()).collect();
+    let what = format!(
+        "{n} GPU(s) {} kernel {kernel}, bands of {} rows, halos of {}",
+        gpus.gpu(0).info().name,
+        heights.join("/"),
+        life.halo()
+    );
+    Ok((life.grid()?, secs, what))
 }
 
 /// Steps on the CPU reference in chunks with a progress bar, between two boards allocated up

@@ -99,6 +99,8 @@ fn options_that_do_not_apply_are_refused_before_anything_runs() {
         (&["life", "--max-log2", "16"][..], "no size to run"),
         (&["startup", "--max-log2", "20"], "--max-log2 is not for startup"),
         (&["life", "--size", "2^20"], "--size is for compact, scan, reduce, expand and multi"),
+        (&["scan", "--gpus", "2"], "--gpus is for life"),
+        (&["life", "--gpus", "2", "--rule", "B2/S"], "--gpus and --rule together"),
         (&["multi", "--max-log2", "20"], "multi runs 2^28 and 2^31 per GPU"),
         (&["expand", "--only", "ordered"], "--only is for compact, scan and reduce"),
         (&["scan", "--only", "ordered", "--format", "json"], "no row of scan"),

@@ -51,6 +51,13 @@ fn huge_and_zero_numbers_are_refused_not_wrapped() {
 }
 
 #[test]
+fn the_split_over_gpus_is_checked_without_a_gpu() {
+    refused(&["--cpu", "--gpus", "2"], "--cpu and --gpus");
+    refused(&["--gpus", "2", "--kernel", "bit64-t8", "--size", "64x15"], "shorter than the 8-row halo");
+    refused(&["--gpus", "3", "--kernel", "tiled", "--size", "8x2"], "band 2 of 0 rows");
+}
+
+#[test]
 fn kernels_are_checked_without_a_gpu() {
     refused(&["--cpu", "--kernel", "nope"], "unknown Life kernel");
     refused(&["--cpu", "--kernel", "bit64", "--size", "100x100"], "multiple of 64");

@@ -115,6 +115,10 @@ pub struct BenchArgs {
     /// death after the kernel tables.
     #[arg(long = "rule", value_name = "RULES", value_delimiter = ',')]
     pub(super) rules: Vec<String>,
+    /// life: one board over 1 … N GPUs instead of the kernel tables (weak and strong scaling,
+    /// NCCL's share of the time, the largest board that fits); needs libnccl.so.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(super) gpus: Option<u32>,
 }
 
 /// `2^k` (k ≤ 40) or a plain count, at least 1.
@@ -177,6 +181,12 @@ impl BenchArgs {
         }
         for r in &self.rules {
             r.parse::<warpwork_life::Rule>()?;
+        }
+        if self.gpus.is_some() && self.what != What::Life {
+            return refuse(format!("--gpus is for life, not {bench}"));
+        }
+        if self.gpus.is_some() && !self.rules.is_empty() {
+            return refuse("--gpus and --rule together: the GPUs' tables run B3/S23 only".into());
         }
         if self.what == What::Multi && self.max_log2_arg.is_some() {
             return refuse(
@@ -286,6 +296,10 @@ mod tests {
         refused("startup --max-log2 20", "--max-log2 is not for startup");
         refused("startup --reps 3", "--reps is not for startup");
         refused("startup --paced", "--paced is not for startup");
+        refused("scan --gpus 2", "--gpus is for life, not scan");
+        refused("life --gpus 2 --rule B2/S", "--gpus and --rule together");
+        assert!(parse("life --gpus 0").is_err());
+        assert_eq!(parse("life --gpus 2").unwrap().gpus, Some(2));
     }
 
     #[test]

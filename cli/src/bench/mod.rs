@@ -16,6 +16,7 @@ mod cub;
 mod expand;
 mod family;
 mod life;
+mod life_bands;
 mod multi;
 mod reduce;
 mod scan;

@@ -4,8 +4,14 @@ use crate::abi::kernels;
 use crate::support::ensure_input;
 use crate::transfer::{self, Boards};
 use crate::{BitGrid, Error, Kernel, Layout, Result, Rule, BIT64_OUT_LANES};
-use warpwork::cudarc::driver::{CudaFunction, LaunchConfig};
+use warpwork::cudarc::driver::CudaFunction;
 use warpwork::{Gpu, Kernels};
+
+#[cfg(feature = "nccl")]
+mod band;
+mod population;
+#[cfg(feature = "nccl")]
+pub(crate) use band::CurrentRows;
 
 /// A Life board on the GPU, advanced by one chosen [`Kernel`]. It borrows the [`Gpu`] handle
 /// (its launches go to that handle's stream) and holds the Life kernels, looked up when the board
@@ -441,28 +447,6 @@ impl<'g> Life<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn population(&self) -> Result<u64> {
-        // Which bits of each 32-bit word are cells: see `count_live` in the kernels.
-        let mut total = self.gpu.zeros::<u64>(1)?;
-        let (n_bytes, mask): (u64, u32) = match &self.boards {
-            Boards::U32(b) => (b[self.cur].len() as u64 * 4, 1),
-            Boards::U8(b) => (b[self.cur].len() as u64, 0x0101_0101),
-            Boards::Bits32(b) => (b[self.cur].len() as u64 * 4, u32::MAX),
-            Boards::Bits64(b) => (b[self.cur].len() as u64 * 8, u32::MAX),
-        };
-        let threads = 256u32;
-        let blocks = n_bytes.div_ceil(4 * threads as u64).clamp(1, 8 * self.gpu.info().sm_count as u64) as u32;
-        let f = self.kernels.get(kernels::POPULATION)?;
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
-        let mut l = self.gpu.kernel_args();
-        match &self.boards {
-            Boards::U32(b) | Boards::Bits32(b) => l.read(&b[self.cur]),
-            Boards::U8(b) => l.read(&b[self.cur]),
-            Boards::Bits64(b) => l.read(&b[self.cur]),
-        };
-        l.value(&n_bytes).value(&mask).write(&mut total);
-        // SAFETY: `life_population(data, n_bytes, mask, total)`; the board holds `n_bytes` bytes
-        // (a fresh allocation, so 4-byte aligned) and `total` one u64.
-        unsafe { l.launch(f, cfg)? };
-        Ok(self.gpu.download(&total)?[0])
+        self.population_rows(self.height)
     }
 }

@@ -347,6 +347,11 @@ impl BitGrid {
         }
     }
 
+    /// Every word, rows one after another (padding bits must be cleared after writing them).
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
     /// Clears the padding bits past `width` in every row.
     pub(crate) fn clear_padding(&mut self) {
         let (wpr, mask) = (self.words_per_row, last_word_mask(self.width));

@@ -33,6 +33,10 @@
 //! Any width and height ≥ 1 work for the cell kernels; `bit32` needs a width that is a multiple of
 //! 32 and the `bit64` family a multiple of 64 ([`Error::InvalidInput`](warpwork::Error) otherwise).
 //!
+//! **Several GPUs.** With the feature `nccl`, `BandedLife` runs one board over the GPUs of a
+//! `warpwork::multi::Gpus` handle, a band of rows per GPU with halo rows exchanged through NCCL,
+//! every kernel unchanged; [`Bands`] plans and checks the split (see the [`bands`] module).
+//!
 //! [`cpu`] is the CPU reference the tests check every kernel against (rayon, written
 //! independently of the kernels), and what the `warpwork life` command runs without a GPU.
 //!
@@ -53,6 +57,7 @@
 
 #[path = "../kernels/src/abi.rs"]
 pub mod abi;
+pub mod bands;
 mod board;
 pub mod cpu;
 mod grid;
@@ -65,6 +70,9 @@ mod rule;
 mod support;
 mod transfer;
 
+#[cfg(feature = "nccl")]
+pub use bands::BandedLife;
+pub use bands::Bands;
 pub use board::Life;
 pub use grid::BitGrid;
 pub use kernel::{Kernel, Layout, BIT64_OUT_LANES, MULTI_CELLS};

@@ -28,11 +28,17 @@ fn word(seed: u64, index: u64, threshold: u64) -> u64 {
 /// `seed`. Large boards are split over the machine's cores; a thread that cannot be started
 /// leaves its share to the calling thread.
 pub(crate) fn fill(words: &mut [u64], density: f64, seed: u64) {
+    fill_at(words, density, seed, 0);
+}
+
+/// As [`fill`] for the words of a board from word `offset` on: the same words a whole board's
+/// fill writes there, so that a part of a board (a band of rows) can be made alone.
+pub(crate) fn fill_at(words: &mut [u64], density: f64, seed: u64, offset: u64) {
     let threshold = (density * 2f64.powi(32)).clamp(0.0, 2f64.powi(32)) as u64;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(words.len() >> 16).max(1);
     let chunk = words.len().div_ceil(threads).max(1);
     let fill_chunk = |i: usize, part: &mut [u64]| {
-        let first = (i * chunk) as u64;
+        let first = offset + (i * chunk) as u64;
         for (j, w) in part.iter_mut().enumerate() {
             *w = word(seed, first + j as u64, threshold);
         }
