@@ -242,7 +242,22 @@ fn build_ptx(toolchain: &str, kernels: &Path, target_dir: &Path, arch: &str, fea
          `rustup component add --toolchain {toolchain} rust-src llvm-tools llvm-bitcode-linker`)"
     );
     let ptx = target_dir.join("nvptx64-nvidia-cuda/release/warpwork_kernels.ptx");
-    fs::read_to_string(&ptx).unwrap_or_else(|e| panic!("{}: {e}", ptx.display()))
+    without_comments(&fs::read_to_string(&ptx).unwrap_or_else(|e| panic!("{}: {e}", ptx.display())))
+}
+
+/// `ptx` without LLVM's `//` comments (loop headers, block names, inline-assembly markers) and
+/// the lines they leave empty: a quarter of the text, which the package has no room for. PTX has
+/// no string literals, so `//` always starts a comment.
+fn without_comments(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.lines() {
+        let code = line.find("//").map_or(line, |at| &line[..at]).trim_end();
+        if !code.trim_start().is_empty() {
+            out.push_str(code);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// A command without the outer build's cargo and rustc variables, so that the nested kernel
