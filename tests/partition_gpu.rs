@@ -118,16 +118,16 @@ fn partition_keeps_one_or_none() {
 /// The item counts around a tile's, a row's and a warp share's edges for `T` (`size` bytes),
 /// in both tile classes: a row is 32 lanes' 16-byte chunks, a share `chunks` rows, a tile `warps`
 /// shares; for each class `len ± 1` of a row, of a share and of one and two tiles (the large
-/// class from past 2 MiB of input on).
+/// class from past `FAMILY_SMALL_TILE_BYTES` of input on).
 fn edge_sizes(size: usize) -> Vec<usize> {
-    use warpwork::abi::select::{family_tile_items, ordered_tile, FAMILY_TILE_CLASSES};
+    use warpwork::abi::select::{family_tile_items, ordered_tile, FAMILY_SMALL_TILE_BYTES, FAMILY_TILE_CLASSES};
     let mut v = vec![];
     for (class, &c) in FAMILY_TILE_CLASSES.iter().enumerate() {
         let (warps, chunks) = ordered_tile(size, c);
         let row = 32 * 16 / size;
         let (share, tile) = (row * chunks, row * chunks * warps as usize);
-        // The large class's tiles: far enough in that the input is past 2 MiB.
-        let at = if class == 0 { 0 } else { ((2 << 20) / size).div_ceil(tile) * tile };
+        // The large class's tiles: far enough in that the input is past the small tiles' bytes.
+        let at = if class == 0 { 0 } else { (FAMILY_SMALL_TILE_BYTES as usize / size).div_ceil(tile) * tile };
         for len in [row, share, tile, 2 * tile] {
             v.extend([at + len - 1, at + len, at + len + 1]);
         }

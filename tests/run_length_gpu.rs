@@ -6,7 +6,7 @@
 mod select_support;
 
 use select_support::{gpu, random_items, sizes, small, POISON};
-use warpwork::abi::select::{family_tile_items, ordered_tile_items};
+use warpwork::abi::select::family_tile_items;
 use warpwork::run_length::{state_len, RunLength};
 use warpwork::{Error, Gpu};
 use warpwork_cpu_reference::{family as cpu, inputs};
@@ -82,7 +82,7 @@ fn encode_every_size_and_run_length() {
 #[ignore = "needs a GPU: run the GPU suite"]
 fn encode_runs_across_tiles() {
     fn at<T: bytemuck::Pod + Send + Sync>(gpu: &Gpu, n: usize) {
-        let tile = ordered_tile_items(std::mem::size_of::<T>(), n as u64) as usize;
+        let tile = family_tile_items(std::mem::size_of::<T>(), n as u64) as usize;
         let values: Vec<T> = random_items(n / tile + 8, 99 + n as u64);
         for len in [tile, tile - 1, tile + 1, 3 * tile + 5, 33] {
             let items: Vec<T> = (0..n).map(|i| values[(i / len) % values.len()]).collect();
@@ -90,7 +90,7 @@ fn encode_runs_across_tiles() {
         }
     }
     let gpu = gpu();
-    for n in [100_000usize, 3 << 20].into_iter().filter(|&n| !small() || n < 1 << 18) {
+    for n in [100_000usize, 3 << 20, 9 << 20].into_iter().filter(|&n| !small() || n < 1 << 18) {
         at::<u8>(&gpu, n);
         at::<u32>(&gpu, n);
         at::<u64>(&gpu, n);
@@ -194,8 +194,8 @@ fn non_trivial_runs_every_size() {
         check_non_trivial::<u32, u32>(&gpu, &distinct, &format!("all distinct, n={n}"));
     }
     // Runs across tiles, ending on the input's last item, of exactly a tile.
-    for n in [100_000usize, 3 << 20].into_iter().filter(|&n| !small() || n < 1 << 18) {
-        let tile = ordered_tile_items(4, n as u64) as usize;
+    for n in [100_000usize, 3 << 20, 9 << 20].into_iter().filter(|&n| !small() || n < 1 << 18) {
+        let tile = family_tile_items(4, n as u64) as usize;
         for len in [tile, tile - 1, tile + 1, 3 * tile + 5, 2, 33] {
             let items: Vec<u32> = (0..n).map(|i| (i / len) as u32).collect();
             check_non_trivial::<u32, u32>(&gpu, &items, &format!("runs of {len} (tile {tile}), n={n}"));
@@ -260,7 +260,8 @@ fn runs_carried_across_tiles() {
         }
     }
     let gpu = gpu();
-    let big = if small() { 1 << 17 } else { 5 << 20 };
+    // (Past 32 MiB of `u32`: the large tiles.)
+    let big = if small() { 1 << 17 } else { 9 << 20 };
     for n in [0usize, 1, 2, 31, 33, 255, 257, 4095, 4097, 65_535, 65_537, 1 << 17, big] {
         at::<u8>(&gpu, n);
         at::<u32>(&gpu, n);

@@ -6,7 +6,7 @@
 mod select_support;
 
 use select_support::{gpu, random_items, sizes, small, POISON};
-use warpwork::abi::select::ordered_tile_items;
+use warpwork::abi::select::family_tile_items;
 use warpwork::partition::state_len;
 use warpwork::{DeviceRead, Error, Gpu};
 use warpwork_cpu_reference::{family as cpu, inputs};
@@ -89,7 +89,7 @@ fn unique_distinct_and_float_bytes() {
 #[ignore = "needs a GPU: run the GPU suite"]
 fn unique_runs_across_tiles() {
     fn at<T: bytemuck::Pod + Send + Sync>(gpu: &Gpu, n: usize) {
-        let tile = ordered_tile_items(std::mem::size_of::<T>(), n as u64) as usize;
+        let tile = family_tile_items(std::mem::size_of::<T>(), n as u64) as usize;
         let values: Vec<T> = random_items(n / tile + 8, 77 + n as u64);
         for len in [tile, tile - 1, tile + 1, 3 * tile + 5, 32, 33] {
             let items: Vec<T> = (0..n).map(|i| values[(i / len) % values.len()]).collect();
@@ -97,7 +97,7 @@ fn unique_runs_across_tiles() {
         }
     }
     let gpu = gpu();
-    for n in [100_000usize, 3 << 20].into_iter().filter(|&n| !small() || n < 1 << 18) {
+    for n in [100_000usize, 3 << 20, 9 << 20].into_iter().filter(|&n| !small() || n < 1 << 18) {
         at::<u8>(&gpu, n);
         at::<u16>(&gpu, n);
         at::<u32>(&gpu, n);
@@ -246,7 +246,8 @@ fn unique_by_key_runs_across_tiles() {
         }
     }
     let gpu = gpu();
-    let big = if small() { 1 << 17 } else { 5 << 20 };
+    // (Past 32 MiB of `u32` keys: the large tiles.)
+    let big = if small() { 1 << 17 } else { 9 << 20 };
     for n in [0usize, 1, 2, 31, 33, 4095, 4097, 65_537, big] {
         at::<u8>(&gpu, n);
         at::<u32>(&gpu, n);
