@@ -31,7 +31,6 @@ mod unique;
 pub use bytes::*;
 pub use lookback::prepare_ordered_state;
 pub use ordered::*;
-pub use partition::PARTITION_SCATTER;
 pub use runs::RunOutputs;
 
 use crate::arch::{

@@ -1,7 +1,6 @@
 //! The ordered tile's in-place compaction ([`super::select_ordered_tile`]): each warp moves the
 //! items it keeps to the front of its share of shared memory, in order.
 
-use super::unique::chunk_item;
 use super::SelectValue;
 use crate::arch::{lane_id, load_shared_v4, popc, shfl_idx, sync_warp, WARP_SIZE};
 use crate::warp::warp_inclusive_sum;
@@ -9,16 +8,9 @@ use crate::warp::warp_inclusive_sum;
 /// Moves the warp's kept items (bit `k·v + j` of `keep` on each lane: item `j` of its chunk `k`)
 /// to the front of its share `region`, in order. Chunk row `k` (chunk `k` of every lane) holds
 /// items `32·v·k ..` of the share; a kept item's rank is at most its index, so it lands in a row
-/// the warp has read already: each row is read, the warp synchronised, then written. With
-/// `REJECT`, each item of the share's first `limit` that is not kept is handed to `reject` with
-/// its rank among those (how many rejected items come before it in the share).
+/// the warp has read already: each row is read, the warp synchronised, then written.
 #[inline(always)]
-pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const REJECT: bool>(
-    region: *mut [u32; 4],
-    keep: u128,
-    limit: usize,
-    reject: impl Fn(usize, T),
-) {
+pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize>(region: *mut [u32; 4], keep: u128) {
     let v = 16 / core::mem::size_of::<T>();
     let lane = lane_id() as usize;
     // Per-row counts are packed `fields` to a word, `field` bits each (a row keeps at most 32·v).
@@ -42,23 +34,9 @@ pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize, const RE
             sync_warp();
             let (mine, mut r) = (row_bits(k), run + bits(exclusive, q));
             for j in 0..v {
-                // (Partitions read the chunk by shifts: their longer loop is not unrolled for
-                // 1-byte items, and indexing would put the chunk on the stack.)
-                let x = |j: usize| {
-                    if REJECT {
-                        chunk_item::<T>(chunk, j)
-                    } else {
-                        (chunk.as_ptr() as *const T).add(j).read()
-                    }
-                };
                 if (mine >> j) & 1 != 0 {
-                    T::store_staged(stage.add(r as usize), x(j));
+                    T::store_staged(stage.add(r as usize), (chunk.as_ptr() as *const T).add(j).read());
                     r += 1;
-                } else if REJECT {
-                    let i = (WARP_SIZE as usize * k + lane) * v + j;
-                    if i < limit {
-                        reject(i - r as usize, x(j));
-                    }
                 }
             }
             run += bits(rows, q);

@@ -31,7 +31,7 @@
 
 use super::compact::compact_share;
 use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_by, Recount};
-use super::partition::{is_partition, stage_rows, write_partition};
+use super::partition::{stage_rows, write_partition};
 use super::runs::{copy_value, each_kept, last_kept, store_width, RunOutputs};
 use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
@@ -252,10 +252,9 @@ pub unsafe fn select_ordered_tile<
     // look-back). Nothing after the barrier branches on the tile, so that LLVM keeps one copy
     // of it.
     let first_slot = addr_of_mut!((*smem).first);
-    // (The lab's partition that scatters its rejected items needs the count before the tile:
-    // its compaction waits. The bounds of non-trivial runs write no items.)
-    if const { !is_partition(MODE) && MODE != mode::BOUNDS } {
-        compact_share::<T, CHUNKS, false>(region, keep, limit, |_, _| {});
+    // (The bounds of non-trivial runs write no items.)
+    if const { MODE != mode::PARTITION && MODE != mode::BOUNDS } {
+        compact_share::<T, CHUNKS>(region, keep);
     }
     // A partition stages both sides of each row instead (lane `k` keeps row `k`'s kept count).
     let rows = if const { MODE == mode::PARTITION } { stage_rows::<T, CHUNKS>(region, keep, limit) } else { 0 };
@@ -288,8 +287,8 @@ pub unsafe fn select_ordered_tile<
     let (before, warp_kept, aggregate) = counts::<WARPS>(totals, warp);
     let tile_first = read_volatile(first_slot);
     let first = tile_first.wrapping_add(before as u64);
-    if const { is_partition(MODE) } {
-        write_partition::<T, CHUNKS, MODE>(region, rows, keep, limit, out, n as u64, share as u64, first);
+    if const { MODE == mode::PARTITION } {
+        write_partition::<T, CHUNKS>(region, rows, limit, out, n as u64, share as u64, first);
     }
     if const { MODE == mode::BY_KEY } {
         // Each kept key's value, at the key's slot (below the capacity).

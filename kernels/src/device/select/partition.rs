@@ -1,5 +1,5 @@
 //! The stable partition's two sides in an ordered tile ([`super::select_ordered_tile`] with
-//! [`mode::PARTITION`]): both staged in shared memory and written as coalesced runs.
+//! [`warpwork_abi::select::mode::PARTITION`]): both staged in shared memory and written as coalesced runs.
 //!
 //! A warp's share is read in rows: row `k` (chunk `k` of every lane) holds share items
 //! `32·v·k .. 32·v·(k + 1)` (`v` items per 16-byte chunk), in order. Before the look-back, each
@@ -16,27 +16,11 @@
 //!
 //! The rejected slots need no look-back of their own: the tiles (and warps, and rows) before
 //! an item reject `start − kept before`, both of which the kept side already knows.
-//!
-//! [`PARTITION_SCATTER`] keeps the design this replaced (each rejected item stored straight from
-//! registers during the kept side's compaction) for the tuning lab to time beside it.
 
-use super::compact::compact_share;
 use super::unique::chunk_item;
 use super::SelectValue;
 use crate::arch::{lane_id, load_shared_v4, opaque, popc, shfl_idx, sync_warp, WARP_SIZE};
 use crate::warp::warp_inclusive_sum;
-use warpwork_abi::select::mode;
-
-/// The tile mode of the partition before its rejected side was staged: each rejected item is
-/// stored to global memory from registers, one store per item slot, during the compaction of
-/// the kept side after the look-back. Not shipped: only the tuning lab's kernels
-/// (`lab_partition_scatter_*`) use it, to be timed beside [`mode::PARTITION`].
-pub const PARTITION_SCATTER: u8 = 0x81;
-
-/// Whether `MODE` is a stable partition (shipped or the lab's).
-pub(super) const fn is_partition(mode: u8) -> bool {
-    mode == mode::PARTITION || mode == PARTITION_SCATTER
-}
 
 /// Partitions each row of the warp's share `region` in place (see the module docs): `keep` has
 /// bit `k·v + j` set on a lane where item `j` of its chunk `k` is kept; share items at or past
@@ -102,18 +86,14 @@ pub(super) unsafe fn stage_rows<T: SelectValue, const CHUNKS: usize>(
 
 /// A partition tile's writes after the look-back, for the warp's share of `limit` items from
 /// input index `share` (the start is 0, `first` the slot of the share's first kept item): the
-/// share staged by [`stage_rows`] (`rows` its return value) with [`mode::PARTITION`], or, with
-/// [`PARTITION_SCATTER`], the kept items compacted (`keep`, as the select's compaction takes it)
-/// while each rejected item is stored from registers.
+/// share staged by [`stage_rows`] (`rows` its return value).
 ///
 /// # Safety
 /// As [`write_rows`]; `out` holds `n` items.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn write_partition<T: SelectValue, const CHUNKS: usize, const MODE: u8>(
+pub(super) unsafe fn write_partition<T: SelectValue, const CHUNKS: usize>(
     region: *mut [u32; 4],
     rows: u32,
-    keep: u128,
     limit: usize,
     out: *mut T,
     n: u64,
@@ -123,12 +103,7 @@ pub(super) unsafe fn write_partition<T: SelectValue, const CHUNKS: usize, const 
     // The `share` items before the warp's share reject `share − first`, so the share's first
     // rejected item goes to slot `n − 1 − (share − first)`.
     let last = n.wrapping_sub(1).wrapping_sub(share.wrapping_sub(first));
-    if const { MODE == mode::PARTITION } {
-        write_rows::<T, CHUNKS>(region, rows, limit, out, first, last);
-    } else {
-        let top = out.wrapping_add(last as usize);
-        compact_share::<T, CHUNKS, true>(region, keep, limit, |q, x| *top.wrapping_sub(q) = x);
-    }
+    write_rows::<T, CHUNKS>(region, rows, limit, out, first, last);
 }
 
 /// Writes the warp's share staged by [`stage_rows`] (`counts` its return value, `limit` items):
