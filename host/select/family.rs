@@ -152,17 +152,18 @@ mod tests {
             "partition_small_bytes16"
         );
         let unique = &warpwork_abi::kernels::UNIQUE_ITEM_TYPES;
-        assert_eq!(shape(&UNIQUE_KERNELS, unique, "u8", 1, 1 << 24).kernel, "unique_large_u8");
+        assert_eq!(shape(&UNIQUE_KERNELS, unique, "u8", 1, 1 << 26).kernel, "unique_large_u8");
+        assert_eq!(shape(&UNIQUE_KERNELS, unique, "u8", 1, 1 << 24).kernel, "unique_small_u8");
         let (runs, bounds) = (&warpwork_abi::kernels::RUN_LENGTH_KERNELS, &warpwork_abi::kernels::RUN_BOUNDS_KERNELS);
         assert_eq!(shape(runs, unique, "u64", 8, big).kernel, "run_length_large_u64");
         assert_eq!(shape(bounds, unique, "bytes16", 16, big).kernel, "run_bounds_large_bytes16");
-        // The ordered select's shapes, tile for tile, but its medium tiles (the large ones
-        // instead), and states that hold their tiles.
+        // The ordered select's small and large tile shapes (small up to 32 MiB of input, where
+        // the select takes medium ones), and states that hold their tiles.
         let s = shape(&UNIQUE_KERNELS, unique, "u32", 4, big);
         assert_eq!((s.threads, s.tile), (128, abi::ordered_tile_items(4, big)));
         let mid = 1u64 << 22;
         let s = shape(&UNIQUE_KERNELS, unique, "u32", 4, mid);
-        assert_eq!((s.kernel, s.threads), ("unique_large_u32", 128));
+        assert_eq!((s.kernel, s.threads), ("unique_small_u32", 256));
         let tiles = mid.div_ceil(s.tile) as usize;
         assert!(state_len::<u32>(Variant::Ordered, mid as usize) >= 3 + tiles);
     }

@@ -3,12 +3,14 @@ use super::*;
 #[test]
 fn state_lengths_cover_every_body() {
     assert_eq!(state_len::<u8>(Variant::Warp, 1 << 40), 1);
-    // 2^20 u32 items: 128 tiles of 8192, or 256 of the generic path's 4096 (a by-flag call at
-    // an unaligned address) → count, start, alignment room, 2 per tile.
-    assert_eq!(state_len::<u32>(Variant::Ordered, 1 << 20), 3 + 2 * 256);
-    // 16-byte items by flag: 512 tiles of 2048, or 256 of the generic path's 4096; but the
-    // partition, unique and run kernels take the large tiles of 1536 there (683 of them).
-    assert_eq!(state_len::<[u32; 4]>(Variant::Ordered, 1 << 20), 3 + 2 * 683);
+    // 2^20 u32 items: 128 tiles of 8192 for the select, 256 of the generic path's 4096 (a
+    // by-flag call at an unaligned address), and 512 of the small tiles of 2048 that the
+    // partition, unique and run kernels take up to 32 MiB → count, start, alignment room, 2
+    // per tile.
+    assert_eq!(state_len::<u32>(Variant::Ordered, 1 << 20), 3 + 2 * 512);
+    // 16-byte items by flag: 512 tiles of 2048 for the select, 256 of the generic path's 4096,
+    // 2048 of the family's small tiles of 512.
+    assert_eq!(state_len::<[u32; 4]>(Variant::Ordered, 1 << 20), 3 + 2 * 2048);
     // Zero-sized items: sized as bytes, refused by the call.
     assert_eq!(state_len::<()>(Variant::Ordered, 0), 3);
 }
