@@ -74,9 +74,10 @@ run_sanitize() {
       name=$(basename "$t")
       # NCCL's initialization probes the CUDA runtime and gets errors it expects (peer access
       # already enabled, no kernel image for other architectures), which memcheck reports as API
-      # errors: for the multi-GPU tests, memcheck reports memory errors only.
+      # errors: for the tests that use NCCL (multi_gpu, Life's bands_gpu), memcheck reports
+      # memory errors only.
       api=()
-      [ "$tool" = memcheck ] && [[ "$name" == multi_gpu* ]] && api=(--report-api-errors no)
+      [ "$tool" = memcheck ] && [[ "$name" == multi_gpu* || "$name" == bands_gpu* ]] && api=(--report-api-errors no)
       out=$(WARPWORK_SMALL=1 timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" "${api[@]}" \
             --error-exitcode 3 "$t" --include-ignored --test-threads=1 $filter 2>&1)
       rc=$?
