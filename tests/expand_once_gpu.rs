@@ -137,6 +137,44 @@ fn one_launch_past_the_capacity_writes_nothing_and_the_next_run_works() {
     }
 }
 
+/// One tile (at most 2048 sources: every block scans it itself): past the capacity, also with a
+/// total past 2^32 (2048 counts of 2^22 + 1), nothing is written and the count says so; the
+/// tile's two plan records and the count are right for a later pass 2 of the same plan.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn one_tile_past_the_capacity_and_past_32_bits() {
+    let gpu = gpu();
+    for (counts, capacity) in [
+        (vec![(1u32 << 22) + 1; 2048], 1usize << 20),
+        (vec![7u32; 2047], 7 * 2047 - 1),
+        (vec![u32::MAX, 1], 16),
+    ] {
+        let total = cpu::total(&counts);
+        let d = gpu.upload(&counts).unwrap();
+        let mut e = gpu.expander(Strategy::ScanFused, counts.len(), capacity).unwrap();
+        assert!(e.runs_once(counts.len()));
+        let mut out = poisoned::<[u32; 2]>(&gpu, capacity);
+        let r = e.expand(&gpu, &d, &mut out).unwrap().count(&gpu);
+        match r {
+            Err(Error::CapacityExceeded { needed, .. }) => assert_eq!(needed, total, "P1 = {}", counts.len()),
+            other => panic!("P1 = {}, total {total}: {other:?}", counts.len()),
+        }
+        assert!(is_poisoned(&gpu.download(&out).unwrap()), "P1 = {}: wrote pairs", counts.len());
+    }
+    // A one-tile plan read by a second pass 2 of the two-launch form gives the same pairs.
+    let counts = inputs::uniform_range(1500, 11, 0, 40);
+    let total = cpu::total(&counts) as usize;
+    let d = gpu.upload(&counts).unwrap();
+    let mut e = gpu.expander(Strategy::ScanFused, 1500, total).unwrap();
+    let mut out = poisoned::<[u32; 2]>(&gpu, total);
+    let mut planned = e.expand(&gpu, &d, &mut out).unwrap();
+    let mut again = poisoned::<[u32; 2]>(&gpu, total);
+    planned.pass2(&gpu, &mut again, Dispatch::Persistent).unwrap();
+    assert_eq!(planned.count(&gpu).unwrap(), total);
+    check_pairs(&counts, &gpu.download(&out).unwrap(), true, "one tile, one launch");
+    check_pairs(&counts, &gpu.download(&again).unwrap(), true, "one tile, then pass 2 again");
+}
+
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn one_launch_refuses_bad_buffers_before_any_launch() {

@@ -80,8 +80,9 @@ impl Expander {
 
     /// Whether [`Expander::expand`] over `p1` sources runs as one launch: S2.5f `ScanFused` with
     /// 32-bit offsets, `0 < p1 <= 2^18` (`FUSED_ONCE_MAX_P1`), and a block of the kernel's
-    /// persistent grid for each tile of 2048 sources (the blocks that sum them). Every other case
-    /// runs the two passes.
+    /// persistent grid for each tile of 2048 sources (the blocks that sum them). Up to one tile
+    /// (2048 sources) every block scans all the counts itself, and the launch costs about what
+    /// one small copy does. Every other case runs the two passes.
     ///
     /// ```no_run
     /// use warpwork::expand::Strategy;

@@ -14,6 +14,12 @@
 //! block, as pass 1 does, so that the count and a later pass 2 of the two-launch form read what
 //! they always read.
 //!
+//! **One tile** (at most [`FUSED_TILE`] sources) needs none of that: every block loads and scans
+//! the whole tile itself (8 KiB of counts, from L2 after the first block), so a block learns
+//! its items after one trip and leaves nothing to clear — the kernel then costs what one
+//! launch of a copy costs (the sums, their count and the last block's clearing were most of
+//! the one launch's time at 32 sources).
+//!
 //! **Never hangs.** The summing blocks are the grid's first and wait on nothing before they
 //! publish; a block that has polled the count
 //! [`FALLBACK_POLLS`](crate::device::lookback::FALLBACK_POLLS) times without seeing every
@@ -22,8 +28,8 @@
 //! last block out clears the count and the sums for the next launch.
 
 use super::schedule::Part;
-use super::walk::{scan_tile, walk};
-use super::{load_run, run_sum, FusedShared, WARPS};
+use super::walk::{scan_tile, store_bounds, walk, Span};
+use super::{load_run, run_sum, FusedShared, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
     shfl_idx_any, store_relaxed_u64, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
@@ -80,6 +86,9 @@ pub(crate) unsafe fn fused_once(
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
     let tiles = fused_tiles(v.p1);
+    if tiles == 1 {
+        return one_tile(v, smem, plan, f);
+    }
     let summed = v.offsets();
     let sums = (v.offsets() as *mut u64).add(SUMS_AT);
     let scratch = addr_of_mut!((*plan).scratch) as *mut u64;
@@ -146,6 +155,46 @@ pub(crate) unsafe fn fused_once(
         }
         write_volatile(summed, 0);
         write_volatile(addr_of_mut!((*ctrl).exits), 0);
+    }
+}
+
+/// The one launch over a single tile: every block scans it into its bounds, block 0 writes the
+/// plan records and the control block, and block `b` walks its share of the items (the grid's
+/// `b`-th slice of whole [`STEP`]s, so that no two blocks share a step).
+#[inline(always)]
+unsafe fn one_tile(
+    v: &ExpandView,
+    smem: *mut FusedShared<u32>,
+    plan: *mut OncePlan,
+    mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
+) {
+    let c = load_run(v.counts(), v.p1, 0);
+    // The exact total (2048 counts may pass 2^32), with the plan's 64-bit scratch.
+    let (excl, total) = block_exclusive_sum(addr_of_mut!((*plan).scratch) as *mut u64, run_sum(c));
+    let cap = v.capacity as u64;
+    let over = total > cap;
+    if block_idx_x() == 0 && thread_idx_x() == 0 {
+        let ctrl = v.ctrl();
+        let units = if over { 0 } else { fused_first_unit(total, 1) };
+        let records = v.records() as *mut u64;
+        write_volatile(records, fused_plan_record(0, 0));
+        write_volatile(records.add(1), fused_plan_record(total.min(cap), 1));
+        store_relaxed_u64(addr_of_mut!((*ctrl).total), total);
+        write_volatile(addr_of_mut!((*ctrl).units), units);
+        write_volatile(addr_of_mut!((*ctrl).flags), if over { FLAG_CAPACITY } else { 0 });
+    }
+    if over {
+        return;
+    }
+    // Below the capacity, so below 2^32: the bounds are exact `u32`s.
+    let bounds = addr_of_mut!((*smem).bounds) as *mut u32;
+    store_bounds(bounds, c, excl as u32, total as u32);
+    let (block, grid) = (block_idx_x() as u64, grid_dim_x() as u64);
+    let per = total.div_ceil(grid).next_multiple_of(STEP as u64);
+    let (begin, stop) = ((block * per).min(total) as u32, ((block + 1) * per).min(total) as u32);
+    if warp_id() < WARPS && begin < stop {
+        let span = Span { first_src: 0, sources: v.p1, begin, stop };
+        walk(bounds, addr_of_mut!((*smem).marks) as *mut u32, span, &mut f);
     }
 }
 

@@ -46,19 +46,33 @@ pub(super) unsafe fn scan_tile<O: Offset>(
 ) -> Span<O> {
     let t = part.tile;
     let first_src = t * FUSED_TILE;
-    // Bounds: the tile's exclusive prefixes, then its end at `bounds[FUSED_TILE]`. Past `p1` the
-    // counts are zero, so the padding bounds all hold the end too.
-    let tid = thread_idx_x() as usize;
     let c = load_run(v.counts(), v.p1, t as usize);
-    let bounds = addr_of_mut!((*smem).bounds) as *mut O;
     let (excl, _) = block_exclusive_sum(
         addr_of_mut!((*smem).scratch) as *mut O,
         c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x)),
     );
+    store_bounds(addr_of_mut!((*smem).bounds) as *mut O, c, ScanValue::add(tile_begin, excl), tile_end);
+    // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
+    let (begin, stop) = if O::WIDE {
+        let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
+        (O::from_u64(b), O::from_u64(s))
+    } else {
+        let (b, s) = fused_part_items(t, part.start, part.end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
+        (O::from_u32(b), O::from_u32(s))
+    };
+    Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
+}
+
+/// Stores a tile's bounds (every thread): this thread's run of counts `c` from `first` (its
+/// exclusive prefix), four bounds at a time (one 16-byte store of `u32`s, two of `u64`s), and
+/// the tile's end `end` at `bounds[FUSED_TILE]`; past `p1` the counts are zero, so the padding
+/// bounds all hold the end too. Ends with a barrier.
+#[inline(always)]
+pub(super) unsafe fn store_bounds<O: Offset>(bounds: *mut O, c: [u32; FUSED_ITEMS], first: O, end: O) {
+    let tid = thread_idx_x() as usize;
     if tid < FUSED_THREADS as usize {
-        // Four bounds at a time: one 16-byte store of `u32`s, two of `u64`s.
         let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
-        let mut run = ScanValue::add(tile_begin, excl);
+        let mut run = first;
         for q in 0..FUSED_ITEMS / 4 {
             let mut four = [O::from_u32(0); 4];
             for i in 0..4 {
@@ -72,18 +86,9 @@ pub(super) unsafe fn scan_tile<O: Offset>(
             }
         }
     } else if tid == FUSED_THREADS as usize {
-        write_volatile(bounds.add(FUSED_TILE as usize), tile_end);
+        write_volatile(bounds.add(FUSED_TILE as usize), end);
     }
     sync_threads();
-    // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
-    let (begin, stop) = if O::WIDE {
-        let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
-        (O::from_u64(b), O::from_u64(s))
-    } else {
-        let (b, s) = fused_part_items(t, part.start, part.end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
-        (O::from_u32(b), O::from_u32(s))
-    };
-    Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
 }
 
 /// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
