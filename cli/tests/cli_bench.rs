@@ -102,7 +102,8 @@ fn options_that_do_not_apply_are_refused_before_anything_runs() {
         (&["scan", "--gpus", "2"], "--gpus is for life"),
         (&["life", "--gpus", "2", "--rule", "B2/S"], "--gpus and --rule together"),
         (&["multi", "--max-log2", "20"], "multi runs 2^28 and 2^31 per GPU"),
-        (&["expand", "--only", "ordered"], "--only is for compact, scan and reduce"),
+        (&["expand", "--only", "ordered"], "no row of expand"),
+        (&["access", "--only", "lane"], "--only is for compact, scan, reduce and expand"),
         (&["scan", "--only", "ordered", "--format", "json"], "no row of scan"),
     ] {
         let out = bench(args);

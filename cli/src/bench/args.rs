@@ -50,6 +50,7 @@ impl What {
             What::Compact => compact::rows(),
             What::Scan => scan::ROWS.to_vec(),
             What::Reduce => reduce::ROWS.to_vec(),
+            What::Expand => expand::rows(),
             _ => Vec::new(),
         }
     }
@@ -199,7 +200,7 @@ impl BenchArgs {
         let rows = self.what.rows();
         match &self.only {
             Some(_) if rows.is_empty() => {
-                return refuse(format!("--only is for compact, scan and reduce, not {bench}"))
+                return refuse(format!("--only is for compact, scan, reduce and expand, not {bench}"))
             }
             Some(o) if !rows.iter().any(|r| r.contains(o.as_str())) => {
                 return refuse(format!("--only {o}: no row of {bench} is named so (rows: {})", rows.join("; ")))
@@ -291,7 +292,7 @@ mod tests {
         refused("life --size 2^20", "--size is for compact, scan, reduce, expand and multi");
         refused("multi --max-log2 20", "--max-log2 is not for multi");
         assert_eq!(parse("expand --size 2^18").unwrap().size, Some(1 << 18));
-        refused("access --only lane", "--only is for compact, scan and reduce");
+        refused("access --only lane", "--only is for compact, scan, reduce and expand");
         refused("compact --size 2^20 --max-log2 20", "together");
         refused("startup --max-log2 20", "--max-log2 is not for startup");
         refused("startup --reps 3", "--reps is not for startup");

@@ -66,6 +66,15 @@ const DISTRIBUTION: Col = Col::key("N", "distribution", "");
 const P1: Col = Col::key("P1", "p1", "sources");
 const P2: Col = Col::value("P2", "p2", "items");
 
+/// The rows `--only` picks from: the count distributions (each with every strategy and
+/// Auto), and the fixed-overhead table.
+pub fn rows() -> Vec<&'static str> {
+    CountDistribution::ALL.iter().map(|d| d.name()).chain([FIXED_OVERHEAD]).collect()
+}
+
+/// The fixed-overhead table's name for `--only`.
+const FIXED_OVERHEAD: &str = "fixed overhead";
+
 /// The P1s (sources) of the bench: `--size`, or 2^10, 2^16 and 2^22, up to 2^max-log2.
 pub fn p1s(args: &BenchArgs) -> Vec<usize> {
     match args.size() {
@@ -146,7 +155,7 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
     );
     let mut measured: Vec<Measured> = Vec::new();
     for &p1 in p1s {
-        for dist in CountDistribution::ALL {
+        for dist in CountDistribution::ALL.into_iter().filter(|d| args.wants(d.name())) {
             let c = dist.counts(p1);
             let p2 = cpu::total(&c) as usize;
             let bound = dist.bound();
@@ -234,7 +243,15 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
         }
     }
     report.table(table);
+    if args.wants(FIXED_OVERHEAD) {
+        fixed_overhead(gpu, peer, args, report)?;
+    }
+    print_cases(&measured, report);
+    Ok(())
+}
 
+/// The fixed-overhead table: P1 = 32, N = 1, every strategy and the CUB peer.
+fn fixed_overhead(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, report: &mut Report) -> Result<()> {
     report.say("\n### fixed overhead: P1 = 32, N = 1 (pass 1 + pass 2, ms)\n");
     let mut t = Table::new(
         "fixed overhead",
@@ -291,8 +308,6 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
         ]);
     }
     report.table(t);
-
-    print_cases(&measured, report);
     Ok(())
 }
 
@@ -301,7 +316,7 @@ fn run_cpu(args: &BenchArgs, p1s: &[usize], report: &mut Report) -> Result<()> {
     let note = CpuNote::new("warpwork_cpu_reference::expand::expand", reps, "sources (P1)", p1s, &[]);
     let mut table = Table::cpu("expand", &[VARIANT, DISTRIBUTION, P1, P2, TIME, ITEMS_RATE], note);
     for &p1 in p1s {
-        for dist in CountDistribution::ALL {
+        for dist in CountDistribution::ALL.into_iter().filter(|d| args.wants(d.name())) {
             let c = dist.counts(p1);
             let mut n = 0;
             let t = cpu_stats(reps, || n = cpu::expand(&c).len());
