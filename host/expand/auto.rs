@@ -6,7 +6,14 @@
 use super::facts::UserPass2;
 use super::strategy::Strategy;
 use super::workspace::offset_bytes;
-use warpwork_abi::expand::fused::FUSED_ONCE_MAX_P1;
+use warpwork_abi::expand::fused::{FUSED_ONCE_MAX_P1, FUSED_TILE};
+
+/// The most sources at which Auto picks `ScanFused` even with a bound: one tile, which
+/// [`crate::expand::Expander::expand`] runs as one launch in which every block scans all the
+/// counts itself. On an H100 (2026-11-26, P1 = 2^10) it was the best strategy on all seven
+/// distributions, 4% to 9% ahead of `MaxN` where a bound made `MaxN` possible, and its fixed
+/// cost (5.3 µs at 32 sources) equals `MaxN`'s.
+pub(super) const ONE_TILE_P1: usize = FUSED_TILE as usize;
 
 /// The most `P1 · max_n` slots at which Auto picks `MaxN`. Measured: 2^16 and 2^18 slots took
 /// 6.3 µs (1.6× to 2.1× faster than any other strategy), 2^22 slots 19 µs (18% slower than
@@ -39,23 +46,25 @@ impl Strategy {
     /// The rule, from the tables of every strategy × distribution at P1 = 2^10, 2^16, 2^22
     /// ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand); the reasons are
     /// in [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)):
-    /// 1. `MaxN { max_n }` if the caller gave `max_n` (> 0) and `p1 · max_n ≤ 2^20`: few slots,
-    ///    and S0 has no pass 1 (it won every row where that held: all-small N at 2^16, uniform,
-    ///    all-small N and culled at 2^10, by 1.4× to 1.8× over the one-launch `ScanFused`).
-    /// 2. Else `ScanFused` if `p1 ≤ 2^18`: [`crate::expand::Expander::expand`] and
+    /// 1. `ScanFused` up to 2048 sources (one tile: one launch that waits on nothing, the best
+    ///    strategy on every distribution at 2^10, bound or not).
+    /// 2. `MaxN { max_n }` if the caller gave `max_n` (> 0) and `p1 · max_n ≤ 2^20`: few slots,
+    ///    and S0 has no pass 1 (all-small N at 2^16 and 2^18: 1.5× to 1.8× ahead of the
+    ///    one-launch `ScanFused`).
+    /// 3. Else `ScanFused` if `p1 ≤ 2^18`: [`crate::expand::Expander::expand`] and
     ///    [`crate::Gpu::expand`] run it as one launch there, the best strategy without a bound
     ///    (or within 3% of it) on all but two of the cases measured at 2^10, 2^16 and 2^18
     ///    (7% and 11% behind there).
-    /// 3. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PER_MILLE`] (250 ‰,
+    /// 4. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PER_MILLE`] (250 ‰,
     ///    25%) of the sources spawn anything (`nonzero_per_mille`): its pass 1 writes a record
     ///    per non-empty source only, and its pass 2 searches those (best at 10% non-empty and
     ///    2^22: power-law 90% zero and culled 90%).
-    /// 4. Else `ScanFused`: best on the other distributions at 2^22 (S0 included).
-    /// 5. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
+    /// 5. Else `ScanFused`: best on the other distributions at 2^22 (S0 included).
+    /// 6. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
     ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for
     ///    the user's kernel), the runner-up on uniform and power-law at 2^22 (timed
     ///    materializing; a user's pass 2 was not timed).
-    /// 6. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
+    /// 7. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
     ///    `ScanFused` (up to its 64-bit plan's capacity, in two launches), else
     ///    `ScanBinarySearch`.
     ///
@@ -68,9 +77,10 @@ impl Strategy {
     /// let auto = Strategy::AUTO;
     /// assert_eq!(auto.resolve(1 << 22, 1 << 30), Strategy::ScanFused);
     /// assert_eq!(auto.resolve(1000, 1 << 30), Strategy::ScanFused); // one launch
-    /// // A known bound and few slots: S0.
+    /// // A known bound and few slots: S0, past one tile of sources.
     /// let bounded = Strategy::Auto { max_n: Some(4), nonzero_per_mille: None, own_pass2: false };
     /// assert_eq!(bounded.resolve(1 << 16, 1 << 30), Strategy::MaxN { max_n: 4 });
+    /// assert_eq!(bounded.resolve(1000, 1 << 30), Strategy::ScanFused);
     /// // Your own pass-2 kernel: never ScanFused.
     /// let own = Strategy::Auto { max_n: None, nonzero_per_mille: None, own_pass2: true };
     /// assert_eq!(own.resolve(1 << 22, 1 << 30), Strategy::ScanBinarySearch);
@@ -95,6 +105,7 @@ impl Strategy {
         let Strategy::Auto { max_n, nonzero_per_mille, own_pass2 } = self else { return self };
         let slots = |max_n: u32| (p1 as u64).saturating_mul(max_n as u64);
         let pick = match max_n {
+            _ if p1 <= ONE_TILE_P1 => Strategy::ScanFused,
             Some(max_n) if max_n > 0 && slots(max_n) <= MAX_N_SLOTS => Strategy::MaxN { max_n },
             _ if p1 <= SMALL_P1 => Strategy::ScanFused,
             _ if nonzero_per_mille.is_some_and(|p| p <= SPARSE_PER_MILLE) => Strategy::PackedAtomicAdd,
@@ -131,8 +142,8 @@ mod tests {
     fn each_measured_case_gets_its_measured_best() {
         let (uniform, power_law, small_n, few_huge) = (63, 1 << 16, 4, 1 << 15);
         let cases = [
-            (1 << 10, uniform, Strategy::MaxN { max_n: uniform }),
-            (1 << 10, small_n, Strategy::MaxN { max_n: small_n }),
+            (1 << 10, uniform, Strategy::ScanFused),
+            (1 << 10, small_n, Strategy::ScanFused),
             (1 << 10, power_law, Strategy::ScanFused),
             (1 << 10, few_huge, Strategy::ScanFused),
             (1 << 16, uniform, Strategy::ScanFused),
@@ -158,18 +169,21 @@ mod tests {
         let sparse = Strategy::Auto { max_n: None, nonzero_per_mille: Some(100), own_pass2: false };
         assert_eq!(sparse.resolve(SMALL_P1, CAP), Strategy::ScanFused);
         assert_eq!(sparse.resolve(SMALL_P1 + 1, CAP), Strategy::PackedAtomicAdd);
+        // One tile exactly, and one source more.
+        assert_eq!(auto(Some(4), false).resolve(ONE_TILE_P1, CAP), Strategy::ScanFused);
+        assert_eq!(auto(Some(4), false).resolve(ONE_TILE_P1 + 1, CAP), Strategy::MaxN { max_n: 4 });
         // p1 · max_n = 2^20 exactly, and one slot-row more.
         assert_eq!(auto(Some(1 << 4), false).resolve(1 << 16, CAP), Strategy::MaxN { max_n: 1 << 4 });
         assert_eq!(auto(Some(1 << 4), false).resolve((1 << 16) + 1, CAP), Strategy::ScanFused);
-        assert_eq!(auto(Some(1 << 20), false).resolve(1, CAP), Strategy::MaxN { max_n: 1 << 20 });
-        assert_eq!(auto(Some((1 << 20) + 1), false).resolve(1, CAP), Strategy::ScanFused);
+        assert_eq!(auto(Some(1 << 8), false).resolve(1 << 12, CAP), Strategy::MaxN { max_n: 1 << 8 });
+        assert_eq!(auto(Some((1 << 8) + 1), false).resolve(1 << 12, CAP), Strategy::ScanFused);
     }
 
     #[test]
     fn edge_sizes_resolve_to_a_valid_strategy() {
-        // No sources: every strategy handles P1 = 0; a bound gives S0 (no pass 1 at all).
+        // No sources: every strategy handles P1 = 0.
         assert_eq!(AUTO.resolve(0, CAP), Strategy::ScanFused);
-        assert_eq!(auto(Some(7), false).resolve(0, CAP), Strategy::MaxN { max_n: 7 });
+        assert_eq!(auto(Some(7), false).resolve(0, CAP), Strategy::ScanFused);
         assert_eq!(AUTO.resolve(1, CAP), Strategy::ScanFused);
         // Huge P1 (the expander refuses more than u32::MAX sources itself): no overflow in the
         // slot count, even with the largest bound.
@@ -187,9 +201,9 @@ mod tests {
     fn a_bound_is_passed_on_unchanged_so_maxn_checks_it() {
         // Auto never widens or narrows the caller's bound: a count above it is MaxN's typed
         // error (tests/expand_auto_gpu.rs checks that on the device), never a silent truncation.
-        for max_n in [1, 3, 64, 1000] {
-            assert_eq!(auto(Some(max_n), false).resolve(1000, CAP), Strategy::MaxN { max_n });
-            assert_eq!(auto(Some(max_n), true).resolve(1000, CAP), Strategy::MaxN { max_n });
+        for max_n in [1, 3, 64, 300] {
+            assert_eq!(auto(Some(max_n), false).resolve(3000, CAP), Strategy::MaxN { max_n });
+            assert_eq!(auto(Some(max_n), true).resolve(3000, CAP), Strategy::MaxN { max_n });
         }
     }
 
