@@ -2,7 +2,7 @@
 
 use crate::abi::kernels;
 use crate::support::ensure_input;
-use crate::transfer::{self, Boards};
+use crate::transfer::{self, Boards, SourceRows};
 use crate::{BitGrid, Error, Kernel, Layout, Result, Rule, BIT64_OUT_LANES};
 use warpwork::cudarc::driver::CudaFunction;
 use warpwork::{Gpu, Kernels};
@@ -259,8 +259,13 @@ impl<'g> Life<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn strip_rows(&self, gens: u32) -> u32 {
+        self.strip_rows_for(gens, self.height)
+    }
+
+    /// [`Life::strip_rows`] for a launch on the first `height` rows (a band's window).
+    fn strip_rows_for(&self, gens: u32, height: usize) -> u32 {
         if let Some(r) = self.strip_rows {
-            return r.min(self.height as u32);
+            return r.min(height as u32);
         }
         let chunks = (self.width / 64).div_ceil(BIT64_OUT_LANES as usize).max(1);
         let occupancy = |f: &CudaFunction| f.occupancy_max_active_blocks_per_multiprocessor(128, 0, None).ok();
@@ -269,8 +274,8 @@ impl<'g> Life<'g> {
         let resident_warps = blocks_per_sm * 4 * self.gpu.info().sm_count as usize;
         let strips_per_wave = (resident_warps / chunks).max(1);
         let target = 16 * gens as usize;
-        let waves = ((self.height as f64 / (strips_per_wave * target) as f64).round() as usize).max(1);
-        self.height.div_ceil(waves * strips_per_wave).clamp(1, self.height) as u32
+        let waves = ((height as f64 / (strips_per_wave * target) as f64).round() as usize).max(1);
+        height.div_ceil(waves * strips_per_wave).clamp(1, height) as u32
     }
 
     /// Advances `generations` generations (asynchronous: returns once the launches are queued).
@@ -290,14 +295,8 @@ impl<'g> Life<'g> {
     pub fn step(&mut self, generations: u64) -> Result<()> {
         let mut left = generations;
         while left > 0 {
-            let gens = match self.kernel.layout() {
-                Layout::Bits64 => {
-                    let g = self.kernel.generations_per_launch() as u64;
-                    [g, 8, 4, 2, 1].into_iter().find(|&k| k <= g && k <= left).unwrap_or(1) as u32
-                }
-                _ => 1,
-            };
-            self.launch(gens)?;
+            let gens = self.launch_generations(left);
+            self.launch(gens, self.height, None)?;
             self.cur ^= 1;
             self.generation += gens as u64;
             left -= gens as u64;
@@ -305,10 +304,25 @@ impl<'g> Life<'g> {
         Ok(())
     }
 
-    fn launch(&mut self, gens: u32) -> Result<()> {
-        // `check_size` has bounded both sides by u32::MAX.
-        let (w, h) = (self.width as u32, self.height as u32);
-        let strip_rows = self.strip_rows(gens);
+    /// Generations the next launch advances when `left ≥ 1` remain: as many as the kernel
+    /// runs per launch, else the most of 8, 4, 2, 1 that fit.
+    fn launch_generations(&self, left: u64) -> u32 {
+        match self.kernel.layout() {
+            Layout::Bits64 => {
+                let g = self.kernel.generations_per_launch() as u64;
+                [g, 8, 4, 2, 1].into_iter().find(|&k| k <= g && k <= left).unwrap_or(1) as u32
+            }
+            _ => 1,
+        }
+    }
+
+    /// One launch of `gens` generations on the first `height` rows of the boards (all of them,
+    /// but for a band's window), from the current board into the spare one, or from `src`
+    /// where given (a window of a band kept once; [`crate::BandedLife`]).
+    fn launch(&mut self, gens: u32, height: usize, src: Option<SourceRows<'_>>) -> Result<()> {
+        // `check_size` has bounded both sides by u32::MAX (for a window: `Bands::split`).
+        let (w, h) = (self.width as u32, height as u32);
+        let strip_rows = self.strip_rows_for(gens, height);
         let cfg = self.kernel.launch_config(w, h, strip_rows)?;
         let (name, args) = match self.kernel {
             Kernel::Naive1d64 | Kernel::Naive1d256 => (kernels::NAIVE_1D, (w, h)),
@@ -337,31 +351,50 @@ impl<'g> Life<'g> {
                 }
             }};
         }
-        match &mut self.boards {
-            Boards::U32(bufs) | Boards::Bits32(bufs) => {
-                let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1);
+        // The source must hold the `height` rows the kernel reads (the boards hold theirs).
+        let per_row = transfer::elements_per_row(self.kernel.layout(), self.width);
+        let wrong = |what: &str| Error::InvalidInput(format!("a window of {height} rows: {what}"));
+        if src.as_ref().is_some_and(|s| s.len() < per_row * height) {
+            return Err(wrong("the source holds fewer rows"));
+        }
+        match (&mut self.boards, &src) {
+            (Boards::U32(bufs) | Boards::Bits32(bufs), None | Some(SourceRows::U32(_))) => {
+                let (own, dst) = pair!(bufs);
+                match &src {
+                    Some(SourceRows::U32(v)) => l.read(v),
+                    _ => l.read(own),
+                };
+                l.write(dst).value(&args.0).value(&args.1);
                 if takes_rule {
                     l.value(&rule);
                 }
                 // SAFETY: `life_*(src, dst, width, height, rule)` (cell kernels) or
-                // `life_bit32*(src, dst, words_per_row, height)` over boards of that size; any
-                // rule value is valid.
+                // `life_bit32*(src, dst, words_per_row, height)` over boards of at least that
+                // size (checked above for a source of its own); any rule value is valid.
                 unsafe { l.launch(&f, cfg)? };
             }
-            Boards::U8(bufs) => {
-                let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1).value(&rule);
+            (Boards::U8(bufs), None | Some(SourceRows::U8(_))) => {
+                let (own, dst) = pair!(bufs);
+                match &src {
+                    Some(SourceRows::U8(v)) => l.read(v),
+                    _ => l.read(own),
+                };
+                l.write(dst).value(&args.0).value(&args.1).value(&rule);
                 // SAFETY: as above, one byte per cell.
                 unsafe { l.launch(&f, cfg)? };
             }
-            Boards::Bits64(bufs) => {
-                let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows);
+            (Boards::Bits64(bufs), None | Some(SourceRows::U64(_))) => {
+                let (own, dst) = pair!(bufs);
+                match &src {
+                    Some(SourceRows::U64(v)) => l.read(v),
+                    _ => l.read(own),
+                };
+                l.write(dst).value(&args.0).value(&args.1).value(&strip_rows);
                 // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows)` over
-                // boards of that size, strip_rows ≥ 1.
+                // boards of at least that size, strip_rows ≥ 1.
                 unsafe { l.launch(&f, cfg)? };
             }
+            _ => return Err(wrong("the source is not in the kernel's layout")),
         }
         Ok(())
     }
@@ -431,7 +464,7 @@ impl<'g> Life<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn grid(&self) -> Result<BitGrid> {
-        transfer::download(self.gpu, &self.boards, self.cur, self.width, self.height)
+        transfer::download(self.gpu, self.boards.get(self.cur), self.width, self.height)
     }
 
     /// Live cells of the current generation, counted on the device (one reduction; only the
