@@ -354,8 +354,8 @@ impl<'g> Life<'g> {
         // The source must hold the `height` rows the kernel reads (the boards hold theirs).
         let per_row = transfer::elements_per_row(self.kernel.layout(), self.width);
         let wrong = |what: &str| Error::InvalidInput(format!("a window of {height} rows: {what}"));
-        if src.as_ref().is_some_and(|s| s.len() < per_row * height) {
-            return Err(wrong("the source holds fewer rows"));
+        if height > self.height || src.as_ref().is_some_and(|s| s.len() < per_row * height) {
+            return Err(wrong("the source or the boards hold fewer rows"));
         }
         match (&mut self.boards, &src) {
             (Boards::U32(bufs) | Boards::Bits32(bufs), None | Some(SourceRows::U32(_))) => {
