@@ -21,11 +21,21 @@
 //! holding the generation before, and that is garbage in the rows a deeper halo lets go stale
 //! ([`Bands::split`] refuses it).
 //!
+//! **Windows.** Each band keeps two boards of `h + 2d` rows, as a `Life` does (the kernels read
+//! one and write the other). For a board whose bands do not fit twice (2^20 × 2^20 cells is
+//! 128 GiB bit-packed: 64 GiB a band on two GPUs, 128 GiB with its second board),
+//! [`Bands::with_window`] keeps each band once and steps it `R` rows at a time: each window of
+//! `R + 2d` band rows is stepped as a torus of its own in two small scratch boards (its first
+//! launch reads the band in place) and its middle `R` rows, exact after `e ≤ d` generations,
+//! are copied back once the next window has read the rows it shares with them. That costs one
+//! more read and write of the band per round of `d` generations (with one launch per round,
+//! about twice the memory traffic; deeper halos spread it over more launches) and `2d` rows
+//! recomputed per window: use it when the two boards do not fit.
+//!
 //! The board type is `BandedLife` (with the feature `nccl`): made from a [`BitGrid`](crate::BitGrid)
 //! or at random, stepped, counted and read back like a [`Life`](crate::Life), and equal to it
-//! cell for cell. Each band keeps two boards of `h + 2d` rows, as a `Life` does; the exchange
-//! is not overlapped with the next launch. Set-up (libnccl.so), what scales and what
-//! the bench measures: the repository's `docs/life.md`.
+//! cell for cell. The exchange is not overlapped with the next launch. Set-up (libnccl.so), what
+//! scales and what the bench measures: the repository's `docs/life.md`.
 
 #[cfg(feature = "nccl")]
 mod band;

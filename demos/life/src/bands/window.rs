@@ -4,7 +4,7 @@
 //! boards.
 //!
 //! A round of `e ≤ d` generations, after the halo exchange, takes the band's own rows in
-//! windows of `R` rows (the last one shorter; [`windows`](super::windows)). Window `k` starts at own row `s`:
+//! windows of `R` rows (the last one shorter; [`windows`]). Window `k` starts at own row `s`:
 //! its input is the `R_k + 2d` store rows from store row `s` (own rows `s − d .. s + R_k + d`,
 //! contiguous in the store), which the first launch of the round reads in place; the later
 //! launches ping-pong in the scratch boards. The window is a torus of its own, so after
@@ -12,8 +12,9 @@
 //! copied back into the store only after the first launch of window `k + 1` has been issued:
 //! window `k + 1` reads the last `d` own rows of window `k` as they were before the round, and
 //! the stream runs the copy after that launch. The copy must not reach rows a later window
-//! reads: window `k + 2` starts `d` rows or more past the copy's end when `R ≥ d`, which the
-//! plan checks. The last window is copied back after the loop.
+//! reads: the input of window `k + 2` starts at own row `s + 2R − d`, at or past the copy's
+//! end `s + R` exactly when `R ≥ d`, which the plan checks. The last window is copied back
+//! after the loop.
 
 use super::exchange::BandRows;
 use super::windows;
