@@ -2,7 +2,7 @@
 //! once and stepped through windows of ROWS rows ([`Bands::with_window`]), the fastest kernel,
 //! random start (density 1/2), wall-clock times of [`GENS`] generations with every GPU
 //! synchronized, and the device memory each GPU's board takes (the drop in the free memory the
-//! driver reports, after a step; the largest over the GPUs).
+//! driver reports, after a step, and the boards' sizes; the largest over the GPUs).
 //!
 //! * **What windows cost**: the weak-scaling board of `bench life --gpus` (`side × side` per
 //!   GPU, 32768 by default) with two boards per band, then through windows with halos of 8 and
@@ -28,7 +28,8 @@ const HALO: Col = Col::key("halo", "halo", "rows");
 const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
 const RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
 const VS: Col = Col::value("vs two boards", "relative_to_two_boards", "× the two-board rate");
-const MEMORY: Col = Col::value("GiB/GPU", "device_memory_per_gpu", "GiB");
+const MEMORY: Col = Col::value("GiB/GPU", "device_memory_per_gpu", "GiB (the drop in free memory)");
+const BOARDS: Col = Col::value("boards GiB/GPU", "board_memory_per_gpu", "GiB (band and windows, computed)");
 
 pub fn run(gpu: Option<&Gpu>, n: usize, window: usize, args: &BenchArgs, report: &mut Report) -> Result<()> {
     if gpu.is_none() {
@@ -54,7 +55,7 @@ pub fn run(gpu: Option<&Gpu>, n: usize, window: usize, args: &BenchArgs, report:
 
     let side = *life::sides(args).last().expect("checked: life has a size to run");
     let (w, h) = (side, side * n);
-    let cols = [BOARD, GPUS, WINDOW, HALO, MS_PER_GEN, RATE, VS, MEMORY];
+    let cols = [BOARD, GPUS, WINDOW, HALO, MS_PER_GEN, RATE, VS, MEMORY, BOARDS];
     let mut cost = Table::new("life windows", &cols);
     let base = measure(&gpus, Bands::new(KERNEL), w, h, reps)?;
     cost.row(row(&base, w, h, n, None));
@@ -88,6 +89,8 @@ struct Measured {
     t: crate::report::Stats,
     rate: f64,
     bytes: u64,
+    /// The bytes of the boards on the fullest GPU, from their sizes.
+    boards: u64,
     window: Option<usize>,
     halo: usize,
 }
@@ -102,7 +105,14 @@ fn measure(gpus: &Gpus, plan: Bands, w: usize, h: usize, reps: usize) -> Result<
     let after = free_bytes(gpus)?;
     let bytes = before.iter().zip(&after).map(|(b, a)| b.saturating_sub(*a)).max().unwrap_or(0);
     let rate = (w * h) as f64 * GENS as f64 / (t.median * 1e-3);
-    Ok(Measured { t, rate, bytes, window: life.window(), halo: life.halo() })
+    let (d, window) = (life.halo(), life.window());
+    // Bit boards: w / 8 bytes a row; a band of h rows takes h + 2d rows, twice without windows.
+    let rows = |h: usize| match window {
+        Some(r) => h + 2 * d + 2 * (r.min(h) + 2 * d),
+        None => 2 * (h + 2 * d),
+    };
+    let boards = life.rows().iter().map(|r| (rows(r.len()) * w / 8) as u64).max().unwrap_or(0);
+    Ok(Measured { t, rate, bytes, boards, window, halo: d })
 }
 
 /// Each GPU's free device memory, as the driver reports it.
@@ -129,5 +139,6 @@ fn row(m: &Measured, w: usize, h: usize, n: usize, base: Option<f64>) -> Vec<Val
         Value::sci(m.rate),
         base.map_or(Value::BLANK, |b| Value::ratio(m.rate / b)),
         Value::fixed(m.bytes as f64 / (1u64 << 30) as f64, 2),
+        Value::fixed(m.boards as f64 / (1u64 << 30) as f64, 2),
     ]
 }
