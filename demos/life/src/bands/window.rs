@@ -55,6 +55,9 @@ impl<'g> Windowed<'g> {
     /// Advances `e ≤ d` generations (asynchronous), after which the own rows are exact if the
     /// halos were (see the module docs for the order of the launches and copies).
     pub(super) fn step(&mut self, e: u64) -> Result<()> {
+        if e == 0 {
+            return Ok(());
+        }
         let per_row = transfer::elements_per_row(self.scratch.kernel().layout(), self.width);
         let mut before: Option<Range<usize>> = None;
         for own in windows(self.h, self.window) {
