@@ -71,9 +71,10 @@ fn compare(gpus: &Gpus, plan: &Bands, start: &BitGrid, rule: Rule, what: &str) {
 }
 
 /// The windows tried on bands of at least `shortest` rows with halo `d`: the least (`d`), one
-/// more (dividing no band of the sizes below), a few times the halo, and the whole band.
+/// more (dividing no band of the sizes below), a few times the halo, the shortest band's
+/// height and more than any band (the last two only the first when small).
 fn windows(d: usize, shortest: usize) -> Vec<usize> {
-    let mut v = vec![d, d + 1, 3 * d + 2, shortest, 1 << 20];
+    let mut v = if small() { vec![d, d + 1, shortest] } else { vec![d, d + 1, 3 * d + 2, shortest, 1 << 20] };
     v.sort_unstable();
     v.dedup();
     v
