@@ -101,6 +101,8 @@ fn options_that_do_not_apply_are_refused_before_anything_runs() {
         (&["life", "--size", "2^20"], "--size is for compact, scan, reduce, expand and multi"),
         (&["scan", "--gpus", "2"], "--gpus is for life"),
         (&["life", "--gpus", "2", "--rule", "B2/S"], "--gpus and --rule together"),
+        (&["life", "--window", "4096"], "--window is for life --gpus"),
+        (&["life", "--gpus", "2", "--window", "4"], "shorter than the 8-row halo"),
         (&["multi", "--max-log2", "20"], "multi runs 2^28 and 2^31 per GPU"),
         (&["expand", "--only", "ordered"], "no row of expand"),
         (&["access", "--only", "lane"], "--only is for compact, scan, reduce and expand"),

@@ -120,6 +120,12 @@ pub struct BenchArgs {
     /// NCCL's share of the time, the largest board that fits); needs libnccl.so.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(super) gpus: Option<u32>,
+    /// life --gpus: each band kept once and stepped through windows of ROWS rows (for boards
+    /// whose bands do not fit twice): the windows' cost on the weak-scaling board, then a
+    /// `--size` × `--size` board (default 2^20), with the device memory per GPU, instead of
+    /// the scaling tables.
+    #[arg(long, value_name = "ROWS", value_parser = parse_size)]
+    pub(super) window: Option<usize>,
 }
 
 /// `2^k` (k ≤ 40) or a plain count, at least 1.
@@ -174,8 +180,25 @@ impl BenchArgs {
     pub fn check(&self) -> Result<()> {
         let refuse = |m: String| Err(Error::InvalidInput(m));
         let bench = self.what.name();
-        if self.size.is_some() && !self.what.takes_size() {
-            return refuse(format!("--size is for compact, scan, reduce, expand and multi, not {bench}"));
+        let life_window = self.what == What::Life && self.window.is_some();
+        if self.size.is_some() && !self.what.takes_size() && !life_window {
+            return refuse(format!(
+                "--size is for compact, scan, reduce, expand and multi, not {bench} (life: with --gpus and --window, the large board's side)"
+            ));
+        }
+        if self.window.is_some() && self.what != What::Life {
+            return refuse(format!("--window is for life --gpus, not {bench}"));
+        }
+        if self.window.is_some() && self.gpus.is_none() {
+            return refuse("--window is for life --gpus: the windows are the bands' (add --gpus N)".into());
+        }
+        if let (Some(rows), Some(n)) = (self.window, self.gpus) {
+            // The large board's plan, checked before any GPU is touched.
+            let side = self.size.unwrap_or(1 << 20);
+            let plan = warpwork_life::Bands::new(warpwork_life::Kernel::FASTEST).with_window(rows);
+            for halo in [8, 32] {
+                plan.clone().with_halo(halo).split(side, side, n as usize)?;
+            }
         }
         if !self.rules.is_empty() && self.what != What::Life {
             return refuse(format!("--rule is for life, not {bench}"));
@@ -301,6 +324,15 @@ mod tests {
         refused("life --gpus 2 --rule B2/S", "--gpus and --rule together");
         assert!(parse("life --gpus 0").is_err());
         assert_eq!(parse("life --gpus 2").unwrap().gpus, Some(2));
+        refused("life --window 4096", "--window is for life --gpus");
+        refused("scan --gpus 2 --window 4096", "--window is for life --gpus, not scan");
+        refused("life --gpus 2 --window 16", "shorter than the 32-row halo");
+        refused("life --gpus 2 --window 4096 --size 1000", "multiple of 64");
+        refused("life --gpus 2 --size 2^20", "with --gpus and --window");
+        let windowed = parse("life --gpus 2 --window 4096 --size 2^20").unwrap();
+        assert!(windowed.check().is_ok());
+        assert_eq!((windowed.window, windowed.size()), (Some(4096), Some(1 << 20)));
+        assert!(parse("life --gpus 2 --window 4096").unwrap().check().is_ok());
     }
 
     #[test]

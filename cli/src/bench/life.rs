@@ -6,7 +6,8 @@
 //! height of the temporally blocked kernels, and the rules table: the fastest kernel on B3/S23
 //! and on other Life-like rules (`--rule`, or the named ones of [`RULES`]), each rule's speed
 //! relative to B3/S23's in the same run. With `--gpus N`, one board over several GPUs instead
-//! (`life_bands`).
+//! (`life_bands`); with `--gpus N --window ROWS`, its bands kept once and stepped through
+//! windows (`life_window`).
 
 use super::{cpu_stats, device_line, BenchArgs};
 use crate::report::{Col, CpuNote, Report, Table, Value};
@@ -55,8 +56,10 @@ fn board(side: usize) -> Value {
 }
 
 pub fn run(gpu: Option<&Gpu>, args: &BenchArgs, report: &mut Report) -> Result<()> {
-    if let Some(n) = args.gpus {
-        return super::life_bands::run(gpu, n as usize, args, report);
+    match (args.gpus, args.window) {
+        (Some(n), Some(rows)) => return super::life_window::run(gpu, n as usize, rows, args, report),
+        (Some(n), None) => return super::life_bands::run(gpu, n as usize, args, report),
+        _ => {}
     }
     let rules = if args.rules.is_empty() { "B3/S23" } else { "Life-like rules" };
     report.say(format!("## life: {rules} on a torus, random start (density 1/2), {GENS} generations per timing\n"));

@@ -13,7 +13,7 @@
 //!   A 2^20 × 2^20 board is 128 GiB bit-packed, and the bit kernels need a second board to
 //!   write (a warp reads rows that other warps of the launch are writing), so it needs 2 × 128 GiB
 //!   over the GPUs: more than two 80 GB GPUs hold. The bench says how tall a board fits and
-//!   times it.
+//!   times it. `--window ROWS` keeps each band once instead (`life_window`), which fits it.
 
 use super::{life, BenchArgs};
 use crate::report::{Col, Report, Stats, Table, Value};
@@ -23,16 +23,16 @@ use warpwork::{Error, Gpu, Result};
 use warpwork_life::{BandedLife, Bands, Kernel, Life, Limits};
 
 /// Generations per timed run: 12 exchanges of 8-row halos.
-const GENS: u64 = 96;
+pub(super) const GENS: u64 = 96;
 /// The kernel every band runs.
-const KERNEL: Kernel = Kernel::FASTEST;
+pub(super) const KERNEL: Kernel = Kernel::FASTEST;
 /// The width of the largest board.
 const WIDE: usize = 1 << 20;
 /// Device memory each GPU keeps free beside the largest board (NCCL's buffers, the modules).
 const SPARE_BYTES: usize = 3 << 30;
 
 /// Any board the bench makes: it sizes them to the GPUs' memory itself.
-const NO_LIMITS: Limits = Limits::DEFAULT.with_max_cells(u64::MAX).with_max_bytes(u64::MAX);
+pub(super) const NO_LIMITS: Limits = Limits::DEFAULT.with_max_cells(u64::MAX).with_max_bytes(u64::MAX);
 
 const BOARD: Col = Col::key("board", "board", "cells");
 const GPUS: Col = Col::key("GPUs", "gpus", "");
@@ -139,13 +139,13 @@ fn cells(t: &Timed, w: usize, h: usize, k: usize, base: &mut Option<f64>) -> Vec
 }
 
 /// `W × H` in the table.
-fn board(w: usize, h: usize) -> Value {
+pub(super) fn board(w: usize, h: usize) -> Value {
     Value::text(format!("{w} × {h}"))
 }
 
 /// Wall-clock [`Stats`] (ms) of `reps` runs of `f` after one untimed, every GPU synchronized
 /// before and after each.
-fn wall(gpus: &Gpus, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<Stats> {
+pub(super) fn wall(gpus: &Gpus, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<Stats> {
     f()?;
     gpus.synchronize()?;
     let mut samples = Vec::with_capacity(reps);

@@ -17,6 +17,7 @@ mod expand;
 mod family;
 mod life;
 mod life_bands;
+mod life_window;
 mod multi;
 mod reduce;
 mod scan;

@@ -9,6 +9,7 @@ use warpwork::{Gpu, Kernels};
 
 #[cfg(feature = "nccl")]
 mod band;
+mod launch;
 mod population;
 #[cfg(feature = "nccl")]
 pub(crate) use band::CurrentRows;
@@ -259,8 +260,13 @@ impl<'g> Life<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn strip_rows(&self, gens: u32) -> u32 {
+        self.strip_rows_for(gens, self.height)
+    }
+
+    /// [`Life::strip_rows`] for a launch on the first `height` rows (a band's window).
+    fn strip_rows_for(&self, gens: u32, height: usize) -> u32 {
         if let Some(r) = self.strip_rows {
-            return r.min(self.height as u32);
+            return r.min(height as u32);
         }
         let chunks = (self.width / 64).div_ceil(BIT64_OUT_LANES as usize).max(1);
         let occupancy = |f: &CudaFunction| f.occupancy_max_active_blocks_per_multiprocessor(128, 0, None).ok();
@@ -269,8 +275,8 @@ impl<'g> Life<'g> {
         let resident_warps = blocks_per_sm * 4 * self.gpu.info().sm_count as usize;
         let strips_per_wave = (resident_warps / chunks).max(1);
         let target = 16 * gens as usize;
-        let waves = ((self.height as f64 / (strips_per_wave * target) as f64).round() as usize).max(1);
-        self.height.div_ceil(waves * strips_per_wave).clamp(1, self.height) as u32
+        let waves = ((height as f64 / (strips_per_wave * target) as f64).round() as usize).max(1);
+        height.div_ceil(waves * strips_per_wave).clamp(1, height) as u32
     }
 
     /// Advances `generations` generations (asynchronous: returns once the launches are queued).
@@ -290,78 +296,11 @@ impl<'g> Life<'g> {
     pub fn step(&mut self, generations: u64) -> Result<()> {
         let mut left = generations;
         while left > 0 {
-            let gens = match self.kernel.layout() {
-                Layout::Bits64 => {
-                    let g = self.kernel.generations_per_launch() as u64;
-                    [g, 8, 4, 2, 1].into_iter().find(|&k| k <= g && k <= left).unwrap_or(1) as u32
-                }
-                _ => 1,
-            };
-            self.launch(gens)?;
+            let gens = self.launch_generations(left);
+            self.launch(gens, self.height, None)?;
             self.cur ^= 1;
             self.generation += gens as u64;
             left -= gens as u64;
-        }
-        Ok(())
-    }
-
-    fn launch(&mut self, gens: u32) -> Result<()> {
-        // `check_size` has bounded both sides by u32::MAX.
-        let (w, h) = (self.width as u32, self.height as u32);
-        let strip_rows = self.strip_rows(gens);
-        let cfg = self.kernel.launch_config(w, h, strip_rows)?;
-        let (name, args) = match self.kernel {
-            Kernel::Naive1d64 | Kernel::Naive1d256 => (kernels::NAIVE_1D, (w, h)),
-            Kernel::Naive2d8x8 | Kernel::Naive2d16x16 => (kernels::NAIVE_2D, (w, h)),
-            Kernel::Sparse => (kernels::SPARSE, (w, h)),
-            Kernel::Multi => (kernels::MULTI, (w, h)),
-            Kernel::Tiled => (kernels::TILED, (w, h)),
-            Kernel::Byte => (kernels::BYTE, (w, h)),
-            Kernel::Ballot => (kernels::BALLOT, (w, h)),
-            Kernel::Bit32 => (kernels::BIT32, (w / 32, h)),
-            _ => (self.bit64_name(gens), (w / 64, h)),
-        };
-        // The cell kernels take the rule; the bit kernels have it in their code.
-        let takes_rule = matches!(self.kernel.layout(), Layout::U32 | Layout::U8);
-        let f = if takes_rule { self.kernels.get(name)? } else { self.bit_kernel(name)? }.clone();
-        let rule = self.rule.packed();
-        let mut l = self.gpu.kernel_args();
-        let cur = self.cur;
-        macro_rules! pair {
-            ($bufs:expr) => {{
-                let (a, b) = $bufs.split_at_mut(1);
-                if cur == 0 {
-                    (&a[0], &mut b[0])
-                } else {
-                    (&b[0], &mut a[0])
-                }
-            }};
-        }
-        match &mut self.boards {
-            Boards::U32(bufs) | Boards::Bits32(bufs) => {
-                let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1);
-                if takes_rule {
-                    l.value(&rule);
-                }
-                // SAFETY: `life_*(src, dst, width, height, rule)` (cell kernels) or
-                // `life_bit32*(src, dst, words_per_row, height)` over boards of that size; any
-                // rule value is valid.
-                unsafe { l.launch(&f, cfg)? };
-            }
-            Boards::U8(bufs) => {
-                let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1).value(&rule);
-                // SAFETY: as above, one byte per cell.
-                unsafe { l.launch(&f, cfg)? };
-            }
-            Boards::Bits64(bufs) => {
-                let (src, dst) = pair!(bufs);
-                l.read(src).write(dst).value(&args.0).value(&args.1).value(&strip_rows);
-                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows)` over
-                // boards of that size, strip_rows ≥ 1.
-                unsafe { l.launch(&f, cfg)? };
-            }
         }
         Ok(())
     }
@@ -396,28 +335,6 @@ impl<'g> Life<'g> {
         Ok(())
     }
 
-    /// The `bit64` kernel advancing `gens` (1, 2, 4, 8 or 12) generations per launch.
-    fn bit64_name(&self, gens: u32) -> &'static str {
-        match gens {
-            1 => kernels::BIT64_T1,
-            2 => kernels::BIT64_T2,
-            4 => kernels::BIT64_T4,
-            8 if self.kernel == Kernel::Bit64T8Flat => kernels::BIT64_T8_FLAT,
-            8 => kernels::BIT64_T8,
-            _ => kernels::BIT64_T12,
-        }
-    }
-
-    /// Bit kernel `name` for the rule: with the rule's tables ([`Life::set_rule`]), or for
-    /// B3/S23 its twin in the specialised form, which takes two logic instructions per word
-    /// fewer than the tables (see `docs/life.md`).
-    fn bit_kernel(&self, name: &'static str) -> Result<&CudaFunction> {
-        match &self.rule_kernels {
-            Some(k) => k.get(name),
-            None => self.kernels.get(kernels::b3s23_twin(name).unwrap_or(name)),
-        }
-    }
-
     /// The current generation, read back (waits for the GPU). Converted 2^20 cells at a time:
     /// the host needs the packed board and a few MiB, whatever the device layout.
     ///
@@ -431,7 +348,7 @@ impl<'g> Life<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn grid(&self) -> Result<BitGrid> {
-        transfer::download(self.gpu, &self.boards, self.cur, self.width, self.height)
+        transfer::download(self.gpu, self.boards.get(self.cur), self.width, self.height)
     }
 
     /// Live cells of the current generation, counted on the device (one reduction; only the

@@ -6,7 +6,7 @@
 use crate::support::zeroed_vec;
 use crate::{BitGrid, Error, Layout, Limits, Result};
 use bytemuck::Pod;
-use warpwork::cudarc::driver::CudaSlice;
+use warpwork::cudarc::driver::{CudaSlice, CudaView};
 use warpwork::Gpu;
 
 /// The two device boards (current and next generation) in a kernel's layout.
@@ -109,50 +109,132 @@ fn word32(grid: &BitGrid, y: usize, wx: usize) -> u32 {
     (grid.row(y)[wx / 2] >> (32 * (wx % 2))) as u32
 }
 
+/// One device board in a kernel's layout: a band of a board over several GPUs kept once
+/// ([`crate::BandedLife`]'s windows), or the first of a [`Life`](crate::Life)'s two.
+pub(crate) enum Board {
+    U32(CudaSlice<u32>),
+    U8(CudaSlice<u8>),
+    Bits32(CudaSlice<u32>),
+    Bits64(CudaSlice<u64>),
+}
+
+/// A borrowed device board in a kernel's layout: one of [`Boards`], or a [`Board`].
+#[derive(Clone, Copy)]
+pub(crate) enum BoardRef<'a> {
+    U32(&'a CudaSlice<u32>),
+    U8(&'a CudaSlice<u8>),
+    Bits32(&'a CudaSlice<u32>),
+    Bits64(&'a CudaSlice<u64>),
+}
+
+/// Rows of a device board that a kernel reads instead of its [`Life`](crate::Life)'s current
+/// board: a window of a band kept once (see [`crate::Bands::with_window`]).
+#[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+pub(crate) enum SourceRows<'a> {
+    /// `u32` cells, or 32-bit words of bits.
+    U32(CudaView<'a, u32>),
+    /// Byte cells.
+    U8(CudaView<'a, u8>),
+    /// 64-bit words of bits.
+    U64(CudaView<'a, u64>),
+}
+
+impl SourceRows<'_> {
+    /// Elements.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            SourceRows::U32(v) => v.len(),
+            SourceRows::U8(v) => v.len(),
+            SourceRows::U64(v) => v.len(),
+        }
+    }
+}
+
+/// Device elements per row of a `width`-cell board in `layout` (a bit layout's width being a
+/// whole number of words: `Kernel::check_size`).
+pub(crate) fn elements_per_row(layout: Layout, width: usize) -> usize {
+    match layout {
+        Layout::U32 | Layout::U8 => width,
+        Layout::Bits32 => width / 32,
+        Layout::Bits64 => width / 64,
+    }
+}
+
+impl Boards {
+    /// Board `i` (0 or 1).
+    pub(crate) fn get(&self, i: usize) -> BoardRef<'_> {
+        match self {
+            Boards::U32(b) => BoardRef::U32(&b[i]),
+            Boards::U8(b) => BoardRef::U8(&b[i]),
+            Boards::Bits32(b) => BoardRef::Bits32(&b[i]),
+            Boards::Bits64(b) => BoardRef::Bits64(&b[i]),
+        }
+    }
+}
+
+impl Board {
+    /// The board, borrowed.
+    #[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+    pub(crate) fn get(&self) -> BoardRef<'_> {
+        match self {
+            Board::U32(b) => BoardRef::U32(b),
+            Board::U8(b) => BoardRef::U8(b),
+            Board::Bits32(b) => BoardRef::Bits32(b),
+            Board::Bits64(b) => BoardRef::Bits64(b),
+        }
+    }
+}
+
+/// `grid` on the device in `layout`: one board.
+pub(crate) fn upload_board(gpu: &Gpu, layout: Layout, grid: &BitGrid) -> Result<Board> {
+    let (w, h) = (grid.width(), grid.height());
+    Ok(match layout {
+        Layout::U32 => Board::U32(upload_cells(gpu, grid, 1u32)?),
+        Layout::U8 => Board::U8(upload_cells(gpu, grid, 1u8)?),
+        // Rows of whole 64-bit words are rows of whole 32-bit words: no conversion.
+        Layout::Bits32 if w % 64 == 0 => Board::Bits32(gpu.upload::<u32>(bytemuck::cast_slice(grid.words()))?),
+        // Each row ends with half a 64-bit word: drop the padding half, a chunk at a time.
+        Layout::Bits32 => Board::Bits32(upload_chunked(gpu, w / 32 * h, w / 32, |y, wx| word32(grid, y, wx))?),
+        Layout::Bits64 => Board::Bits64(gpu.upload(grid.words())?),
+    })
+}
+
 /// The two boards of `layout` holding `grid`. `sparse` needs both equal at the start (its
 /// skipped writes rely on it); the other kernels overwrite the second before reading it.
 pub(super) fn upload(gpu: &Gpu, layout: Layout, sparse: bool, grid: &BitGrid) -> Result<Boards> {
-    let (w, h) = (grid.width(), grid.height());
-    Ok(match layout {
-        Layout::U32 => {
-            let a = upload_cells(gpu, grid, 1u32)?;
+    Ok(match upload_board(gpu, layout, grid)? {
+        Board::U32(a) => {
             let mut b = gpu.zeros(a.len())?;
             if sparse {
                 gpu.copy(&a, &mut b)?;
             }
             Boards::U32([a, b])
         }
-        Layout::U8 => {
-            let a = upload_cells(gpu, grid, 1u8)?;
+        Board::U8(a) => {
             let b = gpu.zeros(a.len())?;
             Boards::U8([a, b])
         }
-        Layout::Bits32 if w % 64 == 0 => {
-            // Rows of whole 64-bit words are rows of whole 32-bit words: no conversion.
-            let a = gpu.upload::<u32>(bytemuck::cast_slice(grid.words()))?;
+        Board::Bits32(a) => {
             let b = gpu.zeros(a.len())?;
             Boards::Bits32([a, b])
         }
-        Layout::Bits32 => {
-            // Each row ends with half a 64-bit word: drop the padding half, a chunk at a time.
-            let a = upload_chunked(gpu, w / 32 * h, w / 32, |y, wx| word32(grid, y, wx))?;
+        Board::Bits64(a) => {
             let b = gpu.zeros(a.len())?;
-            Boards::Bits32([a, b])
+            Boards::Bits64([a, b])
         }
-        Layout::Bits64 => Boards::Bits64([gpu.upload(grid.words())?, gpu.zeros(grid.words().len())?]),
     })
 }
 
-/// Board `cur` of `boards`, read back (waits for the GPU).
-pub(super) fn download(gpu: &Gpu, boards: &Boards, cur: usize, width: usize, height: usize) -> Result<BitGrid> {
-    match boards {
-        Boards::U32(b) => download_cells(gpu, &b[cur], (width, height), |c| c & 1 != 0),
-        Boards::U8(b) => download_cells(gpu, &b[cur], (width, height), |c| c != 0),
-        Boards::Bits32(b) if width.is_multiple_of(64) => download_words(gpu, &b[cur], width, height),
-        Boards::Bits32(b) => download_chunked(gpu, &b[cur], (width, height), width / 32, |row, wx, word| {
+/// `board`, of `width × height` cells, read back (waits for the GPU).
+pub(crate) fn download(gpu: &Gpu, board: BoardRef<'_>, width: usize, height: usize) -> Result<BitGrid> {
+    match board {
+        BoardRef::U32(b) => download_cells(gpu, b, (width, height), |c| c & 1 != 0),
+        BoardRef::U8(b) => download_cells(gpu, b, (width, height), |c| c != 0),
+        BoardRef::Bits32(b) if width.is_multiple_of(64) => download_words(gpu, b, width, height),
+        BoardRef::Bits32(b) => download_chunked(gpu, b, (width, height), width / 32, |row, wx, word| {
             row[wx / 2] |= (word as u64) << (32 * (wx % 2))
         }),
-        Boards::Bits64(b) => download_words(gpu, &b[cur], width, height),
+        BoardRef::Bits64(b) => download_words(gpu, b, width, height),
     }
 }
 

@@ -6,16 +6,29 @@ use crate::{Error, Life, Result};
 use warpwork::cudarc::driver::{CudaSlice, DeviceRepr};
 use warpwork::cudarc::nccl::{result as nccl, Comm, NcclType};
 use warpwork::multi::Gpus;
+use warpwork::Gpu;
 
 /// An NCCL failure as warpwork's error.
 fn nccl_error(e: nccl::NcclError) -> Error {
     Error::Nccl(e.0)
 }
 
+/// A band's board of `h + 2d` rows as the exchange writes it: the device board holding the
+/// current generation, its elements per row, and its GPU.
+pub(super) trait BandRows {
+    fn band_rows(&mut self) -> (CurrentRows<'_>, usize, &Gpu);
+}
+
+impl BandRows for Life<'_> {
+    fn band_rows(&mut self) -> (CurrentRows<'_>, usize, &Gpu) {
+        self.current_rows()
+    }
+}
+
 /// Refreshes every band's halos from its neighbours' rows (`heights[r]` rows of rank `r`,
 /// halos of `d` rows, each band at least `d` rows: checked by the plan). Asynchronous on each
 /// rank's stream, ordered after the steps issued before.
-pub(super) fn exchange(gpus: &Gpus, bands: &mut [Life<'_>], heights: &[usize], d: usize) -> Result<()> {
+pub(super) fn exchange<B: BandRows>(gpus: &Gpus, bands: &mut [B], heights: &[usize], d: usize) -> Result<()> {
     let n = bands.len();
     if n == 1 {
         return wrap_in_place(&mut bands[0], heights[0], d);
@@ -25,7 +38,7 @@ pub(super) fn exchange(gpus: &Gpus, bands: &mut [Life<'_>], heights: &[usize], d
     for (rank, band) in bands.iter_mut().enumerate() {
         let (up, down) = (((rank + n - 1) % n) as i32, ((rank + 1) % n) as i32);
         let comm = gpus.comm(rank);
-        let (rows, per_row, gpu) = band.current_rows();
+        let (rows, per_row, gpu) = band.band_rows();
         result = gpu.context().bind_to_thread().map_err(Error::from).and_then(|()| match rows {
             CurrentRows::U32(b) => issue(comm, b, per_row, heights[rank], d, up, down),
             CurrentRows::U8(b) => issue(comm, b, per_row, heights[rank], d, up, down),
@@ -64,8 +77,8 @@ fn issue<T: NcclType + DeviceRepr>(
 }
 
 /// The exchange of a single rank, its own upper and lower neighbour: two copies on its device.
-fn wrap_in_place(band: &mut Life<'_>, h: usize, d: usize) -> Result<()> {
-    let (rows, per_row, gpu) = band.current_rows();
+fn wrap_in_place(band: &mut impl BandRows, h: usize, d: usize) -> Result<()> {
+    let (rows, per_row, gpu) = band.band_rows();
     fn copy<T: DeviceRepr>(
         gpu: &warpwork::Gpu,
         board: &mut CudaSlice<T>,

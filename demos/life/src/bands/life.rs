@@ -1,17 +1,19 @@
 //! [`BandedLife`]: one board, one band of rows per GPU.
 
+use super::band::Band;
 use super::source::{band_board, Source, UNLIMITED};
 use super::{exchange, Bands};
 use crate::support::ensure_input;
-use crate::{BitGrid, Kernel, Life, Limits, Result, Rule};
+use crate::{BitGrid, Kernel, Limits, Result, Rule};
 use std::ops::Range;
 use warpwork::multi::Gpus;
 
 /// A Life board split into horizontal bands, one per GPU of a [`Gpus`] handle, each advanced
-/// by a [`Life`] of its own on its band plus halo rows, the halos refreshed through NCCL after
-/// every `halo` generations (see the [module docs](super) for how, and [`Bands`] for the plan).
-/// Gives exactly the cells that one [`Life`] of the whole board gives, with any kernel and
-/// rule.
+/// by a [`Life`](crate::Life) of its own on its band plus halo rows (or, with
+/// [`Bands::with_window`], kept once and stepped a window at a time), the halos refreshed
+/// through NCCL after every `halo` generations (see the [module docs](super) for how, and
+/// [`Bands`] for the plan). Gives exactly the cells that one [`Life`](crate::Life) of the
+/// whole board gives, with any kernel and rule.
 ///
 /// ```no_run
 /// use warpwork::multi::Gpus;
@@ -25,11 +27,13 @@ use warpwork::multi::Gpus;
 pub struct BandedLife<'g> {
     gpus: &'g Gpus,
     /// One per rank, each on `h_r + 2·halo` rows.
-    bands: Vec<Life<'g>>,
+    bands: Vec<Band<'g>>,
     /// The board rows each rank owns.
     rows: Vec<Range<usize>>,
     heights: Vec<usize>,
     halo: usize,
+    /// Own rows per window, where each band is kept once.
+    window: Option<usize>,
     width: usize,
     height: usize,
     generation: u64,
@@ -39,12 +43,13 @@ impl std::fmt::Debug for BandedLife<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "BandedLife {}x{} over {} GPUs ({} rows each, halo {}, {}, {}, generation {})",
+            "BandedLife {}x{} over {} GPUs ({} rows each, halo {}{}, {}, {}, generation {})",
             self.width,
             self.height,
             self.bands.len(),
             self.heights.iter().map(|h| h.to_string()).collect::<Vec<_>>().join("/"),
             self.halo,
+            self.window.map(|r| format!(", windows of {r} rows")).unwrap_or_default(),
             self.rule(),
             self.kernel(),
             self.generation
@@ -56,7 +61,8 @@ impl<'g> BandedLife<'g> {
     /// The board `grid` split over `gpus` by `bands` (a [`Kernel`] for the default plan).
     /// [`Bands::split`] checks the plan first; then each rank's band with its halo rows is
     /// copied out of `grid` and uploaded to its GPU (two device boards of `h + 2·halo` rows
-    /// per rank, as [`Life::new`] makes).
+    /// per rank, as [`Life::new`](crate::Life::new) makes; with [`Bands::with_window`] one
+    /// such board and two windows).
     ///
     /// ```no_run
     /// use warpwork::multi::Gpus;
@@ -128,13 +134,13 @@ impl<'g> BandedLife<'g> {
         let mut bands = Vec::with_capacity(rows.len());
         for (rank, r) in rows.iter().enumerate() {
             let band = band_board(source, width, height, r.clone(), d)?;
-            bands.push(Life::new(gpus.gpu(rank), plan.kernel(), &band)?);
+            bands.push(Band::new(gpus.gpu(rank), plan.kernel(), &band, d, plan.window())?);
         }
         let heights = rows.iter().map(|r| r.len()).collect();
-        Ok(BandedLife { gpus, bands, rows, heights, halo: d, width, height, generation: 0 })
+        Ok(BandedLife { gpus, bands, rows, heights, halo: d, window: plan.window(), width, height, generation: 0 })
     }
 
-    /// The rule the next steps run on every band (see [`Life::set_rule`]; a bit kernel loads
+    /// The rule the next steps run on every band (see [`Life::set_rule`](crate::Life::set_rule); a bit kernel loads
     /// the rule's module once per GPU).
     ///
     /// ```no_run
@@ -208,8 +214,8 @@ impl<'g> BandedLife<'g> {
     /// ```
     pub fn population(&self) -> Result<u64> {
         let mut total = 0;
-        for (band, h) in self.bands.iter().zip(&self.heights) {
-            total += band.population_rows(self.halo + h)? - band.population_rows(self.halo)?;
+        for (band, &h) in self.bands.iter().zip(&self.heights) {
+            total += band.population(h, self.halo)?;
         }
         Ok(total)
     }
@@ -266,6 +272,21 @@ impl<'g> BandedLife<'g> {
         self.halo
     }
 
+    /// Own rows per window where each band is kept once and stepped through windows
+    /// ([`Bands::with_window`]); `None` where each band has two boards.
+    ///
+    /// ```no_run
+    /// use warpwork::multi::Gpus;
+    /// use warpwork_life::{BandedLife, Bands, Kernel};
+    /// let gpus = Gpus::new(&[0, 1])?;
+    /// let plan = Bands::new(Kernel::Bit64T8).with_window(256);
+    /// assert_eq!(BandedLife::random(&gpus, plan, 1024, 1024, 0.3, 5)?.window(), Some(256));
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn window(&self) -> Option<usize> {
+        self.window
+    }
+
     /// The kernel that advances every band.
     ///
     /// ```no_run
@@ -276,7 +297,7 @@ impl<'g> BandedLife<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn kernel(&self) -> Kernel {
-        self.bands[0].kernel()
+        self.bands[0].life().kernel()
     }
 
     /// The rule the board runs.
@@ -289,7 +310,7 @@ impl<'g> BandedLife<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn rule(&self) -> Rule {
-        self.bands[0].rule()
+        self.bands[0].life().rule()
     }
 
     /// Width and height of the whole board, in cells.
@@ -320,7 +341,7 @@ impl<'g> BandedLife<'g> {
         self.generation
     }
 
-    /// Rows per warp strip of the `bit64` kernels on every band ([`Life::set_strip_rows`]).
+    /// Rows per warp strip of the `bit64` kernels on every band ([`Life::set_strip_rows`](crate::Life::set_strip_rows)).
     ///
     /// ```no_run
     /// use warpwork::multi::Gpus;

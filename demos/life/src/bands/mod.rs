@@ -21,12 +21,24 @@
 //! holding the generation before, and that is garbage in the rows a deeper halo lets go stale
 //! ([`Bands::split`] refuses it).
 //!
+//! **Windows.** Each band keeps two boards of `h + 2d` rows, as a `Life` does (the kernels read
+//! one and write the other). For a board whose bands do not fit twice (2^20 × 2^20 cells is
+//! 128 GiB bit-packed: 64 GiB a band on two GPUs, 128 GiB with its second board),
+//! [`Bands::with_window`] keeps each band once and steps it `R` rows at a time: each window of
+//! `R + 2d` band rows is stepped as a torus of its own in two small scratch boards (its first
+//! launch reads the band in place) and its middle `R` rows, exact after `e ≤ d` generations,
+//! are copied back once the next window has read the rows it shares with them. That costs one
+//! more read and write of the band per round of `d` generations (with one launch per round,
+//! about twice the memory traffic; deeper halos spread it over more launches) and `2d` rows
+//! recomputed per window: use it when the two boards do not fit.
+//!
 //! The board type is `BandedLife` (with the feature `nccl`): made from a [`BitGrid`](crate::BitGrid)
 //! or at random, stepped, counted and read back like a [`Life`](crate::Life), and equal to it
-//! cell for cell. Each band keeps two boards of `h + 2d` rows, as a `Life` does; the exchange
-//! is not overlapped with the next launch. Set-up (libnccl.so), what scales and what
-//! the bench measures: the repository's `docs/life.md`.
+//! cell for cell. The exchange is not overlapped with the next launch. Set-up (libnccl.so), what
+//! scales and what the bench measures: the repository's `docs/life.md`.
 
+#[cfg(feature = "nccl")]
+mod band;
 #[cfg(feature = "nccl")]
 mod exchange;
 #[cfg(feature = "nccl")]
@@ -35,6 +47,8 @@ mod life;
 pub use life::BandedLife;
 #[cfg_attr(not(feature = "nccl"), allow(dead_code))]
 mod source;
+#[cfg(feature = "nccl")]
+mod window;
 
 use crate::support::ensure_input;
 use crate::{Kernel, Result};
@@ -59,6 +73,7 @@ pub struct Bands {
     kernel: Kernel,
     halo: Option<usize>,
     heights: Option<Vec<usize>>,
+    window: Option<usize>,
 }
 
 impl From<Kernel> for Bands {
@@ -76,7 +91,7 @@ impl Bands {
     /// assert_eq!(Bands::new(Kernel::Tiled).halo(), 1);
     /// ```
     pub fn new(kernel: Kernel) -> Self {
-        Bands { kernel, halo: None, heights: None }
+        Bands { kernel, halo: None, heights: None, window: None }
     }
 
     /// Halo rows above and below each band, hence generations between two exchanges: a
@@ -107,6 +122,38 @@ impl Bands {
         self
     }
 
+    /// Keeps each band once on its GPU and steps it through windows of `rows` of its rows at a
+    /// time, for boards whose bands do not fit twice (see the [module docs](self)): the band
+    /// takes `h + 2·halo` rows and two windows `rows + 2·halo` rows each, instead of two boards
+    /// of `h + 2·halo` rows. Each window is stepped as a board of its own and its result copied
+    /// back into the band: one more read and write of the band per round of `halo`
+    /// generations, and `2·halo` rows recomputed per window. [`Bands::split`] checks `rows`: at
+    /// least the halo, a window of `rows + 2·halo` rows the kernel can run, not `sparse`.
+    ///
+    /// ```
+    /// use warpwork_life::{Bands, Kernel};
+    /// let plan = Bands::new(Kernel::Bit64T8Flat).with_window(4096);
+    /// assert_eq!(plan.window(), Some(4096));
+    /// assert!(plan.split(1 << 20, 1 << 20, 2).is_ok()); // 2^19 rows a band, 128 windows each
+    /// assert!(Bands::new(Kernel::Bit64T8).with_window(4).split(64, 64, 2).is_err()); // < halo
+    /// # Ok::<(), warpwork::Error>(())
+    /// ```
+    pub fn with_window(mut self, rows: usize) -> Self {
+        self.window = Some(rows);
+        self
+    }
+
+    /// The rows of a window, where each band is kept once ([`Bands::with_window`]).
+    ///
+    /// ```
+    /// use warpwork_life::{Bands, Kernel};
+    /// assert_eq!(Bands::new(Kernel::Tiled).window(), None);
+    /// assert_eq!(Bands::new(Kernel::Tiled).with_window(64).window(), Some(64));
+    /// ```
+    pub fn window(&self) -> Option<usize> {
+        self.window
+    }
+
     /// The kernel that runs every band.
     ///
     /// ```
@@ -132,8 +179,11 @@ impl Bands {
     /// [`Error::InvalidInput`](crate::Error::InvalidInput) for no rank, an empty board, a halo
     /// that is 0 or not a multiple of the kernel's generations per launch (or deeper than 1 for
     /// `sparse`), heights that are not one per rank or do not sum to `height`, or a band shorter
-    /// than the halo (its neighbours' halos would need rows of ranks further away); and each
-    /// band's board of `h + 2·halo` rows must pass [`Kernel::check_size`].
+    /// than the halo (its neighbours' halos would need rows of ranks further away), a window
+    /// ([`Bands::with_window`]) shorter than the halo or with `sparse`; and each band's board of
+    /// `h + 2·halo` rows must pass [`Kernel::check_size`], and so must its windows (the
+    /// tallest, `min(window, h) + 2·halo` rows, and the last, shorter one where the window does
+    /// not divide `h`).
     ///
     /// ```
     /// use warpwork_life::{Bands, Kernel};
@@ -155,6 +205,18 @@ impl Bands {
             self.kernel != Kernel::Sparse || d == 1,
             "sparse runs bands with a halo of 1 row only (its skipped writes rely on the previous generation, stale in deeper halos), not {d}"
         );
+        if let Some(r) = self.window {
+            ensure_input!(
+                r >= d,
+                "a window of {r} rows is shorter than the {d}-row halo (a window's copy back would overwrite rows the next window still reads)"
+            );
+            ensure_input!(
+                self.kernel != Kernel::Sparse,
+                "sparse cannot step a band through windows (its skipped writes rely on the board it writes holding the previous generation)"
+            );
+            let with_halos = d.checked_mul(2).and_then(|x| x.checked_add(r));
+            ensure_input!(with_halos.is_some(), "a window of {r} rows and its halos overflow");
+        }
         let heights = match &self.heights {
             Some(h) => {
                 ensure_input!(h.len() == ranks, "{} band heights given for {ranks} ranks", h.len());
@@ -174,11 +236,25 @@ impl Bands {
             let with_halos = d.checked_mul(2).and_then(|x| x.checked_add(h));
             ensure_input!(with_halos.is_some(), "band {rank} of {h} rows and its halos overflow");
             self.kernel.check_size(width, with_halos.unwrap_or(usize::MAX))?;
+            if let Some(r) = self.window {
+                // The tallest window and the last, shorter one (heights only shrink the launch).
+                let last = h - (h - 1) / r * r;
+                for window in [r.min(h), last] {
+                    self.kernel.check_size(width, window + 2 * d)?;
+                }
+            }
             rows.push(start..start + h);
             start += h;
         }
         Ok(rows)
     }
+}
+
+/// The own rows of each window of a band of `h` rows in windows of `r ≥ 1` rows, in the order
+/// they are stepped (the last one shorter where `r` does not divide `h`).
+#[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+fn windows(h: usize, r: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..h).step_by(r.max(1)).map(move |s| s..(s + r).min(h))
 }
 
 #[cfg(test)]

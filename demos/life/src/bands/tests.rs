@@ -76,9 +76,33 @@ fn exchange(bands: &mut [cpu::BitGrid], heights: &[usize], d: usize) {
     }
 }
 
+/// A band board of `h` own rows and `d`-row halos stepped `e ≤ d` generations through windows
+/// of `r` own rows, in the order the GPU does it: each window's input is read from the band
+/// before the window stepped before it is copied back (see `window.rs`).
+fn windowed_step(band: &mut cpu::BitGrid, h: usize, d: usize, r: usize, rule: crate::Rule, e: u64) {
+    let (w, wpr) = (band.width(), band.words_per_row());
+    let mut words = band.words().to_vec();
+    let mut pending: Option<(Range<usize>, Vec<u64>)> = None;
+    for own in windows(h, r) {
+        let height = own.len() + 2 * d;
+        let input = words[own.start * wpr..(own.start + height) * wpr].to_vec();
+        let out = cpu::step_with(&cpu::BitGrid::from_words(w, height, input).unwrap(), rule, e);
+        if let Some((prev, rows)) = pending.take() {
+            words[(d + prev.start) * wpr..(d + prev.end) * wpr].copy_from_slice(&rows);
+        }
+        pending = Some((own.clone(), rows_of(&out, d..d + own.len()).to_vec()));
+    }
+    if let Some((last, rows)) = pending {
+        words[(d + last.start) * wpr..(d + last.end) * wpr].copy_from_slice(&rows);
+    }
+    *band = cpu::BitGrid::from_words(w, h + 2 * d, words).unwrap();
+}
+
 /// The scheme itself, on the CPU reference: every band's board stepped alone as a torus of its
-/// own for at most `d` generations, then the exchange, gives the whole board's cells (uneven
-/// bands, the thinnest of `d` rows, blocks cut short, B0 and other rules).
+/// own for at most `d` generations (whole, or through windows of at least `d` rows), then the
+/// exchange, gives the whole board's cells (uneven bands, the thinnest of `d` rows, blocks cut
+/// short, B0 and other rules; windows of the halo's depth, of one row more, dividing the band
+/// or not, and taller than the band).
 #[test]
 fn bands_on_the_cpu_reference_give_the_whole_boards_cells() {
     let rules = ["B3/S23", "B36/S23", "B0/S8", "B0123478/S01234678", "B2/S"];
@@ -91,31 +115,86 @@ fn bands_on_the_cpu_reference_give_the_whole_boards_cells() {
         (128, 50, vec![16, 34], 16),
     ];
     for (w, h, heights, d) in cases {
-        for rule in rules {
-            let rule: crate::Rule = rule.parse().unwrap();
-            let plan = Bands::new(Kernel::Byte).with_halo(d).with_heights(heights.clone());
-            let rows = plan.split(w, h, heights.len()).unwrap();
-            let start = crate::BitGrid::random(w, h, 0.4, 5).unwrap();
-            let to_cpu = |g: crate::BitGrid| cpu::BitGrid::from_words(g.width(), g.height(), g.into_words()).unwrap();
-            let mut bands: Vec<cpu::BitGrid> =
-                rows.iter().map(|r| to_cpu(band_board(&Source::Grid(&start), w, h, r.clone(), d).unwrap())).collect();
-            let mut whole = to_cpu(start);
-            for n in [1u64, 5, 7, 24] {
-                let mut left = n;
-                while left > 0 {
-                    let e = left.min(d as u64);
-                    for b in bands.iter_mut() {
-                        *b = cpu::step_with(b, rule, e);
-                    }
-                    exchange(&mut bands, &heights, d);
-                    left -= e;
+        for window in [None, Some(d), Some(d + 1), Some(2 * d), Some(h)] {
+            for rule in rules {
+                let rule: crate::Rule = rule.parse().unwrap();
+                let mut plan = Bands::new(Kernel::Byte).with_halo(d).with_heights(heights.clone());
+                if let Some(r) = window {
+                    plan = plan.with_window(r);
                 }
-                whole = cpu::step_with(&whole, rule, n);
-                for (r, band) in rows.iter().zip(&bands) {
-                    let what = format!("{w}x{h} bands {heights:?} halo {d} {rule}: rows {r:?} after {n} more");
-                    assert_eq!(rows_of(band, d..d + r.len()), rows_of(&whole, r.clone()), "{what}");
+                let rows = plan.split(w, h, heights.len()).unwrap();
+                let start = crate::BitGrid::random(w, h, 0.4, 5).unwrap();
+                let to_cpu =
+                    |g: crate::BitGrid| cpu::BitGrid::from_words(g.width(), g.height(), g.into_words()).unwrap();
+                let mut bands: Vec<cpu::BitGrid> = rows
+                    .iter()
+                    .map(|r| to_cpu(band_board(&Source::Grid(&start), w, h, r.clone(), d).unwrap()))
+                    .collect();
+                let mut whole = to_cpu(start);
+                for n in [1u64, 5, 7, 24] {
+                    let mut left = n;
+                    while left > 0 {
+                        let e = left.min(d as u64);
+                        for (b, &bh) in bands.iter_mut().zip(&heights) {
+                            match window {
+                                Some(r) => windowed_step(b, bh, d, r, rule, e),
+                                None => *b = cpu::step_with(b, rule, e),
+                            }
+                        }
+                        exchange(&mut bands, &heights, d);
+                        left -= e;
+                    }
+                    whole = cpu::step_with(&whole, rule, n);
+                    for (r, band) in rows.iter().zip(&bands) {
+                        let what = format!(
+                            "{w}x{h} bands {heights:?} halo {d} window {window:?} {rule}: rows {r:?} after {n} more"
+                        );
+                        assert_eq!(rows_of(band, d..d + r.len()), rows_of(&whole, r.clone()), "{what}");
+                    }
                 }
             }
         }
     }
+}
+
+#[test]
+fn windows_cover_the_band_in_order() {
+    let all = |h, r| windows(h, r).collect::<Vec<_>>();
+    assert_eq!(all(10, 4), [0..4, 4..8, 8..10]);
+    assert_eq!(all(8, 4), [0..4, 4..8]);
+    // One window, the whole band.
+    assert_eq!(all(8, 8), vec![Range { start: 0, end: 8 }]);
+    assert_eq!(all(8, 100), vec![Range { start: 0, end: 8 }]);
+    assert_eq!(all(1, 1), vec![Range { start: 0, end: 1 }]);
+    assert_eq!(all(7, 3), [0..3, 3..6, 6..7]);
+    assert_eq!(all(1 << 19, 4096).len(), 128);
+}
+
+#[test]
+fn windows_must_hold_the_halo_and_fit_the_kernel() {
+    let t8 = Bands::new(Kernel::Bit64T8);
+    invalid(t8.clone().with_window(7).split(64, 64, 2), "window of 7 rows is shorter than the 8-row halo");
+    invalid(t8.clone().with_window(0).split(64, 64, 2), "window of 0 rows");
+    invalid(t8.clone().with_halo(16).with_window(8).split(64, 64, 2), "shorter than the 16-row halo");
+    invalid(Bands::new(Kernel::Sparse).with_window(4).split(8, 64, 2), "sparse cannot step a band through windows");
+    invalid(Bands::new(Kernel::Tiled).with_halo(usize::MAX / 2 + 1).with_window(usize::MAX).split(8, 8, 1), "overflow");
+    // The band's own checks still apply.
+    invalid(t8.clone().with_window(8).split(64, 15, 2), "shorter than the 8-row halo");
+    invalid(t8.clone().with_window(8).split(100, 64, 2), "multiple of 64");
+    // The window of the halo's depth, one that does not divide the band, one taller than it.
+    assert_eq!(t8.clone().with_window(8).split(64, 64, 2).unwrap(), [0..32, 32..64]);
+    assert_eq!(t8.clone().with_window(9).split(64, 64, 2).unwrap(), [0..32, 32..64]);
+    assert_eq!(t8.clone().with_window(1 << 40).split(64, 64, 2).unwrap(), [0..32, 32..64]);
+    // 2^20 x 2^20 over two GPUs, 2^19 rows a band.
+    let big = Bands::new(Kernel::Bit64T8Flat).with_window(4096);
+    assert_eq!(big.split(1 << 20, 1 << 20, 2).unwrap(), [0..1 << 19, 1 << 19..1 << 20]);
+    assert_eq!(big.window(), Some(4096));
+    assert_eq!(Bands::new(Kernel::Tiled).window(), None);
+    // A tall window of a 2D kernel: its launch grid has at most 65535 block rows of 16.
+    let tall = 1_048_560;
+    assert!(Bands::new(Kernel::Naive2d16x16).with_window(tall - 2).split(16, tall - 2, 1).is_ok());
+    assert!(matches!(
+        Bands::new(Kernel::Naive2d16x16).with_window(tall).split(16, tall - 1, 1),
+        Err(Error::CapacityExceeded { .. })
+    ));
 }
