@@ -144,11 +144,9 @@ fn one_launch_past_the_capacity_writes_nothing_and_the_next_run_works() {
 #[ignore = "needs a GPU: run the GPU suite"]
 fn one_tile_past_the_capacity_and_past_32_bits() {
     let gpu = gpu();
-    for (counts, capacity) in [
-        (vec![(1u32 << 22) + 1; 2048], 1usize << 20),
-        (vec![7u32; 2047], 7 * 2047 - 1),
-        (vec![u32::MAX, 1], 16),
-    ] {
+    for (counts, capacity) in
+        [(vec![(1u32 << 22) + 1; 2048], 1usize << 20), (vec![7u32; 2047], 7 * 2047 - 1), (vec![u32::MAX, 1], 16)]
+    {
         let total = cpu::total(&counts);
         let d = gpu.upload(&counts).unwrap();
         let mut e = gpu.expander(Strategy::ScanFused, counts.len(), capacity).unwrap();

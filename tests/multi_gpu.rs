@@ -73,6 +73,8 @@ fn shard_sets(ranks: usize) -> Vec<Vec<usize>> {
     let big = if small() { (1 << 16) + 3 } else { (1 << 20) + 3 };
     match ranks {
         1 => vec![vec![0], vec![1], vec![31], vec![big]],
+        // Empty ranks between full ones, a lone item, odd lengths, every rank large.
+        4 => vec![vec![0, 0, 0, 0], vec![0, 1, 0, 0], vec![big, 0, 31, 5], vec![33, big, 0, big - 4], vec![big; 4]],
         _ => vec![
             vec![0, 0],
             vec![0, 1],
@@ -393,6 +395,15 @@ fn sharded_expansion_on_one_rank() {
 #[ignore = "needs a GPU: run the GPU suite"]
 fn sharded_expansion_on_two_ranks_numbers_local_plus_base() {
     sharded_expansions(2);
+}
+
+/// Four ranks (skipped below four devices): scans, selects and expansions, as on two.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn four_ranks_scan_select_and_expand() {
+    sharded_scans(4);
+    sharded_selects(4);
+    sharded_expansions(4);
 }
 
 #[test]

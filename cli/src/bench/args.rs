@@ -24,8 +24,9 @@ pub enum What {
     /// A new process's wait for its first result, per kernel family: cubins vs PTX, driver
     /// cache disabled and warm.
     Startup,
-    /// The sharded exclusive sum over NCCL on 1 and 2 GPUs, 2^28 and 2^31 u32 per GPU, beside
-    /// the one-GPU scan; the all-gather alone (needs libnccl.so; set NCCL_NVLS_ENABLE=0).
+    /// The sharded exclusive sum over NCCL on 1, 2, 4 and 8 GPUs (those present), 2^28 and 2^31
+    /// u32 per GPU, beside the one-GPU scan; the all-gather alone (needs libnccl.so; set
+    /// NCCL_NVLS_ENABLE=0).
     Multi,
 }
 

@@ -1,5 +1,5 @@
 //! `warpwork bench multi`: the sharded exclusive sum of `u32` (`Gpus::scan_sharded_into`, its
-//! scratch allocated once) on 1 and on 2 GPUs (every GPU the machine has, up to 2), at 2^28 and
+//! scratch allocated once) on 1, 2, 4 and 8 GPUs (those the machine has, and all of them), at 2^28 and
 //! 2^31 items per GPU (`--size` for one size), beside the one-GPU exclusive sum and the one-GPU
 //! sum from a device base of the same per-GPU size on GPU 0, and the NCCL all-gather of one
 //! `u32` per GPU timed alone (the collective inside the sharded scan).
@@ -47,9 +47,14 @@ pub fn run(args: &BenchArgs, report: &mut Report) -> Result<()> {
         Err(e) => return Err(e),
     };
     device_line(one.gpu(0), 1 << 30, report)?;
-    let two = if count >= 2 { Some(Gpus::new(&[0, 1])?) } else { None };
-    if two.is_none() {
-        report.say(format!("Only {count} GPU: the 2-GPU rows are not run.\n"));
+    // 2, 4 and 8 GPUs where the machine has them, and all of them.
+    let mut ks: Vec<usize> = [2, 4, 8].into_iter().filter(|&k| k <= count).collect();
+    if count > 1 && !ks.contains(&count) {
+        ks.push(count);
+    }
+    let more: Vec<Gpus> = ks.iter().map(|&k| Gpus::new(&(0..k).collect::<Vec<_>>())).collect::<Result<_>>()?;
+    if more.is_empty() {
+        report.say(format!("Only {count} GPU: the rows of several GPUs are not run.\n"));
     }
     report.say(
         "NCCL_NVLS_ENABLE: ".to_string() + &std::env::var("NCCL_NVLS_ENABLE").unwrap_or_else(|_| "unset".into()) + "\n",
@@ -85,13 +90,13 @@ pub fn run(args: &BenchArgs, report: &mut Report) -> Result<()> {
         };
         row(&mut table, "one-GPU scan", 1, plain, 8);
         row(&mut table, "one-GPU scan from a base", 1, based, 8);
-        for gpus in std::iter::once(&one).chain(two.as_ref()) {
+        for gpus in std::iter::once(&one).chain(&more) {
             let t = sharded(gpus, n, args)?;
             row(&mut table, "sharded scan", gpus.len(), t, 12);
         }
     }
     report.table(table);
-    for gpus in std::iter::once(&one).chain(two.as_ref()) {
+    for gpus in std::iter::once(&one).chain(&more) {
         let t = gather(gpus, args)?;
         report.say(format!(
             "NCCL all-gather of one u32 per GPU, alone, {} GPU(s): median {:.4} ms (min {:.4}, max {:.4})\n",
