@@ -65,8 +65,7 @@ pub unsafe fn for_each_fused<O: Offset>(
         if scheduler {
             schedule::<O>(v, slot, &mut claim, units);
         } else if span.begin < span.stop {
-            let marks = addr_of_mut!((*smem).marks) as *mut u32;
-            walk(addr_of_mut!((*smem).bounds) as *const O, marks, span, &mut f);
+            walk(smem, span, &mut f);
         }
         // The bounds, marks and slot are rewritten for the next part only after everyone is done.
         sync_threads();
