@@ -13,8 +13,7 @@
 //!
 //! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
-//! that tile's counts into shared-memory *bounds* (the exclusive prefixes of its non-empty
-//! sources only, each beside its index in the tile) and produces the items of
+//! that tile's counts into shared-memory *bounds* (exclusive prefixes) and produces the items of
 //! the claim's units in that tile at once; a scheduling warp claims and finds the next part while
 //! the others walk. Claims are *guided*: [`FUSED_CLAIM_UNITS`] units while many remain, down to one at
 //! the end. A tile with a huge source is shared by as many blocks as it has claims, and the grid's
@@ -23,10 +22,8 @@
 //!
 //! The walk over a part: each walking warp takes a contiguous share in steps of [`STEP`] items.
 //! A step *marks* every non-empty source that starts inside it (lane `l` checks the four
-//! non-empty sources from `4l` on of each round's 128, one 16-byte load of their bounds and one
-//! of their indices; one round unless the sources are tiny: empty sources have no bound, so
-//! where 90% of them are empty a step no longer spans hundreds) in a per-warp array, then a
-//! warp-wide running maximum over the marks gives every item its source:
+//! sources from `4l` on of each round's 128, one 16-byte load of their bounds; one round unless
+//! most sources are empty or tiny) in a per-warp array, then a warp-wide running maximum over the marks gives every item its source:
 //! no search per item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the
 //! pairs go out as coalesced 16-byte stores.
 //!
@@ -76,16 +73,11 @@ pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * FUSED_PUSH_TILES;
 pub struct FusedShared<O = u32> {
     /// One step of marks per warp.
     marks: [u32; WARPS as usize * STEP as usize],
-    /// Where each of the tile's non-empty sources starts (its exclusive prefix), in source
-    /// order, then the tile's end, repeated so that the walk's 16-byte loads past the last
-    /// source read the end.
-    bounds: [O; FUSED_TILE as usize + walk::QUAD as usize],
-    /// Each non-empty source's index in the tile, beside its bound.
-    ids: [u32; FUSED_TILE as usize],
-    /// The block scans' scratch (64-bit words: the pass-2 scan carries a sum and a count of
-    /// non-empty sources in one), then the next [`Part`](schedule::Part) for the block (three
+    /// The tile's exclusive prefixes, one per source, then its end.
+    bounds: [O; FUSED_TILE as usize + 1],
+    /// The block scan's scratch, then the next [`Part`](schedule::Part) for the block (three
     /// `u32`s).
-    scratch: [u64; BLOCK_SCAN_SCRATCH + 3],
+    scratch: [O; BLOCK_SCAN_SCRATCH + 3],
 }
 
 /// Destination items per warp step of the walk: four groups of 64, two per lane each

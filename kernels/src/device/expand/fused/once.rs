@@ -28,7 +28,7 @@
 //! last block out clears the count and the sums for the next launch.
 
 use super::schedule::Part;
-use super::walk::{scan_tile, store_tile, walk, Span};
+use super::walk::{scan_tile, store_bounds, walk, Span};
 use super::{load_run, run_sum, FusedShared, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
@@ -136,7 +136,7 @@ pub(crate) unsafe fn fused_once(
         let (begin, last) = (read_volatile(first_item.add(t as usize)), read_volatile(first_item.add(t as usize + 1)));
         let span = scan_tile(v, smem, part, begin, last);
         if warp_id() < WARPS && span.begin < span.stop {
-            walk(smem, span, &mut f);
+            walk(addr_of_mut!((*smem).bounds) as *const u32, addr_of_mut!((*smem).marks) as *mut u32, span, &mut f);
         }
         // The bounds and marks are rewritten for the next part only after everyone is done.
         sync_threads();
@@ -170,7 +170,7 @@ unsafe fn one_tile(
 ) {
     let c = load_run(v.counts(), v.p1, 0);
     // The exact total (2048 counts may pass 2^32), with the plan's 64-bit scratch.
-    let (_, total) = block_exclusive_sum(addr_of_mut!((*plan).scratch) as *mut u64, run_sum(c));
+    let (excl, total) = block_exclusive_sum(addr_of_mut!((*plan).scratch) as *mut u64, run_sum(c));
     let cap = v.capacity as u64;
     let over = total > cap;
     if block_idx_x() == 0 && thread_idx_x() == 0 {
@@ -187,12 +187,14 @@ unsafe fn one_tile(
         return;
     }
     // Below the capacity, so below 2^32: the bounds are exact `u32`s.
-    let sources = store_tile(smem, c, 0, total as u32);
+    let bounds = addr_of_mut!((*smem).bounds) as *mut u32;
+    store_bounds(bounds, c, excl as u32, total as u32);
     let (block, grid) = (block_idx_x() as u64, grid_dim_x() as u64);
     let per = total.div_ceil(grid).next_multiple_of(STEP as u64);
     let (begin, stop) = ((block * per).min(total) as u32, ((block + 1) * per).min(total) as u32);
     if warp_id() < WARPS && begin < stop {
-        walk(smem, Span { first_src: 0, sources, begin, stop }, &mut f);
+        let span = Span { first_src: 0, sources: v.p1, begin, stop };
+        walk(bounds, addr_of_mut!((*smem).marks) as *mut u32, span, &mut f);
     }
 }
 

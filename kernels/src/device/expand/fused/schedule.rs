@@ -65,7 +65,8 @@ pub unsafe fn for_each_fused<O: Offset>(
         if scheduler {
             schedule::<O>(v, slot, &mut claim, units);
         } else if span.begin < span.stop {
-            walk(smem, span, &mut f);
+            let marks = addr_of_mut!((*smem).marks) as *mut u32;
+            walk(addr_of_mut!((*smem).bounds) as *const O, marks, span, &mut f);
         }
         // The bounds, marks and slot are rewritten for the next part only after everyone is done.
         sync_threads();

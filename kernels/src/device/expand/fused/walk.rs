@@ -19,7 +19,6 @@ use warpwork_abi::expand::fused::{fused_part_items, fused_part_items_wide};
 #[derive(Clone, Copy)]
 pub(super) struct Span<O> {
     pub(super) first_src: u32,
-    /// The tile's non-empty sources (the bounds in shared memory).
     pub(super) sources: u32,
     pub(super) begin: O,
     pub(super) stop: O,
@@ -48,7 +47,11 @@ pub(super) unsafe fn scan_tile<O: Offset>(
     let t = part.tile;
     let first_src = t * FUSED_TILE;
     let c = load_run(v.counts(), v.p1, t as usize);
-    let sources = store_tile(smem, c, tile_begin, tile_end);
+    let (excl, _) = block_exclusive_sum(
+        addr_of_mut!((*smem).scratch) as *mut O,
+        c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x)),
+    );
+    store_bounds(addr_of_mut!((*smem).bounds) as *mut O, c, ScanValue::add(tile_begin, excl), tile_end);
     // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
     let (begin, stop) = if O::WIDE {
         let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
@@ -57,52 +60,35 @@ pub(super) unsafe fn scan_tile<O: Offset>(
         let (b, s) = fused_part_items(t, part.start, part.end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
         (O::from_u32(b), O::from_u32(s))
     };
-    Span { first_src, sources, begin, stop }
+    Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
 }
 
-/// Stores a tile's non-empty sources in shared memory (every thread; ends with a barrier): each
-/// one's first item (its exclusive prefix from `first`, the tile's first item) in `bounds` and
-/// its index in the tile in `ids`, in source order, then the tile's end `end` in the four
-/// bounds after the last. Returns how many sources are non-empty. `c` is this thread's run of
-/// counts ([`load_run`]).
-///
-/// Only non-empty sources take a bound, so that the walk's marking rounds and searches skip
-/// the empty ones: where most sources are empty (90% of them, as culled or power-law inputs
-/// often are) a step of items spans a few non-empty sources instead of hundreds of sources.
+/// Stores a tile's bounds (every thread): this thread's run of counts `c` from `first` (its
+/// exclusive prefix), four bounds at a time (one 16-byte store of `u32`s, two of `u64`s), and
+/// the tile's end `end` at `bounds[FUSED_TILE]`; past `p1` the counts are zero, so the padding
+/// bounds all hold the end too. Ends with a barrier.
 #[inline(always)]
-pub(super) unsafe fn store_tile<O: Offset>(smem: *mut FusedShared<O>, c: [u32; FUSED_ITEMS], first: O, end: O) -> u32 {
+pub(super) unsafe fn store_bounds<O: Offset>(bounds: *mut O, c: [u32; FUSED_ITEMS], first: O, end: O) {
     let tid = thread_idx_x() as usize;
-    let sum = c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x));
-    let nonempty = c.iter().filter(|&&x| x != 0).count() as u32;
-    let scratch = addr_of_mut!((*smem).scratch) as *mut u64;
-    // One scan of both where the sums fit 32 bits (a part's tile never passes a 32-bit
-    // capacity): the count of non-empty sources in the high half.
-    let (excl, before, total) = if O::WIDE {
-        let (excl, _) = block_exclusive_sum(scratch, sum.to_u64());
-        let (before, total) = block_exclusive_sum(scratch as *mut u32, nonempty);
-        (O::from_u64(excl), before, total)
-    } else {
-        let (excl, all) = block_exclusive_sum(scratch, (nonempty as u64) << 32 | sum.to_u64());
-        (O::from_u64(excl & 0xffff_ffff), (excl >> 32) as u32, (all >> 32) as u32)
-    };
-    let bounds = addr_of_mut!((*smem).bounds) as *mut O;
-    let ids = addr_of_mut!((*smem).ids) as *mut u32;
     if tid < FUSED_THREADS as usize {
-        let mut run = ScanValue::add(first, excl);
-        let mut j = before as usize;
-        for (i, &x) in c.iter().enumerate() {
-            if x != 0 {
-                write_volatile(bounds.add(j), run);
-                store_shared_u32(ids.add(j), (tid * FUSED_ITEMS + i) as u32);
-                j += 1;
+        let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
+        let mut run = first;
+        for q in 0..FUSED_ITEMS / 4 {
+            let mut four = [O::from_u32(0); 4];
+            for i in 0..4 {
+                four[i] = run;
+                run = run.add_u32(c[4 * q + i]);
             }
-            run = run.add_u32(x);
+            let words = four.as_ptr() as *const [u32; 4];
+            let chunks = core::mem::size_of::<[O; 4]>() / 16;
+            for h in 0..chunks {
+                store_shared_v4(mine.add(chunks * q + h), *words.add(h));
+            }
         }
-    } else if tid < FUSED_THREADS as usize + QUAD as usize {
-        write_volatile(bounds.add(total as usize + tid - FUSED_THREADS as usize), end);
+    } else if tid == FUSED_THREADS as usize {
+        write_volatile(bounds.add(FUSED_TILE as usize), end);
     }
     sync_threads();
-    total
 }
 
 /// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
@@ -114,20 +100,18 @@ pub(super) unsafe fn store_tile<O: Offset>(smem: *mut FusedShared<O>, c: [u32; F
 /// the instance.
 #[inline(always)]
 pub(super) unsafe fn walk<O: Offset>(
-    smem: *mut FusedShared<O>,
+    bounds: *const O,
+    marks: *mut u32,
     span: Span<O>,
     f: &mut impl FnMut(O, [u32; 2], [u32; 2], u32),
 ) {
     let Span { first_src, sources, begin, stop } = span;
-    let bounds = addr_of_mut!((*smem).bounds) as *const O;
-    let ids = addr_of_mut!((*smem).ids) as *const u32;
-    let marks = addr_of_mut!((*smem).marks) as *mut u32;
     if O::WIDE {
         let span = Span { first_src, sources, begin: begin.to_u64(), stop: stop.to_u64() };
-        walk_u64(bounds as *const u64, ids, marks, span, &mut |d, s, l, n| f(O::from_u64(d), s, l, n));
+        walk_u64(bounds as *const u64, marks, span, &mut |d, s, l, n| f(O::from_u64(d), s, l, n));
     } else {
         let span = Span { first_src, sources, begin: begin.to_u64() as u32, stop: stop.to_u64() as u32 };
-        walk_u32(bounds as *const u32, ids, marks, span, &mut |d, s, l, n| f(O::from_u32(d), s, l, n));
+        walk_u32(bounds as *const u32, marks, span, &mut |d, s, l, n| f(O::from_u32(d), s, l, n));
     }
 }
 
@@ -137,7 +121,6 @@ macro_rules! walk_in {
         #[inline(always)]
         pub(super) unsafe fn $name(
             bounds: *const $O,
-            ids: *const u32,
             marks: *mut u32,
             span: Span<$O>,
             f: &mut impl FnMut($O, [u32; 2], [u32; 2], u32),
@@ -161,12 +144,11 @@ macro_rules! walk_in {
             let below = lanemask_lt();
             let marks = marks.add(w as usize * STEP as usize);
             // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
-            // item (a source starting exactly there is marked at offset 0), as its place among the
-            // non-empty sources; `cur_id` its index in the tile; where it starts, and where the next
-            // one starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past `sources`
-            // the padding bounds all equal the end, so the marking loop stops at the last source.
+            // item (a source starting exactly there is marked at offset 0), where it starts, and where
+            // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past
+            // `sources` the padding bounds all equal the end, so the marking loop stops at the last real
+            // source instead of walking the padding.
             let mut cur = last_at_or_below(bounds, sources, (s * step).max(begin));
-            let mut cur_id = load_shared(ids.add(cur as usize));
             let mut cur_start = load_shared(bounds.add(cur as usize));
             let mut next_start = load_shared(bounds.add(cur as usize + 1));
             while s < s_end {
@@ -180,7 +162,7 @@ macro_rules! walk_in {
                     for pair in 0..STEP / PAIRS {
                         let at = pair * PAIRS + 2 * lane;
                         let local = base.add_u32(at).local_from(cur_start);
-                        let src = first_src + cur_id;
+                        let src = first_src + cur;
                         emit(f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
                     }
                     s += one;
@@ -194,29 +176,28 @@ macro_rules! walk_in {
                     );
                 }
                 sync_warp();
-                // Mark each source starting in the step with `(k << 19) | (id << 8) | offset` (`k` its
-                // place among the non-empty sources, `id` its index in the tile: both below 2^11):
-                // sources after `cur` start after the step's first item, at distinct offsets, so no
-                // two lanes write one mark. Each lane checks four consecutive sources per round (one
-                // 16-byte load of their bounds, one of their ids), 128 a round.
+                // Mark each non-empty source starting in the step with `(source << 8) | offset`:
+                // sources after `cur` start after the step's first item, and non-empty ones at distinct
+                // offsets, so no two lanes write one mark. Each lane checks four consecutive sources
+                // per round (one 16-byte load of their bounds), 128 a round: where most sources are
+                // empty, a step spans hundreds of them.
                 let mut j = (cur + 1) & !(QUAD - 1);
                 loop {
                     let k0 = j + QUAD * lane;
                     let mut after = u32::MAX;
                     if k0 < sources {
-                        // `k0 + QUAD < sources + QUAD`: the bounds hold the tile's end there.
+                        // `k0 + QUAD <= FUSED_TILE`: the bounds hold the tile's end there.
                         let b = load_quad(bounds.add(k0 as usize));
-                        let id = load_shared_v4(ids.add(k0 as usize) as *const [u32; 4]);
                         let b_next = load_shared(bounds.add((k0 + QUAD) as usize));
                         for i in 0..QUAD as usize {
                             let k = k0 + i as u32;
                             let end = if i + 1 < QUAD as usize { b[i + 1] } else { b_next };
                             // Sources after `cur` start at or after `base`: the distances are exact
-                            // (capped at `u32::MAX`, far past a step). Past `sources`, `end == b[i]`.
+                            // (capped at `u32::MAX`, far past a step).
                             if k > cur && end > b[i] {
                                 let at = b[i].distance_capped(base, u32::MAX);
                                 if at < STEP {
-                                    store_shared_u32(marks.add(at as usize), (k << 19) | (id[i] << 8) | at);
+                                    store_shared_u32(marks.add(at as usize), (k << 8) | at);
                                 }
                             }
                         }
@@ -254,17 +235,16 @@ macro_rules! walk_in {
                     }
                     let locate = |m: u32, at: u32| {
                         if m == 0 {
-                            (first_src + cur_id, base.add_u32(at).local_from(cur_start))
+                            (first_src + cur, base.add_u32(at).local_from(cur_start))
                         } else {
-                            (first_src + ((m >> 8) & 0x7ff), at - (m & 0xff))
+                            (first_src + (m >> 8), at - (m & 0xff))
                         }
                     };
                     let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
                     emit(f, base, at, lo..hi, [s0, s1], [l0, l1]);
                 }
                 if carry != 0 {
-                    cur = carry >> 19;
-                    cur_id = (carry >> 8) & 0x7ff;
+                    cur = carry >> 8;
                     cur_start = base.add_u32(carry & 0xff);
                     next_start = load_shared(bounds.add(cur as usize + 1));
                 }
@@ -280,7 +260,7 @@ walk_in!(walk_u32, u32);
 walk_in!(walk_u64, u64);
 
 /// Sources a lane checks per round of the marking loop (consecutive ones).
-pub(super) const QUAD: u32 = 4;
+const QUAD: u32 = 4;
 
 /// Bounds `k .. k + QUAD` from shared memory in 16-byte loads (`p` is 16-byte aligned: `k` is a
 /// multiple of [`QUAD`]).
