@@ -18,6 +18,9 @@ fn distributions(p1: usize) -> Vec<(&'static str, Vec<u32>)> {
         ("one", vec![1u32; p1]),
         ("uniform[0,64)", inputs::uniform_range(p1, 7, 0, 64)),
         ("power-law", inputs::power_law(p1, 8, 1.2, 1 << 16)),
+        // Mostly empty sources: the fused walk keeps bounds for the non-empty ones only.
+        ("power-law 90% zero", zero_most(inputs::power_law(p1, 9, 1.2, 1 << 16), 10)),
+        ("every 97th, up to 300", (0..p1).map(|i| if i % 97 == 0 { 1 + (i / 97 % 300) as u32 } else { 0 }).collect()),
     ];
     if p1 > 0 && !small() {
         let mut huge = vec![0u32; p1];
@@ -28,6 +31,12 @@ fn distributions(p1: usize) -> Vec<(&'static str, Vec<u32>)> {
         v.push(("one huge 2^24", huge));
     }
     v
+}
+
+/// `counts` with all but about one in `keep` set to zero (a fixed seed).
+fn zero_most(counts: Vec<u32>, keep: u32) -> Vec<u32> {
+    let picks = inputs::uniform_range(counts.len(), 10, 0, keep);
+    counts.into_iter().zip(picks).map(|(n, p)| if p == 0 { n } else { 0 }).collect()
 }
 
 fn strategies(p1: usize, counts: &[u32]) -> Vec<Strategy> {
