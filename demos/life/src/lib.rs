@@ -6,7 +6,7 @@
 //! user's crate is. Its kernels are its own crate (`kernels/`, on `warpwork-kernels`' device
 //! building blocks), shipped as PTX that [`Life`] loads into the [`Gpu`](warpwork::Gpu)'s
 //! context and launches with [`Gpu::kernel_args`](warpwork::Gpu::kernel_args). Errors are
-//! warpwork's [`Error`](warpwork::Error).
+//! warpwork's [`Error`].
 //!
 //! ```no_run
 //! use warpwork::Gpu;
@@ -44,7 +44,7 @@
 //!
 //! * **Size policy.** Boards and patterns are bounded by [`Limits`] (default 2^36 cells and
 //!   8 GiB per board, and 8 GiB of pattern text), checked before anything is allocated:
-//!   [`Error::LimitExceeded`](warpwork::Error::LimitExceeded). [`BitGrid::with_limits`] and the
+//!   [`Error::LimitExceeded`]. [`BitGrid::with_limits`] and the
 //!   parsers in [`pattern`] take the limits to raise them.
 //! * **Index widths.** Every kernel takes its sides as `u32`; [`Kernel::check_size`] refuses a
 //!   board a kernel cannot index or launch ([`Error::CapacityExceeded`](warpwork::Error)): `tiled`
