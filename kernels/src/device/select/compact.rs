@@ -45,3 +45,25 @@ pub(super) unsafe fn compact_share<T: SelectValue, const CHUNKS: usize>(region: 
     }
     sync_warp();
 }
+
+/// Bit `j` set where byte `j` of `bytes` (the first `v`) is not zero.
+#[inline(always)]
+pub(super) fn nonzero_bytes(bytes: [u32; 4], v: usize) -> u32 {
+    let mut bits = 0;
+    for j in 0..v {
+        bits |= (((bytes[j / 4] >> (8 * (j % 4))) & 0xff != 0) as u32) << j;
+    }
+    bits
+}
+
+/// Bit `j` set where item `j` of `chunk` (`16 / size_of::<T>()` items) passes `t`.
+#[inline(always)]
+pub(super) fn passing<T: SelectValue>(chunk: [u32; 4], t: T::Test) -> u32 {
+    let mut bits = 0;
+    for j in 0..16 / core::mem::size_of::<T>() {
+        // SAFETY: `j` is inside the 16-byte chunk.
+        let x = unsafe { (chunk.as_ptr() as *const T).add(j).read() };
+        bits |= (x.passes(t) as u32) << j;
+    }
+    bits
+}

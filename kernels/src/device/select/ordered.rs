@@ -29,10 +29,10 @@
 //! the new count (the look-back's fallback does not wait for it), so the count word cannot
 //! double as the start.
 
-use super::compact::compact_share;
+use super::compact::{compact_share, nonzero_bytes, passing};
 use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_by, Recount};
 use super::partition::{stage_rows, write_partition};
-use super::runs::{copy_value, each_kept, last_kept, store_width, RunOutputs};
+use super::runs::{copy_value, each_kept, last_kept, store_width, tile_last, RunOutputs};
 use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
@@ -363,27 +363,6 @@ pub unsafe fn select_ordered_tile<
     }
 }
 
-/// The index plus one of the last kept item of the tile's warps before `upto` (from their
-/// shares' `lasts`, in shared memory; the tile's first item is `tile_start`, each share
-/// `per_warp` items), or `carry` if they keep none.
-#[inline(always)]
-unsafe fn tile_last<const WARPS: usize>(
-    lasts: *const u32,
-    tile_start: usize,
-    per_warp: usize,
-    upto: usize,
-    carry: u64,
-) -> u64 {
-    let mut last = carry;
-    for w in 0..WARPS {
-        let l = load_shared(lasts.add(w));
-        if w < upto && l != 0 {
-            last = (tile_start + w * per_warp) as u64 + l as u64;
-        }
-    }
-    last
-}
-
 /// From the warps' kept counts in `totals`: (kept by the warps before `warp`, by `warp`, by the
 /// tile).
 #[inline(always)]
@@ -400,26 +379,4 @@ unsafe fn counts<const WARPS: usize>(totals: *const u32, warp: usize) -> (u32, u
         all += t;
     }
     (before, mine, all)
-}
-
-/// Bit `j` set where byte `j` of `bytes` (the first `v`) is not zero.
-#[inline(always)]
-fn nonzero_bytes(bytes: [u32; 4], v: usize) -> u32 {
-    let mut bits = 0;
-    for j in 0..v {
-        bits |= (((bytes[j / 4] >> (8 * (j % 4))) & 0xff != 0) as u32) << j;
-    }
-    bits
-}
-
-/// Bit `j` set where item `j` of `chunk` (`16 / size_of::<T>()` items) passes `t`.
-#[inline(always)]
-fn passing<T: SelectValue>(chunk: [u32; 4], t: T::Test) -> u32 {
-    let mut bits = 0;
-    for j in 0..16 / core::mem::size_of::<T>() {
-        // SAFETY: `j` is inside the 16-byte chunk.
-        let x = unsafe { (chunk.as_ptr() as *const T).add(j).read() };
-        bits |= (x.passes(t) as u32) << j;
-    }
-    bits
 }

@@ -3,7 +3,7 @@
 //! lengths and offsets, from each kept item's index and the index of the kept item before it;
 //! and unique by key's values.
 
-use crate::arch::{lane_id, popc, shfl_idx, shfl_up, WARP_SIZE};
+use crate::arch::{lane_id, load_shared, popc, shfl_idx, shfl_up, WARP_SIZE};
 use crate::block::Max;
 use crate::device::lookback::TileStates;
 use crate::warp::{warp_inclusive_scan, warp_inclusive_sum};
@@ -137,4 +137,25 @@ pub(super) fn last_kept(keep: u128, v: usize) -> u32 {
     }
     let b = 127 - keep.leading_zeros() as usize;
     ((WARP_SIZE as usize * (b / v) + lane_id() as usize) * v + b % v + 1) as u32
+}
+
+/// The index plus one of the last kept item of the tile's warps before `upto` (from their
+/// shares' `lasts`, in shared memory; the tile's first item is `tile_start`, each share
+/// `per_warp` items), or `carry` if they keep none.
+#[inline(always)]
+pub(super) unsafe fn tile_last<const WARPS: usize>(
+    lasts: *const u32,
+    tile_start: usize,
+    per_warp: usize,
+    upto: usize,
+    carry: u64,
+) -> u64 {
+    let mut last = carry;
+    for w in 0..WARPS {
+        let l = load_shared(lasts.add(w));
+        if w < upto && l != 0 {
+            last = (tile_start + w * per_warp) as u64 + l as u64;
+        }
+    }
+    last
 }
