@@ -1,105 +1,18 @@
 //! GPU tests of the reductions against the CPU reference: every operator × type at odd sizes,
 //! on random and adversarial inputs (all equal, the extreme at the last element, NaN, signed
-//! zeros), into poisoned outputs; determinism of float sums; misaligned views; segmented
-//! reductions (empty segments, one huge segment, many tiny ones, offsets out of range); and bad
-//! input.
+//! zeros), into poisoned outputs; determinism of float sums; misaligned views; and bad input.
+//! The segmented reductions: `reduce_segmented_gpu.rs`.
 
 mod common;
 
+use common::reduce::{cpu_op, same, TestElement, OPS};
 use common::{gpu, is_poisoned, poisoned, small};
 
-use bytemuck::Pod;
 use warpwork::cudarc::driver::CudaContext;
 use warpwork::reduce::{scratch_len, ArgOp, ReduceItem, ReduceOp};
 use warpwork::{Error, Gpu};
-use warpwork_cpu_reference::inputs;
-use warpwork_cpu_reference::reduce::{self as cpu, ArgElement};
+use warpwork_cpu_reference::reduce as cpu;
 use warpwork_cpu_reference::scan::Op;
-
-/// An element type under test.
-trait TestElement: ReduceItem + ArgElement + Pod {
-    const FLOAT: bool;
-    /// Random values over the type's range (floats: reals in [-1, 1)).
-    fn random(n: usize, seed: u64) -> Vec<Self>;
-    /// Small integers (floats: integer-valued, so that sums of up to 2^20 of them are exact).
-    fn small_ints(n: usize, seed: u64) -> Vec<Self>;
-    fn from_i32(v: i32) -> Self;
-    fn to_f64(self) -> f64;
-    /// The least and greatest values of the type (floats: the infinities).
-    fn extremes() -> (Self, Self);
-    /// `-0.0` (integers: 0).
-    fn neg_zero() -> Self;
-}
-
-macro_rules! int_element {
-    ($($t:ty),*) => {$(
-        impl TestElement for $t {
-            const FLOAT: bool = false;
-            fn random(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_u64(n, seed).into_iter().map(|x| x as $t).collect()
-            }
-            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t).collect()
-            }
-            fn from_i32(v: i32) -> Self {
-                v as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            fn extremes() -> (Self, Self) {
-                (<$t>::MIN, <$t>::MAX)
-            }
-            fn neg_zero() -> Self {
-                0
-            }
-        }
-    )*};
-}
-int_element!(u32, i32, u64, i64);
-
-macro_rules! float_element {
-    ($($t:ty),*) => {$(
-        impl TestElement for $t {
-            const FLOAT: bool = true;
-            fn random(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_u64(n, seed).into_iter().map(|x| ((x >> 11) as f64 / (1u64 << 52) as f64 - 1.0) as $t).collect()
-            }
-            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t - 8.0).collect()
-            }
-            fn from_i32(v: i32) -> Self {
-                v as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            fn extremes() -> (Self, Self) {
-                (<$t>::NEG_INFINITY, <$t>::INFINITY)
-            }
-            fn neg_zero() -> Self {
-                -0.0
-            }
-        }
-    )*};
-}
-float_element!(f32, f64);
-
-const OPS: [ReduceOp; 3] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max];
-
-fn cpu_op(op: ReduceOp) -> Op {
-    match op {
-        ReduceOp::Sum => Op::Sum,
-        ReduceOp::Min => Op::Min,
-        ReduceOp::Max => Op::Max,
-    }
-}
-
-/// Equal bit for bit, or (floats) equal as numbers, or both NaN.
-fn same<T: TestElement>(a: T, b: T) -> bool {
-    bytemuck::bytes_of(&a) == bytemuck::bytes_of(&b)
-        || (T::FLOAT && (a.to_f64() == b.to_f64() || (a.to_f64().is_nan() && b.to_f64().is_nan())))
-}
 
 /// The reduction into a poisoned two-element output (the second must stay poisoned), with
 /// poisoned scratch.
@@ -316,69 +229,6 @@ fn convenience_forms_return_host_values() {
     assert_eq!(gpu.reduce(&empty, ReduceOp::Min).unwrap(), f32::INFINITY);
     let s = gpu.reduce(&empty, ReduceOp::Sum).unwrap();
     assert!(s == 0.0 && s.is_sign_negative(), "the identity of float sums is -0.0");
-}
-
-fn check_segments<T: TestElement>(gpu: &Gpu, input: &[T], offsets: &[u64], what: &str) {
-    let d = gpu.upload(input).unwrap();
-    let o = gpu.upload(offsets).unwrap();
-    let segments = offsets.len().saturating_sub(1);
-    for op in OPS {
-        let mut out = poisoned::<T>(gpu, segments + 1);
-        gpu.segmented_reduce(&d, &o, op, &mut out).unwrap();
-        let got = gpu.download(&out).unwrap();
-        assert!(is_poisoned(&got[segments..]), "{what} {op:?}: wrote past the segments");
-        let want = cpu::segmented_reduce(input, offsets, cpu_op(op));
-        if let Some(s) = (0..segments).find(|&s| !same(got[s], want[s])) {
-            panic!("{what} {op:?}: segment {s} {:?}: got {:?}, want {:?}", &offsets[s..s + 2], got[s], want[s]);
-        }
-    }
-}
-
-fn segmented<T: TestElement>(gpu: &Gpu) {
-    let n = if small() { 30_001 } else { 3_000_001 };
-    let input = T::small_ints(n, 11);
-    let what = T::SUFFIX;
-    // Many tiny segments (lengths 0 to 6), with empty ones among them.
-    let mut tiny = vec![0u64];
-    let lengths = inputs::uniform_range(n / 3, 12, 0, 7);
-    for l in lengths {
-        let next = (tiny.last().unwrap() + l as u64).min(n as u64);
-        tiny.push(next);
-    }
-    check_segments(gpu, &input, &tiny, &format!("{what} tiny segments"));
-    // Many segments (grouped four to a block): short ones (one warp each) with, in some groups,
-    // one of 200-300 elements or one of thousands (then the block takes each of its group's).
-    let mut grouped = vec![0u64];
-    for k in 0..(n / 40).max(5000) {
-        let l = match k % 97 {
-            0 => 2000 + k % 3000,
-            1..=3 => 200 + k % 100,
-            _ => k % 9,
-        };
-        grouped.push((grouped.last().unwrap() + l as u64).min(n as u64));
-    }
-    check_segments(gpu, &input, &grouped, &format!("{what} grouped, some long"));
-    // One huge segment, then empty ones at the end.
-    check_segments(gpu, &input, &[0, n as u64, n as u64, n as u64], &format!("{what} one huge segment"));
-    // Mixed lengths, unaligned starts.
-    let mixed: Vec<u64> = [0u64, 1, 5, 17, 4096, 4097, 70_000, 70_001, 250_000, n as u64].to_vec();
-    check_segments(gpu, &input, &mixed, &format!("{what} mixed"));
-    // Offsets out of range and decreasing: clamped, nothing read out of bounds.
-    check_segments(gpu, &input, &[5, 3, n as u64 + 10, u64::MAX, 7], &format!("{what} out of range"));
-    // No segments.
-    check_segments(gpu, &input, &[0], &format!("{what} none"));
-}
-
-#[test]
-#[ignore = "needs a GPU: run the GPU suite"]
-fn segmented_reductions_match_cpu() {
-    let gpu = gpu();
-    segmented::<u32>(&gpu);
-    segmented::<i32>(&gpu);
-    segmented::<u64>(&gpu);
-    segmented::<i64>(&gpu);
-    segmented::<f32>(&gpu);
-    segmented::<f64>(&gpu);
 }
 
 #[test]

@@ -7,6 +7,8 @@
 // Each test binary uses a subset of these.
 #![allow(dead_code)]
 
+pub mod reduce;
+
 use bytemuck::Pod;
 use warpwork::cudarc::driver::CudaSlice;
 use warpwork::Gpu;
