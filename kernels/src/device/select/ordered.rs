@@ -32,12 +32,12 @@
 use super::compact::{compact_share, nonzero_bytes, passing};
 use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_by, Recount};
 use super::partition::{stage_rows, write_partition};
-use super::runs::{copy_value, each_kept, last_kept, store_width, tile_last, RunOutputs};
+use super::runs::{copy_value, each_kept, last_kept, store_width, tile_last, write_runs, RunOutputs};
 use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
     block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32, load_shared, load_shared_v4, opaque,
-    store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
+    store_shared_u32, store_shared_v4, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::Max;
 use crate::device::lookback::TileStates;
@@ -306,7 +306,7 @@ pub unsafe fn select_ordered_tile<
     } else {
         0
     };
-    if const { mode::carries_last(MODE) } {
+    if const { mode::carries_last(MODE) && core::mem::size_of::<T>() < 4 } {
         // Slot `s` (global, its item at `p`) after the kept item at `q + 1 = previous`.
         let wide = runs.wide;
         let kept = |r: u32, i: usize, previous: u32| {
@@ -349,6 +349,16 @@ pub unsafe fn select_ordered_tile<
     while e < end {
         *dst.add(e as usize) = T::load_staged(stage.add(e as usize));
         e += WARP_SIZE;
+    }
+    if const { mode::carries_last(MODE) && core::mem::size_of::<T>() >= 4 } {
+        // Items of 4 bytes or more: the kept items' indices in the share, by rank, in the staging
+        // region (free once the items are out; a `u32` per item fits), then every length (and
+        // offset) from two neighbouring indices, 32 consecutive slots per store.
+        let idx = region as *mut u32;
+        sync_warp();
+        each_kept::<CHUNKS, false>(keep, v, |r, i, _| store_shared_u32(idx.add(r as usize), i as u32));
+        sync_warp();
+        write_runs::<MODE>(idx, warp_kept, share, first, carry, capacity, runs);
     }
     if thread_idx_x() == 0 && tile == grid_dim_x() as usize - 1 {
         let total = tile_first.wrapping_add(aggregate as u64);

@@ -7,6 +7,7 @@ use crate::arch::{lane_id, load_shared, popc, shfl_idx, shfl_up, WARP_SIZE};
 use crate::block::Max;
 use crate::device::lookback::TileStates;
 use crate::warp::{warp_inclusive_scan, warp_inclusive_sum};
+use warpwork_abi::select::mode;
 
 /// The run modes' outputs and their second look-back: arguments of
 /// [`super::select_ordered_tile`] that the other modes leave at [`RunOutputs::NONE`].
@@ -158,4 +159,48 @@ pub(super) unsafe fn tile_last<const WARPS: usize>(
         }
     }
     last
+}
+
+/// The run modes' lengths (`mode::RUNS`; and offsets, `mode::BOUNDS`) of a warp's kept items,
+/// from their indices in the share (`share` its first item) staged by rank in `idx`
+/// (`warp_kept` of them, in shared memory): each from two neighbouring indices, 32 consecutive
+/// slots per store, as CUB writes them, instead of a warp maximum per row for the kept item
+/// before each one. `first` is the warp's first slot, `carry` the index plus one of the last
+/// kept item before the share (0: none); nothing is written at or past `capacity`.
+///
+/// # Safety
+/// `idx` holds `warp_kept` indices in shared memory; the outputs are `runs`' (the host sized
+/// them to `capacity`).
+#[inline(always)]
+pub(super) unsafe fn write_runs<const MODE: u8>(
+    idx: *const u32,
+    warp_kept: u32,
+    share: usize,
+    first: u64,
+    carry: u64,
+    capacity: u64,
+    runs: RunOutputs,
+) {
+    let wide = runs.wide;
+    let mut e = lane_id();
+    while e < warp_kept {
+        let p = (share + load_shared(idx.add(e as usize)) as usize) as u64;
+        // The index plus one of the kept item before (`carry` for the share's first).
+        let q1 = if e > 0 { (share + load_shared(idx.add(e as usize - 1)) as usize) as u64 + 1 } else { carry };
+        let s = first + e as u64;
+        if MODE == mode::RUNS {
+            // The length of the run before: from the kept item before to this one.
+            if q1 != 0 && s - 1 < capacity {
+                store_width(runs.lengths, s - 1, p + 1 - q1, wide);
+            }
+        } else if s.is_multiple_of(2) {
+            if s / 2 < capacity {
+                store_width(runs.offsets, s / 2, p, wide);
+            }
+        } else if s / 2 < capacity {
+            // A run's end: from its start (the kept item before) to here, both included.
+            store_width(runs.lengths, s / 2, p + 2 - q1, wide);
+        }
+        e += WARP_SIZE;
+    }
 }
