@@ -290,7 +290,7 @@ pub unsafe fn select_ordered_tile<
     if const { MODE == mode::PARTITION } {
         write_partition::<T, CHUNKS>(region, rows, limit, out, n as u64, share as u64, first);
     }
-    if const { MODE == mode::BY_KEY } {
+    if const { MODE == mode::BY_KEY && core::mem::size_of::<T>() < 4 } {
         // Each kept key's value, at the key's slot (below the capacity).
         let room = super::room_after(first, capacity) as usize;
         let kept = |r: u32, i: usize, _| {
@@ -350,15 +350,26 @@ pub unsafe fn select_ordered_tile<
         *dst.add(e as usize) = T::load_staged(stage.add(e as usize));
         e += WARP_SIZE;
     }
-    if const { mode::carries_last(MODE) && core::mem::size_of::<T>() >= 4 } {
+    if const { (mode::carries_last(MODE) || MODE == mode::BY_KEY) && core::mem::size_of::<T>() >= 4 } {
         // Items of 4 bytes or more: the kept items' indices in the share, by rank, in the staging
         // region (free once the items are out; a `u32` per item fits), then every length (and
-        // offset) from two neighbouring indices, 32 consecutive slots per store.
+        // offset) from two neighbouring indices, or every kept key's value, 32 consecutive slots
+        // per store.
         let idx = region as *mut u32;
         sync_warp();
         each_kept::<CHUNKS, false>(keep, v, |r, i, _| store_shared_u32(idx.add(r as usize), i as u32));
         sync_warp();
-        write_runs::<MODE>(idx, warp_kept, share, first, carry, capacity, runs);
+        if const { MODE == mode::BY_KEY } {
+            let room = warp_kept.min(super::room_after(first, capacity));
+            let mut e = lane as u32;
+            while e < room {
+                let i = load_shared(idx.add(e as usize)) as usize;
+                copy_value(runs.values, share + i, runs.values_out, first as usize + e as usize, runs.value_size);
+                e += WARP_SIZE;
+            }
+        } else {
+            write_runs::<MODE>(idx, warp_kept, share, first, carry, capacity, runs);
+        }
     }
     if thread_idx_x() == 0 && tile == grid_dim_x() as usize - 1 {
         let total = tile_first.wrapping_add(aggregate as u64);
