@@ -26,20 +26,20 @@ use warpwork_life::{BandedLife, Bands, Kernel, Life, Limits};
 pub(super) const GENS: u64 = 96;
 /// The kernel every band runs.
 pub(super) const KERNEL: Kernel = Kernel::FASTEST;
-/// The width of the largest board.
-const WIDE: usize = 1 << 20;
+/// The width of the largest board (and the side of `life_window`'s board that needs windows).
+pub(super) const WIDE: usize = 1 << 20;
 /// Device memory each GPU keeps free beside the largest board (NCCL's buffers, the modules).
 const SPARE_BYTES: usize = 3 << 30;
 
 /// Any board the bench makes: it sizes them to the GPUs' memory itself.
 pub(super) const NO_LIMITS: Limits = Limits::DEFAULT.with_max_cells(u64::MAX).with_max_bytes(u64::MAX);
 
-const BOARD: Col = Col::key("board", "board", "cells");
-const GPUS: Col = Col::key("GPUs", "gpus", "");
+pub(super) const BOARD: Col = Col::key("board", "board", "cells");
+pub(super) const GPUS: Col = Col::key("GPUs", "gpus", "");
 const ROWS: Col = Col::value("rows/GPU", "rows_per_gpu", "rows");
-const HALO: Col = Col::key("halo", "halo", "rows");
-const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
-const RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
+pub(super) const HALO: Col = Col::key("halo", "halo", "rows");
+pub(super) const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
+pub(super) const RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
 const SCALING: Col = Col::value("vs 1 GPU", "speedup", "× the 1-GPU rate");
 const EXCHANGE: Col = Col::timed("exchange ms/gen", "exchange_per_generation", "ms");
 const SHARE: Col = Col::value("exchange share", "exchange_share", "% of the step");
@@ -75,7 +75,7 @@ pub fn run(gpu: Option<&Gpu>, max_gpus: usize, args: &BenchArgs, report: &mut Re
             // The plain one-GPU board: what the bands' halos and exchanges cost on one GPU.
             let mut life = Life::random(gpus.gpu(0), KERNEL, w, h, 0.5, 1)?;
             let t = wall(&gpus, reps, || life.step(GENS))?;
-            let rate = (w * h) as f64 * GENS as f64 / (t.median * 1e-3);
+            let rate = rate(w, h, &t);
             strong.row(vec![
                 board(w, h),
                 Value::text("1 (Life)"),
@@ -123,7 +123,7 @@ fn time_board(gpus: &Gpus, plan: Bands, w: usize, h: usize, reps: usize) -> Resu
 
 /// The row of a timed board on `k` GPUs; `base` is the 1-GPU rate of the same table.
 fn cells(t: &Timed, w: usize, h: usize, k: usize, base: &mut Option<f64>) -> Vec<Value> {
-    let rate = (w * h) as f64 * GENS as f64 / (t.step.median * 1e-3);
+    let rate = rate(w, h, &t.step);
     let base = *base.get_or_insert(rate);
     vec![
         board(w, h),
@@ -136,6 +136,21 @@ fn cells(t: &Timed, w: usize, h: usize, k: usize, base: &mut Option<f64>) -> Vec
         Value::time(t.exchange.scaled(1.0 / GENS as f64), 4),
         Value::fixed(100.0 * t.exchange.median / t.step.median, 1),
     ]
+}
+
+/// Cell updates per second of a `w × h` board stepped [`GENS`] generations in `t` (ms).
+pub(super) fn rate(w: usize, h: usize, t: &Stats) -> f64 {
+    (w * h) as f64 * GENS as f64 / (t.median * 1e-3)
+}
+
+/// Each GPU's free device memory, as the driver reports it.
+pub(super) fn free_bytes(gpus: &Gpus) -> Result<Vec<u64>> {
+    (0..gpus.len())
+        .map(|rank| {
+            gpus.gpu(rank).context().bind_to_thread()?;
+            Ok(warpwork::cudarc::driver::result::mem_get_info()?.0 as u64)
+        })
+        .collect()
 }
 
 /// `W × H` in the table.
@@ -165,10 +180,8 @@ fn largest(n: usize, reps: usize, report: &mut Report) -> Result<()> {
     let row_bytes = WIDE / 8;
     let halo = Bands::new(KERNEL).halo();
     let mut rows_per_gpu = usize::MAX;
-    for rank in 0..n {
-        gpus.gpu(rank).context().bind_to_thread()?;
-        let (free, _total) = warpwork::cudarc::driver::result::mem_get_info()?;
-        let fits = free.saturating_sub(SPARE_BYTES) / (2 * row_bytes);
+    for free in free_bytes(&gpus)? {
+        let fits = (free as usize).saturating_sub(SPARE_BYTES) / (2 * row_bytes);
         rows_per_gpu = rows_per_gpu.min(fits.saturating_sub(2 * halo) / 1024 * 1024);
     }
     let need = 2 * (WIDE * WIDE / 8) / n;

@@ -11,22 +11,16 @@
 //!   bit-packed, which two boards per band cannot fit on two 80 GB GPUs) through windows,
 //!   halos of 8 and 32 rows.
 
-use super::life_bands::{board, wall, GENS, KERNEL, NO_LIMITS};
+use super::life_bands::{
+    board, free_bytes, rate, wall, BOARD, GENS, GPUS, HALO, KERNEL, MS_PER_GEN, NO_LIMITS, RATE, WIDE,
+};
 use super::{life, BenchArgs};
 use crate::report::{Col, Report, Table, Value};
 use warpwork::multi::Gpus;
 use warpwork::{Gpu, Result};
 use warpwork_life::{BandedLife, Bands, BitGrid};
 
-/// The side of the large board without `--size`.
-const SIDE: usize = 1 << 20;
-
-const BOARD: Col = Col::key("board", "board", "cells");
-const GPUS: Col = Col::key("GPUs", "gpus", "");
 const WINDOW: Col = Col::key("window", "window", "rows");
-const HALO: Col = Col::key("halo", "halo", "rows");
-const MS_PER_GEN: Col = Col::timed("ms/gen", "time_per_generation", "ms");
-const RATE: Col = Col::value("cell updates/s", "update_rate", "cell updates/s");
 const VS: Col = Col::value("vs two boards", "relative_to_two_boards", "× the two-board rate");
 const MEMORY: Col = Col::value("GiB/GPU", "device_memory_per_gpu", "GiB (the drop in free memory)");
 const BOARDS: Col = Col::value("boards GiB/GPU", "board_memory_per_gpu", "GiB (band and windows, computed)");
@@ -67,7 +61,8 @@ pub fn run(gpu: Option<&Gpu>, n: usize, window: usize, args: &BenchArgs, report:
         .say(format!("\n### what windows cost: {side} × {side} cells per GPU, two boards per band against windows\n"));
     report.table(cost);
 
-    let side = args.size().unwrap_or(SIDE);
+    // Without `--size`, the 2^20 × 2^20 board.
+    let side = args.size().unwrap_or(WIDE);
     let mut large = Table::new("life windows large board", &cols);
     for halo in [8, 32] {
         let plan = Bands::new(KERNEL).with_halo(halo).with_window(window);
@@ -104,7 +99,7 @@ fn measure(gpus: &Gpus, plan: Bands, w: usize, h: usize, reps: usize) -> Result<
     let t = wall(gpus, reps, || life.step(GENS))?;
     let after = free_bytes(gpus)?;
     let bytes = before.iter().zip(&after).map(|(b, a)| b.saturating_sub(*a)).max().unwrap_or(0);
-    let rate = (w * h) as f64 * GENS as f64 / (t.median * 1e-3);
+    let rate = rate(w, h, &t);
     let (d, window) = (life.halo(), life.window());
     // Bit boards: w / 8 bytes a row; a band of h rows takes h + 2d rows, twice without windows.
     let rows = |h: usize| match window {
@@ -113,16 +108,6 @@ fn measure(gpus: &Gpus, plan: Bands, w: usize, h: usize, reps: usize) -> Result<
     };
     let boards = life.rows().iter().map(|r| (rows(r.len()) * w / 8) as u64).max().unwrap_or(0);
     Ok(Measured { t, rate, bytes, boards, window, halo: d })
-}
-
-/// Each GPU's free device memory, as the driver reports it.
-fn free_bytes(gpus: &Gpus) -> Result<Vec<u64>> {
-    (0..gpus.len())
-        .map(|rank| {
-            gpus.gpu(rank).context().bind_to_thread()?;
-            Ok(warpwork::cudarc::driver::result::mem_get_info()?.0 as u64)
-        })
-        .collect()
 }
 
 /// The table row of a measured board on `n` GPUs; `base` is the two-board rate to compare with.
