@@ -9,65 +9,21 @@
 //!
 //! `WARPWORK_SMALL=1` shrinks boards and generation counts.
 
-use std::sync::Mutex;
+mod common;
+
+use common::bands::{assert_same, compare as compare_steps, gpus, ONE_AT_A_TIME};
+use common::small;
 use warpwork::multi::Gpus;
 use warpwork::{Error, Gpu};
 use warpwork_life::{BandedLife, Bands, BitGrid, Kernel, Life, Rule};
 
-/// Whether `WARPWORK_SMALL` is set (the GPU suite's sanitizer runs): smaller boards, fewer steps.
-fn small() -> bool {
-    std::env::var_os("WARPWORK_SMALL").is_some()
-}
-
-/// One test at a time holds GPUs and NCCL communicators (each test makes its own handle).
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// A handle on the first `ranks` GPUs, or `None` (with the reason printed) when the machine has
-/// fewer or NCCL cannot be loaded.
-fn gpus(ranks: usize) -> Option<Gpus> {
-    let count = Gpu::device_count().expect("the GPU suite needs a CUDA driver");
-    if count < ranks {
-        eprintln!("skipped: {ranks} GPUs needed, {count} found");
-        return None;
-    }
-    let ordinals: Vec<usize> = (0..ranks).collect();
-    match Gpus::new(&ordinals) {
-        Ok(g) => Some(g),
-        Err(Error::NoNccl) => {
-            eprintln!("skipped: libnccl.so could not be loaded (put a libnccl.so link on LD_LIBRARY_PATH)");
-            None
-        }
-        Err(e) => panic!("Gpus::new({ordinals:?}): {e}"),
-    }
-}
-
-fn assert_same(got: &BitGrid, want: &BitGrid, what: &str) {
-    assert!(got == want, "{what}: the boards differ, first at {:?}", got.differences(want, 8));
-}
-
-/// `plan` on `gpus` against one GPU from `start` under `rule`: equal (cells and population)
+/// `plan` on `gpus` against one GPU from `start` under `rule` ([`common::bands::compare`]):
 /// after each of several steps, in all `1 + 5 + 7 + 24 + (3·halo + 2)` generations (some
 /// rounds cut short); fewer when small.
 fn compare(gpus: &Gpus, plan: &Bands, start: &BitGrid, rule: Rule, what: &str) {
-    let kernel = plan.kernel();
-    let mut banded = BandedLife::new(gpus, plan.clone(), start).unwrap();
-    let mut single = Life::new(gpus.gpu(0), kernel, start).unwrap();
-    assert_eq!(banded.window(), plan.window(), "{what}");
-    banded.set_rule(rule).unwrap();
-    single.set_rule(rule).unwrap();
-    assert_same(&banded.grid().unwrap(), start, &format!("{what} as uploaded"));
-    assert_eq!(banded.population().unwrap(), start.population(), "{what} population as uploaded");
     let rounds = 3 * plan.halo() as u64 + 2;
-    let chunks: Vec<u64> = if small() { vec![1, 5, rounds] } else { vec![1, 5, 7, 24, rounds] };
-    for n in chunks {
-        banded.step(n).unwrap();
-        single.step(n).unwrap();
-        let what = format!("{what} generation {}", banded.generation());
-        assert_eq!(banded.generation(), single.generation(), "{what}");
-        let want = single.grid().unwrap();
-        assert_same(&banded.grid().unwrap(), &want, &what);
-        assert_eq!(banded.population().unwrap(), want.population(), "{what} population");
-    }
+    let chunks: &[u64] = if small() { &[1, 5, rounds] } else { &[1, 5, 7, 24, rounds] };
+    compare_steps(gpus, plan, start, rule, chunks, what);
 }
 
 /// The windows tried on bands of at least `shortest` rows with halo `d`: the least (`d`), one

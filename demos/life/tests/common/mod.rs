@@ -3,7 +3,14 @@
 //! Every GPU test is `#[ignore]`d so that machines without a GPU report it as ignored, never as
 //! passed; the GPU suite runs them with `--include-ignored` (see warpwork's README).
 
+// Each test binary uses a subset of these.
+#![allow(dead_code)]
+
 use warpwork::Gpu;
+
+/// The banded boards' helpers (the tests that need the feature `nccl`).
+#[cfg(feature = "nccl")]
+pub mod bands;
 
 /// Device 0, which the GPU suite runs on.
 pub fn gpu() -> Gpu {
