@@ -6,6 +6,7 @@
 mod common;
 
 use common::reduce::{cpu_op, same, TestElement, OPS};
+use common::values::TestValues;
 use common::{gpu, is_poisoned, poisoned, small};
 
 use warpwork::cudarc::driver::CudaContext;

@@ -6,24 +6,15 @@ mod common;
 
 use warpwork::abi::scan as scan_abi;
 
+use common::values::TestValues;
 use common::{gpu, small, POISON};
 
-use bytemuck::Pod;
 use warpwork::scan::{scratch_len, Scan, ScanItem, ScanKind, ScanOp};
 use warpwork::{Error, Gpu, RawSlice};
-use warpwork_cpu_reference::inputs;
 use warpwork_cpu_reference::scan::{self as cpu, Element, Op};
 
-/// An element type under test.
-trait TestElement: ScanItem + Element + Pod {
-    const FLOAT: bool;
-    /// Random values over the type's range (floats: reals in [-1, 1)).
-    fn random(n: usize, seed: u64) -> Vec<Self>;
-    /// Small integers (floats: integer-valued, so that every partial sum of up to 2^20 of them
-    /// is exact in any order).
-    fn small_ints(n: usize, seed: u64) -> Vec<Self>;
-    fn from_i32(v: i32) -> Self;
-    fn to_f64(self) -> f64;
+/// An element type under test: its values ([`TestValues`]) and adversarial ones.
+trait TestElement: ScanItem + Element + TestValues {
     /// Adversarial values for this type: extremes, and for floats NaN and infinities.
     fn specials() -> Vec<Self>;
 }
@@ -31,19 +22,6 @@ trait TestElement: ScanItem + Element + Pod {
 macro_rules! int_element {
     ($($t:ty),*) => {$(
         impl TestElement for $t {
-            const FLOAT: bool = false;
-            fn random(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_u64(n, seed).into_iter().map(|x| x as $t).collect()
-            }
-            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t).collect()
-            }
-            fn from_i32(v: i32) -> Self {
-                v as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
             fn specials() -> Vec<Self> {
                 vec![<$t>::MAX, <$t>::MIN, 0, 1, <$t>::MAX - 1]
             }
@@ -55,19 +33,6 @@ int_element!(u32, i32, u64, i64);
 macro_rules! float_element {
     ($($t:ty),*) => {$(
         impl TestElement for $t {
-            const FLOAT: bool = true;
-            fn random(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_u64(n, seed).into_iter().map(|x| ((x >> 11) as f64 / (1u64 << 52) as f64 - 1.0) as $t).collect()
-            }
-            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t - 8.0).collect()
-            }
-            fn from_i32(v: i32) -> Self {
-                v as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
             fn specials() -> Vec<Self> {
                 vec![<$t>::NAN, <$t>::INFINITY, <$t>::NEG_INFINITY, -0.0, 0.0, 3.0]
             }

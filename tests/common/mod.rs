@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod reduce;
+pub mod values;
 
 use bytemuck::Pod;
 use warpwork::cudarc::driver::CudaSlice;

@@ -1,21 +1,13 @@
-//! The reduction tests' element types (`reduce_gpu.rs`, `reduce_segmented_gpu.rs`): values for
-//! each type, and comparison with the CPU reference.
+//! The reduction tests' element types (`reduce_gpu.rs`, `reduce_segmented_gpu.rs`): their
+//! extremes beside their values, and comparison with the CPU reference.
 
-use bytemuck::Pod;
+use super::values::TestValues;
 use warpwork::reduce::{ReduceItem, ReduceOp};
-use warpwork_cpu_reference::inputs;
 use warpwork_cpu_reference::reduce::ArgElement;
 use warpwork_cpu_reference::scan::Op;
 
-/// An element type under test.
-pub trait TestElement: ReduceItem + ArgElement + Pod {
-    const FLOAT: bool;
-    /// Random values over the type's range (floats: reals in [-1, 1)).
-    fn random(n: usize, seed: u64) -> Vec<Self>;
-    /// Small integers (floats: integer-valued, so that sums of up to 2^20 of them are exact).
-    fn small_ints(n: usize, seed: u64) -> Vec<Self>;
-    fn from_i32(v: i32) -> Self;
-    fn to_f64(self) -> f64;
+/// An element type under test: its values ([`TestValues`]) and its extremes.
+pub trait TestElement: ReduceItem + ArgElement + TestValues {
     /// The least and greatest values of the type (floats: the infinities).
     fn extremes() -> (Self, Self);
     /// `-0.0` (integers: 0).
@@ -25,19 +17,6 @@ pub trait TestElement: ReduceItem + ArgElement + Pod {
 macro_rules! int_element {
     ($($t:ty),*) => {$(
         impl TestElement for $t {
-            const FLOAT: bool = false;
-            fn random(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_u64(n, seed).into_iter().map(|x| x as $t).collect()
-            }
-            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t).collect()
-            }
-            fn from_i32(v: i32) -> Self {
-                v as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
             fn extremes() -> (Self, Self) {
                 (<$t>::MIN, <$t>::MAX)
             }
@@ -52,19 +31,6 @@ int_element!(u32, i32, u64, i64);
 macro_rules! float_element {
     ($($t:ty),*) => {$(
         impl TestElement for $t {
-            const FLOAT: bool = true;
-            fn random(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_u64(n, seed).into_iter().map(|x| ((x >> 11) as f64 / (1u64 << 52) as f64 - 1.0) as $t).collect()
-            }
-            fn small_ints(n: usize, seed: u64) -> Vec<Self> {
-                inputs::uniform_range(n, seed, 0, 16).into_iter().map(|x| x as $t - 8.0).collect()
-            }
-            fn from_i32(v: i32) -> Self {
-                v as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
             fn extremes() -> (Self, Self) {
                 (<$t>::NEG_INFINITY, <$t>::INFINITY)
             }
