@@ -110,13 +110,13 @@ impl<'g> Windowed<'g> {
 impl BandRows for Windowed<'_> {
     fn band_rows(&mut self) -> (CurrentRows<'_>, usize, &Gpu) {
         let gpu = self.scratch.gpu();
-        let w = self.width;
-        match &mut self.store {
-            Board::U32(b) => (CurrentRows::U32(b), w, gpu),
-            Board::U8(b) => (CurrentRows::U8(b), w, gpu),
-            Board::Bits32(b) => (CurrentRows::U32(b), w / 32, gpu),
-            Board::Bits64(b) => (CurrentRows::U64(b), w / 64, gpu),
-        }
+        let per_row = transfer::elements_per_row(self.scratch.kernel().layout(), self.width);
+        let rows = match &mut self.store {
+            Board::U32(b) | Board::Bits32(b) => CurrentRows::U32(b),
+            Board::U8(b) => CurrentRows::U8(b),
+            Board::Bits64(b) => CurrentRows::U64(b),
+        };
+        (rows, per_row, gpu)
     }
 }
 
