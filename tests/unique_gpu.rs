@@ -178,6 +178,7 @@ fn unique_by_key_every_size() {
         case::<u64, u8>(&gpu, n, 4);
         case::<[u32; 4], u16>(&gpu, n, 4);
         case::<f32, [u16; 4]>(&gpu, n, 4);
+        case::<u32, [u32; 4]>(&gpu, n, 4);
     }
     // Too small: the pairs that fit, nothing past them, the overflow reported.
     let keys = runs::<u32>(20_000, 4, 5);

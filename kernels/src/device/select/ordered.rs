@@ -32,7 +32,7 @@
 use super::compact::{compact_share, nonzero_bytes, passing};
 use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_by, Recount};
 use super::partition::{stage_rows, write_partition};
-use super::runs::{copy_value, each_kept, last_kept, store_width, tile_last, write_runs, RunOutputs};
+use super::runs::{copy_value, copy_values, each_kept, last_kept, store_width, tile_last, write_runs, RunOutputs};
 use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
@@ -360,13 +360,7 @@ pub unsafe fn select_ordered_tile<
         each_kept::<CHUNKS, false>(keep, v, |r, i, _| store_shared_u32(idx.add(r as usize), i as u32));
         sync_warp();
         if const { MODE == mode::BY_KEY } {
-            let room = warp_kept.min(super::room_after(first, capacity));
-            let mut e = lane as u32;
-            while e < room {
-                let i = load_shared(idx.add(e as usize)) as usize;
-                copy_value(runs.values, share + i, runs.values_out, first as usize + e as usize, runs.value_size);
-                e += WARP_SIZE;
-            }
+            copy_values(idx, warp_kept.min(super::room_after(first, capacity)), share, first, runs);
         } else {
             write_runs::<MODE>(idx, warp_kept, share, first, carry, capacity, runs);
         }

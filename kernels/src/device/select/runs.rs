@@ -164,7 +164,7 @@ pub(super) unsafe fn tile_last<const WARPS: usize>(
 /// The run modes' lengths (`mode::RUNS`; and offsets, `mode::BOUNDS`) of a warp's kept items,
 /// from their indices in the share (`share` its first item) staged by rank in `idx`
 /// (`warp_kept` of them, in shared memory): each from two neighbouring indices, 32 consecutive
-/// slots per store, as CUB writes them, instead of a warp maximum per row for the kept item
+/// outputs per store, as CUB writes them, instead of a warp maximum per row for the kept item
 /// before each one. `first` is the warp's first slot, `carry` the index plus one of the last
 /// kept item before the share (0: none); nothing is written at or past `capacity`.
 ///
@@ -182,25 +182,79 @@ pub(super) unsafe fn write_runs<const MODE: u8>(
     runs: RunOutputs,
 ) {
     let wide = runs.wide;
-    let mut e = lane_id();
-    while e < warp_kept {
-        let p = (share + load_shared(idx.add(e as usize)) as usize) as u64;
-        // The index plus one of the kept item before (`carry` for the share's first).
-        let q1 = if e > 0 { (share + load_shared(idx.add(e as usize - 1)) as usize) as u64 + 1 } else { carry };
-        let s = first + e as u64;
-        if MODE == mode::RUNS {
-            // The length of the run before: from the kept item before to this one.
+    // The global index of the warp's `e`-th kept item.
+    let at = |e: u64| (share + load_shared(idx.add(e as usize)) as usize) as u64;
+    if MODE == mode::RUNS {
+        let mut e = lane_id();
+        while e < warp_kept {
+            // Slot `s` writes the length of the run before: from the kept item before (`carry`
+            // for the share's first) to this one.
+            let s = first + e as u64;
+            let q1 = if e > 0 { at(e as u64 - 1) + 1 } else { carry };
             if q1 != 0 && s - 1 < capacity {
-                store_width(runs.lengths, s - 1, p + 1 - q1, wide);
+                store_width(runs.lengths, s - 1, at(e as u64) + 1 - q1, wide);
             }
-        } else if s.is_multiple_of(2) {
-            if s / 2 < capacity {
-                store_width(runs.offsets, s / 2, p, wide);
-            }
-        } else if s / 2 < capacity {
-            // A run's end: from its start (the kept item before) to here, both included.
-            store_width(runs.lengths, s / 2, p + 2 - q1, wide);
+            e += WARP_SIZE;
         }
-        e += WARP_SIZE;
+    } else {
+        // A lane per run (start at slot `2k`, end at `2k + 1`), runs `k` that have a slot here:
+        // both its offset and its length in one pass, each store 32 consecutive runs.
+        let end = first + warp_kept as u64;
+        let mut k = first / 2 + lane_id() as u64;
+        while k < end.div_ceil(2) && k < capacity {
+            // The start: the slot before the warp's first is the kept item before the share.
+            let start = if 2 * k >= first { at(2 * k - first) } else { carry - 1 };
+            if 2 * k >= first {
+                store_width(runs.offsets, k, start, wide);
+            }
+            if 2 * k + 1 < end {
+                store_width(runs.lengths, k, at(2 * k + 1 - first) + 1 - start, wide);
+            }
+            k += WARP_SIZE as u64;
+        }
+    }
+}
+
+/// Unique by key's values: the value of each of a warp's kept keys (their indices in the share,
+/// `share` its first item, staged by rank in `idx`) to its slot (`first` the warp's first), the
+/// first `room` of them; loads four at a time, all in flight before their stores (one value
+/// after the other, a warp waited for memory once per 32 values).
+///
+/// # Safety
+/// `idx` holds at least `room` indices in shared memory; `runs.values` holds the share's
+/// values, `runs.values_out` more than `first + room - 1` (both as [`copy_value`] says).
+#[inline(always)]
+pub(super) unsafe fn copy_values(idx: *const u32, room: u32, share: usize, first: u64, runs: RunOutputs) {
+    let (src, dst) = (runs.values, runs.values_out);
+    match runs.value_size {
+        1 => gather::<u8>(idx, room, share, first, src, dst),
+        2 => gather::<u16>(idx, room, share, first, src as *const u16, dst as *mut u16),
+        4 => gather::<u32>(idx, room, share, first, src as *const u32, dst as *mut u32),
+        8 => gather::<u64>(idx, room, share, first, src as *const u64, dst as *mut u64),
+        _ => gather::<[u32; 4]>(idx, room, share, first, src as *const [u32; 4], dst as *mut [u32; 4]),
+    }
+}
+
+/// [`copy_values`] for values of type `V`.
+#[inline(always)]
+unsafe fn gather<V: Copy + Default>(idx: *const u32, room: u32, share: usize, first: u64, src: *const V, dst: *mut V) {
+    const BATCH: u32 = 4;
+    let dst = dst.wrapping_add(first as usize);
+    let mut e = lane_id();
+    while e < room {
+        let mut x = [V::default(); BATCH as usize];
+        for (u, x) in x.iter_mut().enumerate() {
+            let r = e + u as u32 * WARP_SIZE;
+            if r < room {
+                *x = *src.add(share + load_shared(idx.add(r as usize)) as usize);
+            }
+        }
+        for (u, x) in x.into_iter().enumerate() {
+            let r = e + u as u32 * WARP_SIZE;
+            if r < room {
+                *dst.add(r as usize) = x;
+            }
+        }
+        e += BATCH * WARP_SIZE;
     }
 }
