@@ -51,11 +51,13 @@ pub(crate) use once::{fused_once, OncePlan};
 pub use plan::push_fused_tiles;
 pub use schedule::for_each_fused;
 
+use crate::arch::store_relaxed_u64;
 use crate::arch::{load_nc_u32, load_nc_u64, load_v4_u32, thread_idx_x, WARP_SIZE};
 use crate::block::BLOCK_SCAN_SCRATCH;
-use crate::device::expand::Offset;
-use core::ptr::write_volatile;
+use crate::device::expand::{Offset, FLAG_CAPACITY};
+use core::ptr::{addr_of_mut, write_volatile};
 use warpwork_abi::expand::fused::{fused_first_unit, fused_plan_record, FUSED_WIDE_RECORD_SLOTS};
+use warpwork_abi::expand::Control;
 
 pub use warpwork_abi::expand::fused::{
     FUSED_CLAIM_UNITS, FUSED_ITEMS, FUSED_MAX_CAPACITY, FUSED_PASS2_THREADS, FUSED_PUSH_TILES, FUSED_THREADS,
@@ -159,4 +161,17 @@ unsafe fn record_unit<O: Offset>(records: *const [u32; 2], t: u32) -> u32 {
 #[inline(always)]
 fn run_sum(c: [u32; FUSED_ITEMS]) -> u64 {
     c.iter().map(|&x| x as u64).sum()
+}
+
+/// Stores the end of the plan in the control block: the exact `total`, the unit count (0 when
+/// the total is over the capacity: nothing to walk) and the capacity flag — stored, not or-ed,
+/// so that the next pass 1 needs no memset of the control block.
+///
+/// # Safety
+/// `ctrl` is the launch's control block; one thread of the launch calls this.
+#[inline(always)]
+unsafe fn store_plan_end(ctrl: *mut Control, total: u64, units: u32, over: bool) {
+    store_relaxed_u64(addr_of_mut!((*ctrl).total), total);
+    write_volatile(addr_of_mut!((*ctrl).units), if over { 0 } else { units });
+    write_volatile(addr_of_mut!((*ctrl).flags), if over { FLAG_CAPACITY } else { 0 });
 }

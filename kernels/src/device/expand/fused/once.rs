@@ -29,13 +29,13 @@
 
 use super::schedule::Part;
 use super::walk::{scan_tile, store_bounds, walk, Span};
-use super::{load_run, run_sum, FusedShared, STEP, WARPS};
+use super::{load_run, run_sum, store_plan_end, FusedShared, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
     shfl_idx_any, store_relaxed_u64, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
-use crate::device::expand::{ExpandView, FLAG_CAPACITY};
+use crate::device::expand::ExpandView;
 use crate::device::lookback::{fallback_after, forced_stall};
 use crate::warp::{warp_inclusive_sum_u64, warp_last_holding};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
@@ -179,9 +179,7 @@ unsafe fn one_tile(
         let records = v.records() as *mut u64;
         write_volatile(records, fused_plan_record(0, 0));
         write_volatile(records.add(1), fused_plan_record(total.min(cap), 1));
-        store_relaxed_u64(addr_of_mut!((*ctrl).total), total);
-        write_volatile(addr_of_mut!((*ctrl).units), units);
-        write_volatile(addr_of_mut!((*ctrl).flags), if over { FLAG_CAPACITY } else { 0 });
+        store_plan_end(ctrl, total, units, over);
     }
     if over {
         return;
@@ -233,10 +231,7 @@ unsafe fn read_plan(v: &ExpandView, plan: *mut OncePlan, sums: *mut u64, tiles: 
         put(v, plan, tiles, total.min(cap));
         write_volatile(addr_of_mut!((*plan).units), units);
         if block_idx_x() == 0 {
-            let ctrl = v.ctrl();
-            store_relaxed_u64(addr_of_mut!((*ctrl).total), total);
-            write_volatile(addr_of_mut!((*ctrl).units), units);
-            write_volatile(addr_of_mut!((*ctrl).flags), if over { FLAG_CAPACITY } else { 0 });
+            store_plan_end(v.ctrl(), total, units, over);
         }
     }
 }

@@ -3,7 +3,9 @@
 //! writes the end record and the control block.
 
 use super::lookback::{look_back, sat_add, wait_for_all, LAUNCH_PARITY, LB_AGGREGATE, LB_PREFIX};
-use super::{load_full_run, load_run, run_sum, store_record, FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS};
+use super::{
+    load_full_run, load_run, run_sum, store_plan_end, store_record, FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS,
+};
 use crate::arch::{
     block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, load_relaxed_u64, shfl_idx_any, store_relaxed_u64,
     sync_threads, thread_idx_x, warp_id, WARP_SIZE,
@@ -130,13 +132,7 @@ unsafe fn publish_and_plan<O: Offset>(v: &ExpandView, scratch: *const u64, launc
         if lane == 0 {
             let over = after > cap;
             let units = store_record::<O>(v.records(), tiles, after.min(cap));
-            store_relaxed_u64(addr_of_mut!((*v.ctrl()).total), after);
-            write_volatile(addr_of_mut!((*v.ctrl()).units), if over { 0 } else { units });
-            // Stored, not or-ed: the next pass 1 needs no memset of the control block.
-            write_volatile(
-                addr_of_mut!((*v.ctrl()).flags),
-                if over { crate::device::expand::FLAG_CAPACITY } else { 0 },
-            );
+            store_plan_end(v.ctrl(), after, units, over);
             store_relaxed_u64(addr_of_mut!((*v.ctrl()).packed), (!launch & LAUNCH_PARITY) | (grid as u64) << 32);
         }
     }
