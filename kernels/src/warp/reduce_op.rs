@@ -59,22 +59,16 @@ const fn per_vector<T>() -> usize {
     16 / core::mem::size_of::<T>()
 }
 
-/// [`ReduceOp::accumulate`] for the arg operators: the least `key` of the chunks (one
-/// comparison per element), and only if it beats `acc` (or `acc` holds no element yet) the
-/// index of its first occurrence.
+/// [`ReduceOp::accumulate`] for the arg operators: `best`, the least `key` of the chunks, and
+/// only if it beats `acc` (or `acc` holds no element yet) the index of its first occurrence.
 #[inline(always)]
 fn arg_accumulate<T: ScanElement, const V: usize>(
     acc: ArgKey,
     chunks: &[[u32; 4]; V],
     index: impl Fn(usize, usize) -> u64,
     key: impl Fn(T) -> u64,
+    best: u64,
 ) -> ArgKey {
-    let mut best = u64::MAX;
-    for c in chunks {
-        for j in 0..per_vector::<T>() {
-            best = best.min(key(item::<T>(c, j)));
-        }
-    }
     if best < acc.key || acc.index == u64::MAX {
         // The first (lowest-index) element with the best key: scanned from the back, the last
         // match seen is the first one.
@@ -153,6 +147,30 @@ pub trait OrderKey: ScanElement {
     fn min_key(self) -> u64;
     /// The key for [`ArgMax`].
     fn max_key(self) -> u64;
+
+    /// The least [`OrderKey::min_key`] of the elements of `chunks` (a comparison per element;
+    /// floats take fewer steps).
+    #[inline(always)]
+    fn least_min_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
+        least(chunks, Self::min_key)
+    }
+    /// The least [`OrderKey::max_key`] of the elements of `chunks`.
+    #[inline(always)]
+    fn least_max_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
+        least(chunks, Self::max_key)
+    }
+}
+
+/// The least `key` of the elements of `chunks`.
+#[inline(always)]
+fn least<T: ScanElement, const V: usize>(chunks: &[[u32; 4]; V], key: impl Fn(T) -> u64) -> u64 {
+    let mut best = u64::MAX;
+    for c in chunks {
+        for j in 0..per_vector::<T>() {
+            best = best.min(key(item::<T>(c, j)));
+        }
+    }
+    best
 }
 
 macro_rules! int_keys {
@@ -177,7 +195,7 @@ int_keys! {
 }
 
 macro_rules! float_keys {
-    ($($t:ty: $u:ty;)*) => {$(
+    ($($t:ty: $u:ty, $i:ty;)*) => {$(
         impl OrderKey for $t {
             #[inline(always)]
             fn min_key(self) -> u64 {
@@ -193,17 +211,41 @@ macro_rules! float_keys {
                 }
                 (!ordered_bits(self.to_bits())) as u64
             }
+
+            // The least key as the float minimum and maximum fold ([`ScanOp::fold_chunks`]): the
+            // least or greatest of the elements' ordered bits, and any NaN noted beside it (a
+            // NaN's key, 0, is then the least) — three steps per element instead of five.
+            #[inline(always)]
+            fn least_min_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
+                let (least, nan) = ordered_fold::<$t, V>(chunks, <$u>::MAX, |a: $u, b: $u| a.min(b));
+                if nan { 0 } else { least as u64 }
+            }
+            #[inline(always)]
+            fn least_max_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
+                let (greatest, nan) = ordered_fold::<$t, V>(chunks, 0, |a: $u, b: $u| a.max(b));
+                if nan { 0 } else { (!greatest) as u64 }
+            }
+        }
+
+        impl OrderedFloat for $t {
+            type Bits = $u;
+            #[inline(always)]
+            fn ordered(self) -> $u {
+                ordered_bits(self.to_bits())
+            }
+            #[inline(always)]
+            fn nan(self) -> bool {
+                self.is_nan()
+            }
         }
 
         impl OrderedBits for $u {
             #[inline(always)]
             fn ordered(self) -> Self {
+                // Negative: every bit flipped; otherwise the sign set (a shift and one
+                // logic operation, where a test and a select took four).
                 const SIGN: $u = 1 << (<$u>::BITS - 1);
-                if self & SIGN != 0 {
-                    !self
-                } else {
-                    self | SIGN
-                }
+                self ^ (((self as $i) >> (<$u>::BITS - 1)) as $u | SIGN)
             }
         }
     )*};
@@ -215,14 +257,40 @@ trait OrderedBits {
     fn ordered(self) -> Self;
 }
 
+/// A float whose bits [`OrderedBits`] maps.
+trait OrderedFloat: ScanElement {
+    type Bits: Copy;
+    fn ordered(self) -> Self::Bits;
+    fn nan(self) -> bool;
+}
+
+/// The elements of `chunks` folded under `pick` from `init` as their [`OrderedFloat::ordered`]
+/// bits, and whether any was NaN.
+#[inline(always)]
+fn ordered_fold<T: OrderedFloat, const V: usize>(
+    chunks: &[[u32; 4]; V],
+    init: T::Bits,
+    pick: impl Fn(T::Bits, T::Bits) -> T::Bits,
+) -> (T::Bits, bool) {
+    let (mut best, mut nan) = (init, false);
+    for c in chunks {
+        for j in 0..per_vector::<T>() {
+            let x = item::<T>(c, j);
+            nan |= x.nan();
+            best = pick(best, x.ordered());
+        }
+    }
+    (best, nan)
+}
+
 #[inline(always)]
 fn ordered_bits<U: OrderedBits>(bits: U) -> U {
     bits.ordered()
 }
 
 float_keys! {
-    f32: u32;
-    f64: u64;
+    f32: u32, i32;
+    f64: u64, i64;
 }
 
 /// The index and value of the least element (ties: the smallest index; floats: the first NaN
@@ -246,7 +314,7 @@ impl<T: OrderKey> ReduceOp for ArgMin<T> {
     }
     #[inline(always)]
     fn accumulate<const V: usize>(acc: ArgKey, chunks: &[[u32; 4]; V], index: impl Fn(usize, usize) -> u64) -> ArgKey {
-        arg_accumulate(acc, chunks, index, T::min_key)
+        arg_accumulate(acc, chunks, index, T::min_key, T::least_min_key(chunks))
     }
 }
 
@@ -264,6 +332,6 @@ impl<T: OrderKey> ReduceOp for ArgMax<T> {
     }
     #[inline(always)]
     fn accumulate<const V: usize>(acc: ArgKey, chunks: &[[u32; 4]; V], index: impl Fn(usize, usize) -> u64) -> ArgKey {
-        arg_accumulate(acc, chunks, index, T::max_key)
+        arg_accumulate(acc, chunks, index, T::max_key, T::least_max_key(chunks))
     }
 }
