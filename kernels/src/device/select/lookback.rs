@@ -49,35 +49,54 @@ pub(super) unsafe fn publish_and_look_back(
     forced_fallback: bool,
     reduce_silent: impl Fn(usize) -> u64,
 ) -> u64 {
-    publish_and_look_back_by::<Sum<u64>>(states, tile, kept, forced_fallback, reduce_silent)
+    publish_and_look_back_by::<Sum<u64>>(states, tile, kept, false, forced_fallback, reduce_silent)
 }
 
-/// [`publish_and_look_back`] under any operator `O` on `u64`s: the run modes' second warp
-/// carries the last kept index (plus one, 0 for none) under `Max`.
+/// [`publish_and_look_back`] under any operator `O` on `u64`s. A tile whose own value is already
+/// its inclusive one (`final_own`) publishes it as its prefix at once, before it looks back.
 #[inline(always)]
-pub(super) unsafe fn publish_and_look_back_by<O: ScanOp<T = u64>>(
+unsafe fn publish_and_look_back_by<O: ScanOp<T = u64>>(
     states: TileStates<u64>,
     tile: usize,
-    kept: u64,
+    own: u64,
+    final_own: bool,
     forced_fallback: bool,
     reduce_silent: impl Fn(usize) -> u64,
 ) -> u64 {
     let lane = lane_id();
     if tile == 0 {
         if lane == 0 {
-            states.publish(0, STATUS_PREFIX, kept);
+            states.publish(0, STATUS_PREFIX, own);
         }
         return 0;
     }
     forced_stall(forced_fallback, tile);
     if lane == 0 {
-        states.publish(tile, STATUS_AGGREGATE, kept);
+        states.publish(tile, if final_own { STATUS_PREFIX } else { STATUS_AGGREGATE }, own);
     }
     let earlier = look_back::<O, 1>(states, tile, fallback_after(forced_fallback), reduce_silent);
-    if lane == 0 {
-        states.publish(tile, STATUS_PREFIX, O::combine(earlier, kept));
+    if lane == 0 && !final_own {
+        states.publish(tile, STATUS_PREFIX, O::combine(earlier, own));
     }
     earlier
+}
+
+/// The run modes' second look-back (warp 1): publishes the index plus one of the tile's last
+/// kept item (`last`, 0 for none) and returns that of the last kept item before the tile (on
+/// every lane), the `Max` over the earlier tiles. Kept items come in index order, so a tile that
+/// keeps any has its own last index as its inclusive value, whatever came before: it publishes
+/// it as its prefix at once, and a look-back stops at the nearest earlier tile that keeps
+/// anything (usually the one before) instead of waiting for a chain of look-backs; only tiles
+/// that keep nothing wait for their predecessors before publishing a prefix.
+#[inline(always)]
+pub(super) unsafe fn publish_and_look_back_last(
+    states: TileStates<u64>,
+    tile: usize,
+    last: u64,
+    forced_fallback: bool,
+    reduce_silent: impl Fn(usize) -> u64,
+) -> u64 {
+    publish_and_look_back_by::<Max<u64>>(states, tile, last, last != 0, forced_fallback, reduce_silent)
 }
 
 /// The kept count of the (full) tile of `len` items from item `first` on, by the calling warp,

@@ -30,7 +30,7 @@
 //! double as the start.
 
 use super::compact::{compact_share, nonzero_bytes, passing};
-use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_by, Recount};
+use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_last, Recount};
 use super::partition::{stage_rows, write_partition};
 use super::runs::{copy_value, copy_values, each_kept, last_kept, store_width, tile_last, write_runs, RunOutputs};
 use super::unique::{bound_bits, unique_bits};
@@ -265,7 +265,7 @@ pub unsafe fn select_ordered_tile<
         let reduce = |j: usize| last_in_tile::<T, MODE>(recount, j * tile_len, tile_len);
         let own = tile_last::<WARPS>(lasts, tile * tile_len, per_warp, WARPS, 0);
         grid_dependency_wait();
-        let earlier = publish_and_look_back_by::<Max<u64>>(runs.last, tile, own, forced_fallback, reduce);
+        let earlier = publish_and_look_back_last(runs.last, tile, own, forced_fallback, reduce);
         if lane == 0 {
             write_volatile(carried, earlier);
         }
