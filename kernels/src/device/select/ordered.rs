@@ -32,7 +32,9 @@
 use super::compact::{compact_share, nonzero_bytes, passing};
 use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_last, Recount};
 use super::partition::{stage_rows, write_partition};
-use super::runs::{copy_value, copy_values, each_kept, last_kept, store_width, tile_last, write_runs, RunOutputs};
+use super::runs::{
+    copy_value, copy_values, each_kept, last_kept, store_length_before, store_width, tile_last, write_runs, RunOutputs,
+};
 use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
 use crate::arch::{
@@ -313,10 +315,7 @@ pub unsafe fn select_ordered_tile<
             let (s, p) = (first + r as u64, (share + i) as u64);
             let q1 = if previous != 0 { (share + previous as usize) as u64 } else { carry };
             if MODE == mode::RUNS {
-                // The length of the run before: from the kept item before to this one.
-                if q1 != 0 && s - 1 < capacity {
-                    store_width(runs.lengths, s - 1, p + 1 - q1, wide);
-                }
+                store_length_before(runs, s, p, q1, capacity);
             } else if s % 2 == 0 {
                 if s / 2 < capacity {
                     store_width(runs.offsets, s / 2, p, wide);

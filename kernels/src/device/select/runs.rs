@@ -189,11 +189,8 @@ pub(super) unsafe fn write_runs<const MODE: u8>(
         while e < warp_kept {
             // Slot `s` writes the length of the run before: from the kept item before (`carry`
             // for the share's first) to this one.
-            let s = first + e as u64;
             let q1 = if e > 0 { at(e as u64 - 1) + 1 } else { carry };
-            if q1 != 0 && s - 1 < capacity {
-                store_width(runs.lengths, s - 1, at(e as u64) + 1 - q1, wide);
-            }
+            store_length_before(runs, first + e as u64, at(e as u64), q1, capacity);
             e += WARP_SIZE;
         }
     } else {
@@ -212,6 +209,19 @@ pub(super) unsafe fn write_runs<const MODE: u8>(
             }
             k += WARP_SIZE as u64;
         }
+    }
+}
+
+/// Run-length encoding's store for the kept item at slot `s` (its index `p`): the length of
+/// run `s − 1`, from the kept item before it (`q1`, its index plus one; 0 where there is none:
+/// slot 0) to this one, unless that slot is at or past `capacity`.
+///
+/// # Safety
+/// `runs.lengths` holds `capacity` lengths of the width `runs.wide` says.
+#[inline(always)]
+pub(super) unsafe fn store_length_before(runs: RunOutputs, s: u64, p: u64, q1: u64, capacity: u64) {
+    if q1 != 0 && s - 1 < capacity {
+        store_width(runs.lengths, s - 1, p + 1 - q1, runs.wide);
     }
 }
 
