@@ -33,7 +33,8 @@ use super::compact::{compact_share, nonzero_bytes, passing};
 use super::lookback::{count_tile, last_in_tile, publish_and_look_back, publish_and_look_back_last, Recount};
 use super::partition::{stage_rows, write_partition};
 use super::runs::{
-    copy_value, copy_values, each_kept, last_kept, store_length_before, store_width, tile_last, write_runs, RunOutputs,
+    copy_value, copy_values, each_kept, last_at, last_kept, scan_lasts, store_length_before, store_width, write_runs,
+    RunOutputs, BEFORE_AT, OWN_AT,
 };
 use super::unique::{bound_bits, unique_bits};
 use super::{load_flag_run, op, vectors_aligned, SelectValue};
@@ -58,9 +59,10 @@ const MAX_WARPS: usize = 32;
 pub struct OrderedShared<const SLOTS: usize> {
     /// The tile, each warp's share in load order; then each share's kept items, compacted.
     chunks: [[u32; 4]; SLOTS],
-    /// Kept items per warp. The run modes that carry the last kept index (at most 16 warps)
-    /// keep each warp's last kept index in its share plus one (0: none) at `16 + warp`, and the
-    /// tile's carried index plus one (a `u64`, 0: none) in the last two words.
+    /// Kept items per warp. The run modes that carry the last kept index (at most 8 warps)
+    /// keep each warp's last kept index in its share plus one (0: none) at `16 + warp`, what
+    /// warp 1 derives from those at `runs::BEFORE_AT` and `runs::OWN_AT`, and the tile's carried
+    /// index plus one (a `u64`, 0: none) in the last two words.
     totals: [u32; MAX_WARPS],
     /// The tile's first output slot: the start plus every earlier tile's kept count.
     first: u64,
@@ -238,7 +240,7 @@ pub unsafe fn select_ordered_tile<
     let totals = addr_of_mut!((*smem).totals) as *mut u32;
     // (Run modes: each warp's last kept index plus one, and the tile's carried one.)
     let (lasts, carried) = (totals.wrapping_add(MAX_WARPS / 2), totals.wrapping_add(MAX_WARPS - 2) as *mut u64);
-    const { assert!(!mode::carries_last(MODE) || (WARPS >= 2 && WARPS < MAX_WARPS / 2)) };
+    const { assert!(!mode::carries_last(MODE) || (WARPS >= 2 && WARPS <= BEFORE_AT)) };
     let last =
         if const { mode::carries_last(MODE) } { warp_reduce_high_first::<Max<u32>>(last_kept(keep, v)) } else { 0 };
     if lane == 0 {
@@ -265,7 +267,10 @@ pub unsafe fn select_ordered_tile<
         // stands before warp 0's: after it, though dead in the other modes, it changed the
         // select's block layout.)
         let reduce = |j: usize| last_in_tile::<T, MODE>(recount, j * tile_len, tile_len);
-        let own = tile_last::<WARPS>(lasts, tile * tile_len, per_warp, WARPS, 0);
+        let own = match scan_lasts::<WARPS>(totals, lasts, per_warp) {
+            0 => 0,
+            rel => (tile * tile_len) as u64 + rel as u64,
+        };
         grid_dependency_wait();
         let earlier = publish_and_look_back_last(runs.last, tile, own, forced_fallback, reduce);
         if lane == 0 {
@@ -304,7 +309,7 @@ pub unsafe fn select_ordered_tile<
     }
     // The index plus one of the last kept item before the warp's share (0: none).
     let carry = if const { mode::carries_last(MODE) } {
-        tile_last::<WARPS>(lasts, tile * tile_len, per_warp, warp, read_volatile(carried))
+        last_at(totals, BEFORE_AT + warp, tile * tile_len, read_volatile(carried))
     } else {
         0
     };
@@ -368,7 +373,7 @@ pub unsafe fn select_ordered_tile<
         let total = tile_first.wrapping_add(aggregate as u64);
         if const { MODE == mode::RUNS } {
             // The last run's length: from the last kept item to the end (`n ≥ 1`: one run).
-            let last = tile_last::<WARPS>(lasts, tile * tile_len, per_warp, WARPS, read_volatile(carried));
+            let last = last_at(totals, OWN_AT, tile * tile_len, read_volatile(carried));
             if total - 1 < capacity {
                 store_width(runs.lengths, total - 1, n as u64 + 1 - last, runs.wide);
             }

@@ -3,7 +3,7 @@
 //! lengths and offsets, from each kept item's index and the index of the kept item before it;
 //! and unique by key's values.
 
-use crate::arch::{lane_id, load_shared, popc, shfl_idx, shfl_up, WARP_SIZE};
+use crate::arch::{lane_id, load_shared, popc, shfl_idx, shfl_up, store_shared_u32, WARP_SIZE};
 use crate::block::Max;
 use crate::device::lookback::TileStates;
 use crate::warp::{warp_inclusive_scan, warp_inclusive_sum};
@@ -140,25 +140,54 @@ pub(super) fn last_kept(keep: u128, v: usize) -> u32 {
     ((WARP_SIZE as usize * (b / v) + lane_id() as usize) * v + b % v + 1) as u32
 }
 
-/// The index plus one of the last kept item of the tile's warps before `upto` (from their
-/// shares' `lasts`, in shared memory; the tile's first item is `tile_start`, each share
-/// `per_warp` items), or `carry` if they keep none.
+/// Where a run tile keeps, among its block's `totals` words, what [`scan_lasts`] derives from
+/// the warps' last kept indices (at most 8 warps: the words the warps' counts, last indices and
+/// carried index leave free): from this word on, one per warp, the index plus one, relative to
+/// the tile, of the last kept item of the warps before it (0: none)…
+pub(super) const BEFORE_AT: usize = 8;
+/// …and at this word the tile's own (0: none).
+pub(super) const OWN_AT: usize = 24;
+
+/// Warp 1 of a run tile (`WARPS` ≤ 8 warps of `per_warp` items): from each warp's last kept
+/// index in its share plus one (`lasts`, 0: none), stores what [`BEFORE_AT`] and [`OWN_AT`] say
+/// and returns the tile's own (relative to the tile, plus one; 0: none). One warp scan, where
+/// each warp walked the warps before it.
+///
+/// # Safety
+/// `totals` and `lasts` are the block's words in shared memory; the stores are read after a
+/// barrier.
 #[inline(always)]
-pub(super) unsafe fn tile_last<const WARPS: usize>(
-    lasts: *const u32,
-    tile_start: usize,
-    per_warp: usize,
-    upto: usize,
-    carry: u64,
-) -> u64 {
-    let mut last = carry;
-    for w in 0..WARPS {
-        let l = load_shared(lasts.add(w));
-        if w < upto && l != 0 {
-            last = (tile_start + w * per_warp) as u64 + l as u64;
-        }
+pub(super) unsafe fn scan_lasts<const WARPS: usize>(totals: *mut u32, lasts: *const u32, per_warp: usize) -> u32 {
+    const { assert!(WARPS <= BEFORE_AT && BEFORE_AT + WARPS <= 16 && OWN_AT >= 16 + WARPS) };
+    let lane = lane_id() as usize;
+    let l = if lane < WARPS { load_shared(lasts.add(lane)) } else { 0 };
+    let mine = if l != 0 { (lane * per_warp) as u32 + l } else { 0 };
+    let through = warp_inclusive_scan::<Max<u32>>(mine);
+    let before = shfl_up(through, 1);
+    let own = shfl_idx(through, WARPS as u32 - 1);
+    if lane < WARPS {
+        store_shared_u32(totals.add(BEFORE_AT + lane), if lane == 0 { 0 } else { before });
     }
-    last
+    if lane == 0 {
+        store_shared_u32(totals.add(OWN_AT), own);
+    }
+    own
+}
+
+/// The index plus one of a last kept item from word `word` of `totals` ([`BEFORE_AT`] + warp:
+/// the last before the warp's share; [`OWN_AT`]: the tile's last), relative to the tile that
+/// starts at item `tile_start`, or `carried` (the last before the tile) where the word says none.
+///
+/// # Safety
+/// `totals` is the block's, in shared memory, written by [`scan_lasts`] before a barrier.
+#[inline(always)]
+pub(super) unsafe fn last_at(totals: *const u32, word: usize, tile_start: usize, carried: u64) -> u64 {
+    let rel = load_shared(totals.add(word));
+    if rel != 0 {
+        (tile_start + rel as usize) as u64
+    } else {
+        carried
+    }
 }
 
 /// The run modes' lengths (`mode::RUNS`; and offsets, `mode::BOUNDS`) of a warp's kept items,
