@@ -1,13 +1,13 @@
 //! GPU tests of the multi-GPU primitives (feature `nccl`) against the CPU reference, the shards
 //! concatenated in rank order: the sharded scan, the sharded ordered select and the sharded
-//! expansion (local numbers plus bases) on 1 and 2 ranks, odd and unequal shard lengths (0 included), poisoned outputs; the one-GPU sum from a
-//! base in device memory (k = 0, 1, 7 base elements); and the errors checked before any
-//! collective.
+//! expansion (local numbers plus bases) on 1 and 2 ranks, odd and unequal shard lengths (0
+//! included), poisoned outputs; and the errors checked before any collective. (The one-GPU
+//! scan from a base in device memory, which each rank runs, is tested in `scan_base_gpu`.)
 //!
 //! Needs the NCCL library as `libnccl.so` on the loader path (the `nvidia-nccl-cu12/cu13`
 //! wheels ship `libnccl.so.2`: link `libnccl.so` to it), and `NCCL_NVLS_ENABLE=0` on NVSwitch
 //! machines. A test that needs more devices than the machine has, or NCCL where it is missing,
-//! prints `skipped: …` and returns (the one-GPU sums from a base need neither).
+//! prints `skipped: …` and returns.
 
 mod common;
 
@@ -301,51 +301,6 @@ fn bad_shards_are_refused_before_any_collective() {
     gpus.scan_sharded_into(&good(), &mut out, kind, &mut scratch()).unwrap();
     assert_eq!(g1.download(&out[1]).unwrap()[..3], [100, 101, 102]);
     gpus.synchronize().unwrap();
-}
-
-fn check_based<T: Item>(n: usize, k: usize, kind: ScanKind, seed: u64) {
-    let gpu = gpu();
-    let input = T::values(n, seed);
-    let base = T::values(k, seed + 1);
-    let d_in = gpu.upload(&input).unwrap();
-    let d_base = gpu.upload(&base).unwrap();
-    let mut out: CudaSlice<T> = poisoned(&gpu, n + 1);
-    gpu.scan_with_base(&d_in, &mut out, kind, &d_base).unwrap();
-    let start = base.iter().fold(T::identity(Op::Sum), |a, &b| T::combine(Op::Sum, a, b));
-    let plain = match kind {
-        ScanKind::Exclusive => cpu::exclusive_scan(&input, Op::Sum),
-        ScanKind::Inclusive => cpu::inclusive_scan(&input, Op::Sum),
-    };
-    let got = gpu.download(&out).unwrap();
-    for i in 0..n {
-        let want = T::combine(Op::Sum, start, plain[i]);
-        assert!(
-            got[i] == want,
-            "{} {kind:?} n {n} k {k}: element {i} is {:?}, expected {want:?}",
-            std::any::type_name::<T>(),
-            got[i]
-        );
-    }
-    assert!(is_poisoned(&got[n..]), "n {n} k {k}: wrote past n");
-}
-
-#[test]
-#[ignore = "needs a GPU: run the GPU suite"]
-fn scan_with_base_adds_the_sum_of_a_device_array() {
-    let big = if small() { (1 << 16) + 1 } else { (1 << 22) + 5 };
-    for n in [0, 1, 31, 33, (1 << 13) - 1, (1 << 13) + 1, (1 << 16) + 1, big] {
-        for k in [0, 1, 7] {
-            for kind in [ScanKind::Exclusive, ScanKind::Inclusive] {
-                let seed = (n * 10 + k) as u64;
-                check_based::<u32>(n, k, kind, seed);
-                check_based::<i32>(n, k, kind, seed);
-                check_based::<u64>(n, k, kind, seed);
-                check_based::<i64>(n, k, kind, seed);
-                check_based::<f32>(n, k, kind, seed);
-                check_based::<f64>(n, k, kind, seed);
-            }
-        }
-    }
 }
 
 fn check_expand(gpus: &Gpus, lens: &[usize], strategy: Strategy, seed: u64) {
