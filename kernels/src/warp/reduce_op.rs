@@ -12,6 +12,7 @@
 //! operator must be **associative and commutative** (floating-point addition is, up to
 //! rounding; the order is fixed, so a float sum gives the same bits on every run).
 
+use super::scan_op::{ordered_fold, OrderedFloat};
 use crate::device::scan::tile::item;
 use crate::warp::{ScanElement, ScanOp};
 use core::marker::PhantomData;
@@ -195,21 +196,21 @@ int_keys! {
 }
 
 macro_rules! float_keys {
-    ($($t:ty: $u:ty, $i:ty;)*) => {$(
+    ($($t:ty: $u:ty;)*) => {$(
         impl OrderKey for $t {
             #[inline(always)]
             fn min_key(self) -> u64 {
                 if self.is_nan() {
                     return 0;
                 }
-                ordered_bits(self.to_bits()) as u64
+                self.ordered() as u64
             }
             #[inline(always)]
             fn max_key(self) -> u64 {
                 if self.is_nan() {
                     return 0;
                 }
-                (!ordered_bits(self.to_bits())) as u64
+                (!self.ordered()) as u64
             }
 
             // The least key as the float minimum and maximum fold ([`ScanOp::fold_chunks`]): the
@@ -226,71 +227,12 @@ macro_rules! float_keys {
                 if nan { 0 } else { (!greatest) as u64 }
             }
         }
-
-        impl OrderedFloat for $t {
-            type Bits = $u;
-            #[inline(always)]
-            fn ordered(self) -> $u {
-                ordered_bits(self.to_bits())
-            }
-            #[inline(always)]
-            fn nan(self) -> bool {
-                self.is_nan()
-            }
-        }
-
-        impl OrderedBits for $u {
-            #[inline(always)]
-            fn ordered(self) -> Self {
-                // Negative: every bit flipped; otherwise the sign set (a shift and one
-                // logic operation, where a test and a select took four).
-                const SIGN: $u = 1 << (<$u>::BITS - 1);
-                self ^ (((self as $i) >> (<$u>::BITS - 1)) as $u | SIGN)
-            }
-        }
     )*};
 }
 
-/// A float's bits mapped to an unsigned integer of the same order (`-inf` … `-0.0`, `+0.0` …
-/// `+inf`).
-trait OrderedBits {
-    fn ordered(self) -> Self;
-}
-
-/// A float whose bits [`OrderedBits`] maps.
-trait OrderedFloat: ScanElement {
-    type Bits: Copy;
-    fn ordered(self) -> Self::Bits;
-    fn nan(self) -> bool;
-}
-
-/// The elements of `chunks` folded under `pick` from `init` as their [`OrderedFloat::ordered`]
-/// bits, and whether any was NaN.
-#[inline(always)]
-fn ordered_fold<T: OrderedFloat, const V: usize>(
-    chunks: &[[u32; 4]; V],
-    init: T::Bits,
-    pick: impl Fn(T::Bits, T::Bits) -> T::Bits,
-) -> (T::Bits, bool) {
-    let (mut best, mut nan) = (init, false);
-    for c in chunks {
-        for j in 0..per_vector::<T>() {
-            let x = item::<T>(c, j);
-            nan |= x.nan();
-            best = pick(best, x.ordered());
-        }
-    }
-    (best, nan)
-}
-
-#[inline(always)]
-fn ordered_bits<U: OrderedBits>(bits: U) -> U {
-    bits.ordered()
-}
-
 float_keys! {
-    f32: u32, i32;
-    f64: u64, i64;
+    f32: u32;
+    f64: u64;
 }
 
 /// The index and value of the least element (ties: the smallest index; floats: the first NaN

@@ -137,46 +137,76 @@ op!(Sum<f64>, -0.0, |a, b| a + b);
 op!(Min<f64>, f64::INFINITY, |a, b| minimum_f64(a, b), fold: fold_minimum_f64);
 op!(Max<f64>, f64::NEG_INFINITY, |a, b| maximum_f64(a, b), fold: fold_maximum_f64);
 
-/// [`ScanOp::fold_chunks`] for the float minimum and maximum: each element's bits mapped to an
-/// unsigned integer of the same order (`-inf` … `-0.0`, `+0.0` … `+inf`), the least or greatest
-/// of those kept, and whether any element was NaN kept beside it (the result is then `NAN`, as
-/// [`minimum_f32`] gives): an integer min or max and a NaN test per element instead of a
-/// float minimum's three comparisons. The same bits as the combines.
+/// A float's bits mapped to an unsigned integer of the same order (`-inf` … `-0.0`, `+0.0` …
+/// `+inf`): what the float minimum and maximum fold ([`fold_float`]) and the float arg keys
+/// (`crate::warp::OrderKey`) compare.
+pub(super) trait OrderedFloat: ScanElement {
+    /// The unsigned integer of the float's width.
+    type Bits: Copy;
+    /// The ordered bits: negative floats with every bit flipped, the others with the sign set.
+    fn ordered(self) -> Self::Bits;
+    fn nan(self) -> bool;
+}
+
+macro_rules! ordered_float {
+    ($($t:ty: $u:ty, $i:ty;)*) => {$(
+        impl OrderedFloat for $t {
+            type Bits = $u;
+            #[inline(always)]
+            fn ordered(self) -> $u {
+                // A shift and one logic operation, where a test and a select took four.
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                let b = self.to_bits();
+                b ^ (((b as $i) >> (<$u>::BITS - 1)) as $u | SIGN)
+            }
+            #[inline(always)]
+            fn nan(self) -> bool {
+                self.is_nan()
+            }
+        }
+    )*};
+}
+ordered_float! {
+    f32: u32, i32;
+    f64: u64, i64;
+}
+
+/// The elements of `chunks` folded under `pick` from `init` as their [`OrderedFloat::ordered`]
+/// bits, and whether any was NaN: an integer min or max and a NaN test per element.
+#[inline(always)]
+pub(super) fn ordered_fold<T: OrderedFloat, const V: usize>(
+    chunks: &[[u32; 4]; V],
+    init: T::Bits,
+    pick: impl Fn(T::Bits, T::Bits) -> T::Bits,
+) -> (T::Bits, bool) {
+    let (mut best, mut nan) = (init, false);
+    for c in chunks {
+        for j in 0..16 / core::mem::size_of::<T>() {
+            let x: T = crate::device::scan::tile::item(c, j);
+            nan |= x.nan();
+            best = pick(best, x.ordered());
+        }
+    }
+    (best, nan)
+}
+
+/// [`ScanOp::fold_chunks`] for the float minimum and maximum: the least or greatest of the
+/// elements' [`OrderedFloat`] bits, and whether any element was NaN kept beside it (the result
+/// is then `NAN`, as [`minimum_f32`] gives): an integer min or max and a NaN test per element
+/// instead of a float minimum's three comparisons. The same bits as the combines.
 macro_rules! fold_float {
     ($($name:ident: $t:ty, $u:ty, $pick:ident;)*) => {$(
         #[inline(always)]
         fn $name<const V: usize>(acc: $t, chunks: &[[u32; 4]; V]) -> $t {
             const SIGN: $u = 1 << (<$u>::BITS - 1);
-            let key = |x: $t| {
-                let b = x.to_bits();
-                b ^ (((b as <$u as Signed>::S) >> (<$u>::BITS - 1)) as $u | SIGN)
-            };
-            let (mut best, mut nan) = (key(acc), acc.is_nan());
-            for c in chunks {
-                for j in 0..16 / core::mem::size_of::<$t>() {
-                    let x: $t = crate::device::scan::tile::item(c, j);
-                    nan |= x.is_nan();
-                    best = best.$pick(key(x));
-                }
-            }
-            if nan {
+            let (best, nan) = ordered_fold::<$t, V>(chunks, acc.ordered(), |a: $u, b: $u| a.$pick(b));
+            if nan || acc.is_nan() {
                 <$t>::NAN
             } else {
                 <$t>::from_bits(if best & SIGN != 0 { best ^ SIGN } else { !best })
             }
         }
     )*};
-}
-
-/// The signed integer of an unsigned one's width (for the arithmetic shift of [`fold_float`]).
-trait Signed {
-    type S;
-}
-impl Signed for u32 {
-    type S = i32;
-}
-impl Signed for u64 {
-    type S = i64;
 }
 
 fold_float! {
