@@ -267,10 +267,7 @@ pub unsafe fn select_ordered_tile<
         // stands before warp 0's: after it, though dead in the other modes, it changed the
         // select's block layout.)
         let reduce = |j: usize| last_in_tile::<T, MODE>(recount, j * tile_len, tile_len);
-        let own = match scan_lasts::<WARPS>(totals, lasts, per_warp) {
-            0 => 0,
-            rel => (tile * tile_len) as u64 + rel as u64,
-        };
+        let own = scan_lasts::<WARPS>(totals, lasts, tile * tile_len, per_warp);
         grid_dependency_wait();
         let earlier = publish_and_look_back_last(runs.last, tile, own, forced_fallback, reduce);
         if lane == 0 {

@@ -148,16 +148,21 @@ pub(super) const BEFORE_AT: usize = 8;
 /// …and at this word the tile's own (0: none).
 pub(super) const OWN_AT: usize = 24;
 
-/// Warp 1 of a run tile (`WARPS` ≤ 8 warps of `per_warp` items): from each warp's last kept
-/// index in its share plus one (`lasts`, 0: none), stores what [`BEFORE_AT`] and [`OWN_AT`] say
-/// and returns the tile's own (relative to the tile, plus one; 0: none). One warp scan, where
-/// each warp walked the warps before it.
+/// Warp 1 of a run tile (`WARPS` ≤ 8 warps of `per_warp` items, from item `tile_start` on):
+/// from each warp's last kept index in its share plus one (`lasts`, 0: none), stores what
+/// [`BEFORE_AT`] and [`OWN_AT`] say and returns the index plus one of the tile's last kept item
+/// (0: none), as [`last_at`] reads it. One warp scan, where each warp walked the warps before it.
 ///
 /// # Safety
 /// `totals` and `lasts` are the block's words in shared memory; the stores are read after a
 /// barrier.
 #[inline(always)]
-pub(super) unsafe fn scan_lasts<const WARPS: usize>(totals: *mut u32, lasts: *const u32, per_warp: usize) -> u32 {
+pub(super) unsafe fn scan_lasts<const WARPS: usize>(
+    totals: *mut u32,
+    lasts: *const u32,
+    tile_start: usize,
+    per_warp: usize,
+) -> u64 {
     const { assert!(WARPS <= BEFORE_AT && BEFORE_AT + WARPS <= 16 && OWN_AT >= 16 + WARPS) };
     let lane = lane_id() as usize;
     let l = if lane < WARPS { load_shared(lasts.add(lane)) } else { 0 };
@@ -171,7 +176,7 @@ pub(super) unsafe fn scan_lasts<const WARPS: usize>(totals: *mut u32, lasts: *co
     if lane == 0 {
         store_shared_u32(totals.add(OWN_AT), own);
     }
-    own
+    from_tile(own, tile_start, 0)
 }
 
 /// The index plus one of a last kept item from word `word` of `totals` ([`BEFORE_AT`] + warp:
@@ -182,11 +187,17 @@ pub(super) unsafe fn scan_lasts<const WARPS: usize>(totals: *mut u32, lasts: *co
 /// `totals` is the block's, in shared memory, written by [`scan_lasts`] before a barrier.
 #[inline(always)]
 pub(super) unsafe fn last_at(totals: *const u32, word: usize, tile_start: usize, carried: u64) -> u64 {
-    let rel = load_shared(totals.add(word));
+    from_tile(load_shared(totals.add(word)), tile_start, carried)
+}
+
+/// A last kept index plus one relative to the tile that starts at `tile_start` (`rel`) as an
+/// index in the input plus one, or `none` where `rel` is 0.
+#[inline(always)]
+fn from_tile(rel: u32, tile_start: usize, none: u64) -> u64 {
     if rel != 0 {
         (tile_start + rel as usize) as u64
     } else {
-        carried
+        none
     }
 }
 
