@@ -60,31 +60,38 @@ const fn per_vector<T>() -> usize {
     16 / core::mem::size_of::<T>()
 }
 
-/// [`ReduceOp::accumulate`] for the arg operators: `best`, the least `key` of the chunks, and
-/// only if it beats `acc` (or `acc` holds no element yet) the index of its first occurrence.
+/// [`ReduceOp::accumulate`] for the arg operators: `best`, the least key of the chunks, and
+/// only if it beats `acc` (or `acc` holds no element yet) the index of its first occurrence,
+/// element `at() % per` of vector `at() / per`.
 #[inline(always)]
-fn arg_accumulate<T: ScanElement, const V: usize>(
+fn arg_accumulate<T: ScanElement>(
     acc: ArgKey,
-    chunks: &[[u32; 4]; V],
-    index: impl Fn(usize, usize) -> u64,
-    key: impl Fn(T) -> u64,
     best: u64,
+    index: impl Fn(usize, usize) -> u64,
+    at: impl FnOnce() -> usize,
 ) -> ArgKey {
     if best < acc.key || acc.index == u64::MAX {
-        // The first (lowest-index) element with the best key: scanned from the back, the last
-        // match seen is the first one.
-        let mut at = (0, 0);
-        for (u, c) in chunks.iter().enumerate().rev() {
-            for j in (0..per_vector::<T>()).rev() {
-                if key(item::<T>(c, j)) == best {
-                    at = (u, j);
-                }
-            }
-        }
-        ArgKey { key: best, index: index(at.0, at.1) }
+        let at = at();
+        ArgKey { key: best, index: index(at / per_vector::<T>(), at % per_vector::<T>()) }
     } else {
         acc
     }
+}
+
+/// The position (vector · elements per vector + element) of the first element of `chunks` for
+/// which `test` holds; 0 if none does.
+#[inline(always)]
+fn first<T: ScanElement, const V: usize>(chunks: &[[u32; 4]; V], test: impl Fn(T) -> bool) -> usize {
+    // Scanned from the back, the last match seen is the first one: a test and a select each.
+    let mut at = 0u32;
+    for (u, c) in chunks.iter().enumerate().rev() {
+        for j in (0..per_vector::<T>()).rev() {
+            if test(item::<T>(c, j)) {
+                at = (u * per_vector::<T>() + j) as u32;
+            }
+        }
+    }
+    at as usize
 }
 
 impl<O: ScanOp> ReduceOp for O {
@@ -149,23 +156,23 @@ pub trait OrderKey: ScanElement {
     /// The key for [`ArgMax`].
     fn max_key(self) -> u64;
 
-    /// The least [`OrderKey::min_key`] of the elements of `chunks` (a comparison per element;
-    /// floats take fewer steps).
-    #[inline(always)]
-    fn least_min_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
-        least(chunks, Self::min_key)
-    }
+    /// The least [`OrderKey::min_key`] of the elements of `chunks`, in the element's width (an
+    /// integer min per element; floats also note NaNs).
+    fn least_min_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64;
     /// The least [`OrderKey::max_key`] of the elements of `chunks`.
-    #[inline(always)]
-    fn least_max_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
-        least(chunks, Self::max_key)
-    }
+    fn least_max_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64;
+    /// The position of the first element of `chunks` whose [`OrderKey::min_key`] is `key`, as
+    /// [`first`] numbers them: the element's bits compared with the one value of that key, not
+    /// each element's key computed again.
+    fn first_min_key<const V: usize>(chunks: &[[u32; 4]; V], key: u64) -> usize;
+    /// The position of the first element of `chunks` whose [`OrderKey::max_key`] is `key`.
+    fn first_max_key<const V: usize>(chunks: &[[u32; 4]; V], key: u64) -> usize;
 }
 
-/// The least `key` of the elements of `chunks`.
+/// The least `key` of the elements of `chunks`, from `init`.
 #[inline(always)]
-fn least<T: ScanElement, const V: usize>(chunks: &[[u32; 4]; V], key: impl Fn(T) -> u64) -> u64 {
-    let mut best = u64::MAX;
+fn least<T: ScanElement, K: Ord, const V: usize>(chunks: &[[u32; 4]; V], init: K, key: impl Fn(T) -> K) -> K {
+    let mut best = init;
     for c in chunks {
         for j in 0..per_vector::<T>() {
             best = best.min(key(item::<T>(c, j)));
@@ -184,6 +191,24 @@ macro_rules! int_keys {
             #[inline(always)]
             fn max_key(self) -> u64 {
                 (!(self as $u ^ $flip)) as u64
+            }
+            #[inline(always)]
+            fn least_min_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
+                least(chunks, <$u>::MAX, |x: $t| x as $u ^ $flip) as u64
+            }
+            #[inline(always)]
+            fn least_max_key<const V: usize>(chunks: &[[u32; 4]; V]) -> u64 {
+                least(chunks, <$u>::MAX, |x: $t| !(x as $u ^ $flip)) as u64
+            }
+            #[inline(always)]
+            fn first_min_key<const V: usize>(chunks: &[[u32; 4]; V], key: u64) -> usize {
+                let bits = key as $u ^ $flip;
+                first(chunks, |x: $t| x as $u == bits)
+            }
+            #[inline(always)]
+            fn first_max_key<const V: usize>(chunks: &[[u32; 4]; V], key: u64) -> usize {
+                let bits = !(key as $u) ^ $flip;
+                first(chunks, |x: $t| x as $u == bits)
             }
         }
     )*};
@@ -226,8 +251,30 @@ macro_rules! float_keys {
                 let (greatest, nan) = ordered_fold::<$t, V>(chunks, 0, |a: $u, b: $u| a.max(b));
                 if nan { 0 } else { (!greatest) as u64 }
             }
+
+            // Key 0 is every NaN; any other key is one float's ordered bits (a bijection), so
+            // that float's bits are the test: a comparison per element.
+            #[inline(always)]
+            fn first_min_key<const V: usize>(chunks: &[[u32; 4]; V], key: u64) -> usize {
+                first_ordered::<$t, V>(chunks, key, key as $u)
+            }
+            #[inline(always)]
+            fn first_max_key<const V: usize>(chunks: &[[u32; 4]; V], key: u64) -> usize {
+                first_ordered::<$t, V>(chunks, key, !(key as $u))
+            }
         }
     )*};
+}
+
+/// [`first`] of the float whose ordered bits are `ordered`, or of the first NaN if `key` is 0.
+#[inline(always)]
+fn first_ordered<T: OrderedFloat, const V: usize>(chunks: &[[u32; 4]; V], key: u64, ordered: T::Bits) -> usize {
+    if key == 0 {
+        first(chunks, |x: T| x.nan())
+    } else {
+        let bits = T::from_ordered(ordered).bits();
+        first(chunks, |x: T| x.bits() == bits)
+    }
 }
 
 float_keys! {
@@ -256,7 +303,8 @@ impl<T: OrderKey> ReduceOp for ArgMin<T> {
     }
     #[inline(always)]
     fn accumulate<const V: usize>(acc: ArgKey, chunks: &[[u32; 4]; V], index: impl Fn(usize, usize) -> u64) -> ArgKey {
-        arg_accumulate(acc, chunks, index, T::min_key, T::least_min_key(chunks))
+        let best = T::least_min_key(chunks);
+        arg_accumulate::<T>(acc, best, index, || T::first_min_key(chunks, best))
     }
 }
 
@@ -274,6 +322,7 @@ impl<T: OrderKey> ReduceOp for ArgMax<T> {
     }
     #[inline(always)]
     fn accumulate<const V: usize>(acc: ArgKey, chunks: &[[u32; 4]; V], index: impl Fn(usize, usize) -> u64) -> ArgKey {
-        arg_accumulate(acc, chunks, index, T::max_key, T::least_max_key(chunks))
+        let best = T::least_max_key(chunks);
+        arg_accumulate::<T>(acc, best, index, || T::first_max_key(chunks, best))
     }
 }

@@ -142,9 +142,13 @@ op!(Max<f64>, f64::NEG_INFINITY, |a, b| maximum_f64(a, b), fold: fold_maximum_f6
 /// (`crate::warp::OrderKey`) compare.
 pub(super) trait OrderedFloat: ScanElement {
     /// The unsigned integer of the float's width.
-    type Bits: Copy;
+    type Bits: Copy + PartialEq;
     /// The ordered bits: negative floats with every bit flipped, the others with the sign set.
     fn ordered(self) -> Self::Bits;
+    /// The float whose [`OrderedFloat::ordered`] bits are `bits`.
+    fn from_ordered(bits: Self::Bits) -> Self;
+    /// The float's own bits.
+    fn bits(self) -> Self::Bits;
     fn nan(self) -> bool;
 }
 
@@ -158,6 +162,15 @@ macro_rules! ordered_float {
                 const SIGN: $u = 1 << (<$u>::BITS - 1);
                 let b = self.to_bits();
                 b ^ (((b as $i) >> (<$u>::BITS - 1)) as $u | SIGN)
+            }
+            #[inline(always)]
+            fn from_ordered(bits: $u) -> $t {
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                <$t>::from_bits(if bits & SIGN != 0 { bits ^ SIGN } else { !bits })
+            }
+            #[inline(always)]
+            fn bits(self) -> $u {
+                self.to_bits()
             }
             #[inline(always)]
             fn nan(self) -> bool {
@@ -198,12 +211,11 @@ macro_rules! fold_float {
     ($($name:ident: $t:ty, $u:ty, $pick:ident;)*) => {$(
         #[inline(always)]
         fn $name<const V: usize>(acc: $t, chunks: &[[u32; 4]; V]) -> $t {
-            const SIGN: $u = 1 << (<$u>::BITS - 1);
             let (best, nan) = ordered_fold::<$t, V>(chunks, acc.ordered(), |a: $u, b: $u| a.$pick(b));
             if nan || acc.is_nan() {
                 <$t>::NAN
             } else {
-                <$t>::from_bits(if best & SIGN != 0 { best ^ SIGN } else { !best })
+                <$t>::from_ordered(best)
             }
         }
     )*};
