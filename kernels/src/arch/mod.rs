@@ -8,12 +8,16 @@
 //! after their last warp-wide call, and only then let out-of-range lanes drop out).
 
 mod atomic;
+#[cfg(feature = "sm90")]
+mod float;
 mod index;
 mod memory;
 mod shared;
 mod warp;
 
 pub use atomic::*;
+#[cfg(feature = "sm90")]
+pub use float::*;
 pub use index::*;
 pub use memory::*;
 pub use shared::*;

@@ -221,19 +221,55 @@ macro_rules! fold_float {
     )*};
 }
 
+#[cfg(not(feature = "sm90"))]
 fold_float! {
     fold_minimum_f32: f32, u32, min;
     fold_maximum_f32: f32, u32, max;
+}
+fold_float! {
     fold_minimum_f64: f64, u64, min;
     fold_maximum_f64: f64, u64, max;
 }
 
+/// [`ScanOp::fold_chunks`] for the `f32` minimum and maximum on sm_90 builds: `min.NaN.f32` /
+/// `max.NaN.f32`, the IEEE 754-2019 operation in one instruction per element (a tree of three
+/// per vector, then one into the accumulator), and any NaN made `NAN` at the end. The same bits
+/// as the combines.
+#[cfg(feature = "sm90")]
+macro_rules! fold_nan_f32 {
+    ($($name:ident: $op:ident;)*) => {$(
+        #[inline(always)]
+        fn $name<const V: usize>(acc: f32, chunks: &[[u32; 4]; V]) -> f32 {
+            use crate::arch::$op;
+            let mut m = acc;
+            for c in chunks {
+                let [a, b, x, y] = c.map(f32::from_bits);
+                m = $op(m, $op($op(a, b), $op(x, y)));
+            }
+            canonical(m)
+        }
+    )*};
+}
+
+#[cfg(feature = "sm90")]
+fold_nan_f32! {
+    fold_minimum_f32: min_nan_f32;
+    fold_maximum_f32: max_nan_f32;
+}
+
+/// The IEEE 754-2019 `minimum` and `maximum` of a float type; with `fast: min, max`, sm_90
+/// builds take those instructions (`min.NaN` / `max.NaN`, one each) and make a NaN result `NAN`.
 macro_rules! ieee_min_max {
-    ($t:ty, $min:ident, $max:ident) => {
+    ($t:ty, $min:ident, $max:ident $(, fast: $min_nan:ident, $max_nan:ident)?) => {
         #[doc = concat!("IEEE 754-2019 `minimum` of two `", stringify!($t), "`s: NaN if either is NaN (always `",
                         stringify!($t), "::NAN`), and `-0.0 < +0.0`. Commutative and associative, bit for bit.")]
         #[inline(always)]
         pub fn $min(a: $t, b: $t) -> $t {
+            $(
+                #[cfg(feature = "sm90")]
+                return canonical(crate::arch::$min_nan(a, b));
+            )?
+            #[allow(unreachable_code)]
             if a < b {
                 a
             } else if b < a {
@@ -250,6 +286,11 @@ macro_rules! ieee_min_max {
                         stringify!($t), "::NAN`), and `+0.0 > -0.0`. Commutative and associative, bit for bit.")]
         #[inline(always)]
         pub fn $max(a: $t, b: $t) -> $t {
+            $(
+                #[cfg(feature = "sm90")]
+                return canonical(crate::arch::$max_nan(a, b));
+            )?
+            #[allow(unreachable_code)]
             if a > b {
                 a
             } else if b > a {
@@ -263,8 +304,19 @@ macro_rules! ieee_min_max {
         }
     };
 }
-ieee_min_max!(f32, minimum_f32, maximum_f32);
+ieee_min_max!(f32, minimum_f32, maximum_f32, fast: min_nan_f32, max_nan_f32);
 ieee_min_max!(f64, minimum_f64, maximum_f64);
+
+/// `x`, or `f32::NAN` for every NaN (what the `min.NaN` / `max.NaN` instructions give is another).
+#[cfg(feature = "sm90")]
+#[inline(always)]
+fn canonical(x: f32) -> f32 {
+    if x.is_nan() {
+        f32::NAN
+    } else {
+        x
+    }
+}
 
 /// Applies a 32-bit shuffle to every word of `v`.
 #[inline(always)]
