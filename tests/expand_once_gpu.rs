@@ -33,7 +33,16 @@ fn distributions(p1: usize, seed: u64) -> Vec<(&'static str, Vec<u32>)> {
     huge[p1 / 2] = if small() { 1 << 16 } else { 1 << 21 };
     let mut last = vec![0u32; p1];
     last[p1 - 1] = 4099;
+    // 2^24 items from four sources: more units per block than the one launch shares out by
+    // block index, so that blocks claim the last quarter.
+    let mut four = vec![0u32; p1];
+    if p1 >= 1 << 16 {
+        for k in [1, 3, 5, 7] {
+            four[k * p1 / 8] = 1 << 22;
+        }
+    }
     vec![
+        ("four hold all", four),
         ("zero", vec![0; p1]),
         ("one", vec![1; p1]),
         ("uniform[0,64)", inputs::uniform_range(p1, seed, 0, 64)),
@@ -81,7 +90,10 @@ fn one_launch_matches_cpu_at_odd_sizes() {
 fn one_launch_and_two_launches_share_one_expander() {
     let gpu = gpu();
     let max_p1 = if small() { 40_000 } else { ONCE_MAX + 9000 };
-    let all = inputs::uniform_range(max_p1, 77, 0, 8);
+    let mut all = inputs::uniform_range(max_p1, 77, 0, 8);
+    // 2^24 items from one source past the middle: the largest runs' one launch claims units from
+    // the counter that the two launches' pass 2 claims from too.
+    all[max_p1 / 2] = 1 << 24;
     let capacity = cpu::total(&all) as usize + 3;
     let mut e = gpu.expander(Strategy::ScanFused, max_p1, capacity).unwrap();
     let mut out = poisoned::<[u32; 2]>(&gpu, capacity);

@@ -9,7 +9,9 @@
 //! polls one word: the whole grid polling the sums themselves queued its loads behind one
 //! another on two L2 lines), reads all the sums (four per lane of one warp), scans them in
 //! registers, and so knows each tile's first item and first unit; its share of the units is
-//! fixed by its index (consecutive units, so one tile scan serves several). Three trips: the
+//! fixed by its index (consecutive units, so one tile scan serves several), but for the last
+//! quarter where there are more than [`CLAIMS_FROM`] units per block, which blocks claim from the
+//! control block's counter as they run out (pass 2's guided claims). Three trips: the
 //! counts, the sums, a tile's counts. Block 0 also writes the plan records and the control
 //! block, as pass 1 does, so that the count and a later pass 2 of the two-launch form read what
 //! they always read.
@@ -29,7 +31,7 @@
 
 use super::schedule::Part;
 use super::walk::{scan_tile, store_bounds, walk, Span};
-use super::{load_run, run_sum, store_plan_end, FusedShared, STEP, WARPS};
+use super::{load_run, run_sum, store_plan_end, FusedShared, FUSED_CLAIM_UNITS, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
     shfl_idx_any, store_relaxed_u64, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
@@ -47,6 +49,9 @@ use warpwork_abi::expand::fused::{
 const PER_LANE: usize = FUSED_ONCE_TILES as usize / WARP_SIZE as usize;
 /// A tile sum's word: published (the sum is in the bits below; a tile's sum is below 2^43).
 const PUBLISHED: u64 = 1 << 63;
+/// Units per block past which the last quarter of the units is claimed rather than shared out
+/// by block index.
+const CLAIMS_FROM: u32 = 8;
 /// How long a waiting lane sleeps between reads of the count (the sums come within a
 /// microsecond or two).
 const POLL_NS: u32 = 64;
@@ -65,6 +70,8 @@ pub struct OncePlan {
     scratch: [u64; BLOCK_SCAN_SCRATCH],
     /// The unit count (0 past the capacity).
     units: u32,
+    /// The block's last claim: its first unit past the fixed shares, and its length.
+    claimed: [u32; 2],
 }
 
 /// S2.5f's pass 1 and pass 2 in one launch with 32-bit destination indices: calls `f` as
@@ -125,22 +132,49 @@ pub(crate) unsafe fn fused_once(
     let first_item = addr_of_mut!((*plan).first_item) as *const u32;
     let first_unit = addr_of_mut!((*plan).first_unit) as *const u32;
     let units = read_volatile(addr_of_mut!((*plan).units));
-    // This block's units: a fixed, consecutive share (64-bit products: units < 2^32, grid < 2^31).
-    let grid = grid_dim_x() as u64;
-    let share = |b: u64| (units as u64 * b / grid) as u32;
-    let (mut u, end) = (share(block as u64), share(block as u64 + 1));
-    while u < end {
-        let t = warp_last_holding(tiles, |k| read_volatile(first_unit.add(k as usize)) <= u);
-        let stop = end.min(read_volatile(first_unit.add(t as usize + 1)));
-        let part = Part { start: u, end: stop, tile: t };
-        let (begin, last) = (read_volatile(first_item.add(t as usize)), read_volatile(first_item.add(t as usize + 1)));
-        let span = scan_tile(v, smem, part, begin, last);
-        if warp_id() < WARPS && span.begin < span.stop {
-            walk(addr_of_mut!((*smem).bounds) as *const u32, addr_of_mut!((*smem).marks) as *mut u32, span, &mut f);
+    // This block's units: a fixed, consecutive share of the first `fixed` (64-bit products: units
+    // < 2^32, grid < 2^31), so that one tile scan serves several; where there are many units per
+    // block, the last quarter is claimed (guided, as pass 2's claims) by whichever blocks finish
+    // their shares first: fixed shares alone left the slowest multiprocessor's blocks the tail.
+    let grid = grid_dim_x();
+    let fixed = if units > CLAIMS_FROM * grid { units - units / 4 } else { units };
+    let share = |b: u32| (fixed as u64 * b as u64 / grid as u64) as u32;
+    let (mut u, mut end) = (share(block), share(block + 1));
+    let claimed = addr_of_mut!((*plan).claimed) as *mut u32;
+    let mut seen = 0;
+    loop {
+        while u < end {
+            let t = warp_last_holding(tiles, |k| read_volatile(first_unit.add(k as usize)) <= u);
+            let stop = end.min(read_volatile(first_unit.add(t as usize + 1)));
+            let part = Part { start: u, end: stop, tile: t };
+            let (begin, last) =
+                (read_volatile(first_item.add(t as usize)), read_volatile(first_item.add(t as usize + 1)));
+            let span = scan_tile(v, smem, part, begin, last);
+            if warp_id() < WARPS && span.begin < span.stop {
+                walk(addr_of_mut!((*smem).bounds) as *const u32, addr_of_mut!((*smem).marks) as *mut u32, span, &mut f);
+            }
+            // The bounds, marks and claim are rewritten for the next part only after everyone is
+            // done.
+            sync_threads();
+            u = stop;
         }
-        // The bounds and marks are rewritten for the next part only after everyone is done.
+        if fixed == units {
+            break;
+        }
+        let left = units - fixed;
+        if thread_idx_x() == 0 {
+            // What this block last saw claimed: a guess at what the others have left.
+            let k = ((left - seen.min(left)) / (2 * grid)).clamp(1, FUSED_CLAIM_UNITS);
+            write_volatile(claimed, atomic_add_u32(addr_of_mut!((*v.ctrl()).counter), k));
+            write_volatile(claimed.add(1), k);
+        }
         sync_threads();
-        u = stop;
+        let (c, k) = (read_volatile(claimed), read_volatile(claimed.add(1)));
+        if c >= left {
+            break;
+        }
+        seen = c + k;
+        (u, end) = (fixed + c, fixed + (c + k).min(left));
     }
     // The last block out clears the count and the sums (every block has read them, and every
     // summing block has published) for the next launch.
@@ -154,6 +188,7 @@ pub(crate) unsafe fn fused_once(
             store_relaxed_u64(sums.add(t), 0);
         }
         write_volatile(summed, 0);
+        write_volatile(addr_of_mut!((*ctrl).counter), 0);
         write_volatile(addr_of_mut!((*ctrl).exits), 0);
     }
 }
