@@ -14,8 +14,8 @@ pub fn min_nan_f32(a: f32, b: f32) -> f32 {
     d
 }
 
-/// `max.NaN.f32`: the greater of `a` and `b`, with `+0.0 > -0.0`, and the
-/// canonical NaN if either is NaN.
+/// `max.NaN.f32`: the greater of `a` and `b`, with `+0.0 > -0.0`, and the canonical NaN if
+/// either is NaN.
 #[inline(always)]
 pub fn max_nan_f32(a: f32, b: f32) -> f32 {
     let d: f32;
