@@ -163,6 +163,15 @@ fn run_sum(c: [u32; FUSED_ITEMS]) -> u64 {
     c.iter().map(|&x| x as u64).sum()
 }
 
+/// Units a block claims when about `left` units remain to be claimed by a grid of `grid` blocks:
+/// guided (as OpenMP's `guided` schedule), [`FUSED_CLAIM_UNITS`] while more than
+/// `2·FUSED_CLAIM_UNITS` per block remain, down to one at the end, so that the blocks finish
+/// within about one unit's time of each other.
+#[inline(always)]
+fn guided_claim(left: u32, grid: u32) -> u32 {
+    (left / (2 * grid)).clamp(1, FUSED_CLAIM_UNITS)
+}
+
 /// Stores the end of the plan in the control block: the exact `total`, the unit count (0 when
 /// the total is over the capacity: nothing to walk) and the capacity flag — stored, not or-ed,
 /// so that the next pass 1 needs no memset of the control block.

@@ -31,7 +31,7 @@
 
 use super::schedule::Part;
 use super::walk::{scan_tile, store_bounds, walk, Span};
-use super::{load_run, run_sum, store_plan_end, FusedShared, FUSED_CLAIM_UNITS, STEP, WARPS};
+use super::{guided_claim, load_run, run_sum, store_plan_end, FusedShared, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
     shfl_idx_any, store_relaxed_u64, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
@@ -164,7 +164,7 @@ pub(crate) unsafe fn fused_once(
         let left = units - fixed;
         if thread_idx_x() == 0 {
             // What this block last saw claimed: a guess at what the others have left.
-            let k = ((left - seen.min(left)) / (2 * grid)).clamp(1, FUSED_CLAIM_UNITS);
+            let k = guided_claim(left.saturating_sub(seen), grid);
             write_volatile(claimed, atomic_add_u32(addr_of_mut!((*v.ctrl()).counter), k));
             write_volatile(claimed.add(1), k);
         }

@@ -3,7 +3,7 @@
 //! ([`super::walk`]).
 
 use super::walk::{scan_part, walk};
-use super::{record_unit, FusedShared, FUSED_CLAIM_UNITS, WARPS};
+use super::{guided_claim, record_unit, FusedShared, FUSED_CLAIM_UNITS, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, shfl_idx, sync_threads, thread_idx_x,
     warp_id,
@@ -111,15 +111,13 @@ impl Part {
 
 /// The scheduling warp: writes to `slot` the next part of `claim` (the claim's units not yet
 /// handed out), claiming units first when it is used up; a part starting at or past `units`
-/// means none is left. Claims are guided (as OpenMP's `guided` schedule): `FUSED_CLAIM_UNITS` units
-/// while more than `2·FUSED_CLAIM_UNITS` per block remain, down to one unit at the end, so that the
-/// blocks finish within about one unit's time of each other.
+/// means none is left. Claims are guided ([`guided_claim`]).
 #[inline(always)]
 unsafe fn schedule<O: Offset>(v: &ExpandView, slot: *mut u32, claim: &mut Claim, units: u32) {
     if claim.units.start >= claim.units.end {
         let grid = grid_dim_x();
         // What this block last saw left over: a guess at what the others have left.
-        let k = (units.saturating_sub(claim.units.end) / (2 * grid)).clamp(1, FUSED_CLAIM_UNITS);
+        let k = guided_claim(units.saturating_sub(claim.units.end), grid);
         let mut u = 0;
         if lane_id() == 0 {
             u = atomic_add_u32(addr_of_mut!((*v.ctrl()).counter), k);
