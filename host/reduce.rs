@@ -312,16 +312,16 @@ impl Gpu {
         let mut p = self.kernel_args();
         p.addr(ticket);
         let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `reduce_prepare(ticket)` writes one u32 at a 16-byte boundary inside the
-        // scratch (its length checked above), which stays bound by `l` until the reduce below is
+        // SAFETY: `reduce_prepare(ticket)` writes two u32s (the ticket and the claim counter)
+        // at a 16-byte boundary inside the scratch (its length checked above), which stays bound by `l` until the reduce below is
         // launched.
         unsafe { p.launch(prepare, one)? };
         // SAFETY: matches `reduce_{op}_{T}(input, n, value, index, scratch)` in
         // kernels/src/kernels/reduce.rs: `input` holds `n` elements; `outputs` bound at least
         // one value (and, for argmin / argmax, one index; the plain kernels ignore theirs); the
         // scratch holds the ticket and `blocks` partials from a 16-byte boundary (checked
-        // above), its ticket zeroed on this stream by `reduce_prepare`, of which this launch is
-        // the programmatic dependent (it waits for it before the ticket; and `reduce_prepare`,
+        // above), its ticket and claim counter zeroed on this stream by `reduce_prepare`, of
+        // which this launch is the programmatic dependent (it waits for it before either; and `reduce_prepare`,
         // launched plainly, started after everything before it on the stream, so the input is
         // complete when the reduce starts); the grid is `warpwork_abi::reduce::blocks` blocks of
         // `THREADS` threads.

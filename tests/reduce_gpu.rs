@@ -181,6 +181,50 @@ fn adversarial_inputs_match_cpu() {
     adversarial::<f64>(&gpu);
 }
 
+/// Inputs long enough (eight units per block) that the blocks claim their units as they go (all
+/// operators but float sums): the winner in the first claimed unit, just before it, at the last
+/// element and in the middle; the first of many ties; misaligned views; and the same result on
+/// every run, whichever blocks claim what.
+fn claimed<T: TestElement>(gpu: &Gpu) {
+    let n = (15 << 22) / std::mem::size_of::<T>() + 5; // 60 MiB and a bit: 8 units per block
+    let (lo, hi) = T::extremes();
+    // Blocks take units 0 … 1023 (of 8 KiB) unclaimed.
+    let first_claimed = 1024 * 8192 / std::mem::size_of::<T>();
+    for (k, at) in [first_claimed, first_claimed - 1, n - 1, n / 2].into_iter().enumerate() {
+        let mut input = T::small_ints(n, 20 + k as u64);
+        (input[at], input[first_claimed + 1 + k]) = (lo, hi);
+        let what = format!("{} n = {n}, extremes at {at}", T::SUFFIX);
+        check_arg(gpu, &input, &what);
+        for op in OPS {
+            check(run(gpu, &input, op), &input, op, true, &what);
+        }
+    }
+    let ties = T::small_ints(n, 30);
+    for _ in 0..3 {
+        check_arg(gpu, &ties, &format!("{} n = {n} ties", T::SUFFIX));
+    }
+    let d = gpu.upload(&ties).unwrap();
+    let mut scratch = poisoned::<u32>(gpu, scratch_len::<T>(n) + 1);
+    let mut out = poisoned::<T>(gpu, 1);
+    for skip in 1..4 {
+        for op in [ReduceOp::Min, ReduceOp::Max] {
+            gpu.reduce_into(&d.slice(skip..), op, &mut out, &mut scratch.slice_mut(1..)).unwrap();
+            let want = cpu::reduce(&ties[skip..], cpu_op(op));
+            assert!(same(gpu.download(&out).unwrap()[0], want), "{} view from {skip}, {op:?}", T::SUFFIX);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn claimed_parts_match_cpu() {
+    let gpu = gpu();
+    claimed::<u32>(&gpu);
+    claimed::<u64>(&gpu);
+    claimed::<f32>(&gpu);
+    claimed::<i64>(&gpu);
+}
+
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn float_sums_are_the_same_bits_every_run() {

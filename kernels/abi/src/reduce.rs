@@ -9,6 +9,13 @@
 //! evaluated in the same order, and gives the same bits, on every run and on every GPU (for
 //! the same input address modulo 16: a view that starts mid-vector moves the vector
 //! boundaries).
+//!
+//! **Claims for operators of any order.** Where a block's span would be at least
+//! [`CLAIM_MIN_UNITS`] units (a unit: [`UNROLL`] 16-byte vectors per thread of a block), an
+//! operator whose result does not depend on the order of evaluation (every one but a float sum)
+//! does not keep to spans ([`claims`]): block `b` reduces unit `b`, then claims the next unit
+//! from a counter in the scratch until none is left, so that blocks that get through memory
+//! faster take more of the input and every multiprocessor finishes at about the same time.
 
 /// Threads per block of the device-wide and the segmented reduce.
 pub const THREADS: u32 = 128;
@@ -45,8 +52,11 @@ pub const fn segment_group(segments: u64) -> u64 {
 /// Bytes per block partial in the scratch (the largest accumulator: a 64-bit key and a 64-bit
 /// index, for argmin / argmax).
 pub const PARTIAL_BYTES: u64 = 16;
-/// Bytes before the partials in the scratch: the ticket (a `u32`), padded to 16.
+/// Bytes before the partials in the scratch: the ticket and the claim counter (a `u32` each),
+/// padded to 16.
 pub const TICKET_BYTES: u64 = 16;
+/// The fewest units per block span from which operators of any order claim their units.
+pub const CLAIM_MIN_UNITS: u64 = 8;
 
 /// Blocks of a device-wide reduce of `n` elements of `size` bytes: enough for
 /// [`MIN_BLOCK_BYTES`] each, at most [`MAX_BLOCKS`], at least 1 (an empty input is one block,
@@ -59,8 +69,8 @@ pub const fn blocks(size: usize, n: u64) -> u64 {
     }
 }
 
-/// Elements per block-span unit: [`UNROLL`] 16-byte vectors per thread.
-const fn span_quantum(size: usize) -> u64 {
+/// Elements per unit: [`UNROLL`] 16-byte vectors per thread of a block.
+pub const fn unit(size: usize) -> u64 {
     MIN_BLOCK_BYTES / size as u64
 }
 
@@ -68,11 +78,18 @@ const fn span_quantum(size: usize) -> u64 {
 /// block fewer): `n` over at most [`MAX_BLOCKS`] blocks, rounded up to whole vectors per thread,
 /// so that every block's loads are the same full vectors.
 pub const fn span(size: usize, n: u64) -> u64 {
-    let q = span_quantum(size);
+    let q = unit(size);
     let units = n.div_ceil(q);
     let per_block = units.div_ceil(MAX_BLOCKS);
     let per_block = if per_block == 0 { 1 } else { per_block };
     per_block * q
+}
+
+/// Whether the blocks of a device-wide reduce of `n` elements of `size` bytes claim its units
+/// (block `b` unit `b`, then unit [`blocks`]` + k` for the `k`-th claim of the launch) where its
+/// operator may be evaluated in any order, rather than each reduce its [`span`].
+pub const fn claims(size: usize, n: u64) -> bool {
+    span(size, n) / unit(size) >= CLAIM_MIN_UNITS
 }
 
 /// 32-bit words of scratch a device-wide reduce of `n` elements of `size` bytes takes: the
@@ -102,6 +119,7 @@ mod tests {
         assert_eq!(span(4, 1 << 28), 1 << 18);
         assert_eq!(blocks(8, 0), 1);
         assert_eq!(scratch_words(4, 1 << 28), (16 + 16 * 1024) / 4 + 3);
+        assert!(claims(4, 1 << 24) && claims(8, 1 << 23) && !claims(4, (1 << 24) - 1 - (1 << 21)));
         assert_eq!((segment_group(4095), segment_group(4096)), (1, SEGMENT_GROUP));
         assert_eq!(SEGMENT_GROUP, 4);
     }

@@ -7,7 +7,9 @@
 //!   (`warpwork_abi::reduce::span`), stores its partial and takes a ticket; the last block to
 //!   finish combines the partials in block order. The grid and spans depend only on `n` and the
 //!   element size, so the order of evaluation — and a float sum's bits — is the same on every
-//!   run and every GPU.
+//!   run and every GPU. Operators whose result does not depend on that order claim the input
+//!   unit by unit instead where it is long (`warpwork_abi::reduce::claims`), which evens out the
+//!   multiprocessors' finishing times.
 //! * [`reduce_segments`]: a segmented reduce over offsets, a block per segment, or a warp per
 //!   segment where a block's group of segments is short.
 //!
@@ -25,7 +27,7 @@ use crate::warp::{warp_reduce, ArgKey, OrderKey, ReduceOp};
 use core::mem::size_of;
 use core::ptr::{read_volatile, write_volatile};
 pub use warpwork_abi::reduce::{
-    blocks, span, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
+    blocks, claims, span, unit, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
 };
 
 /// Warps per block of the shipped reduce kernels.
@@ -34,11 +36,12 @@ pub const WARPS: usize = THREADS as usize / 32;
 const PARTIALS_PER_THREAD: usize = (MAX_BLOCKS as usize).div_ceil(THREADS as usize);
 
 /// The shared memory of [`reduce_grid`] and [`reduce_segments`] for blocks of up to 32 warps:
-/// the warp totals (up to 16 bytes each) and the last-block flag.
+/// the warp totals (up to 16 bytes each), the last-block flag and the block's claims.
 #[repr(C, align(16))]
 pub struct ReduceShared {
     totals: [[u64; 2]; 32],
     last: u32,
+    claims: [u32; 2],
 }
 
 /// `input[begin..end]` reduced under `O` by the block (`BLOCK_THREADS` threads, `BLOCK_WARPS`
@@ -56,10 +59,27 @@ pub unsafe fn reduce_range<O: ReduceOp, const BLOCK_THREADS: usize, const BLOCK_
     end: usize,
     totals: *mut O::T,
 ) -> O::T {
+    let acc = accumulate_range::<O, BLOCK_THREADS>(O::IDENTITY, input, begin, end);
+    block_reduce::<O, BLOCK_WARPS>(totals, acc)
+}
+
+/// `acc` combined with this thread's elements of `input[begin..end]` (the block's threads
+/// share the range out as the module docs say): no barrier, nothing shared.
+///
+/// # Safety
+/// `input` holds at least `end` elements, none written during the launch; `begin <= end`;
+/// every thread of the block (`BLOCK_THREADS` threads) calls this with the same range.
+#[inline(always)]
+unsafe fn accumulate_range<O: ReduceOp, const BLOCK_THREADS: usize>(
+    acc: O::T,
+    input: *const O::Item,
+    begin: usize,
+    end: usize,
+) -> O::T {
     let t = thread_idx_x() as usize;
     let size = size_of::<O::Item>();
     let per = 16 / size;
-    let mut acc = O::IDENTITY;
+    let mut acc = acc;
     // Head: the elements before the first 16-byte boundary.
     let misaligned = (input.add(begin) as usize) % 16;
     let head = if misaligned == 0 { 0 } else { ((16 - misaligned) / size).min(end - begin) };
@@ -102,7 +122,52 @@ pub unsafe fn reduce_range<O: ReduceOp, const BLOCK_THREADS: usize, const BLOCK_
     if t < end - tail {
         acc = O::combine(acc, O::lift(*input.add(tail + t), (tail + t) as u64));
     }
-    block_reduce::<O, BLOCK_WARPS>(totals, acc)
+    acc
+}
+
+/// This thread's elements of the units of `input[..n]` the block takes (unit `k` is
+/// `input[k · unit..][..unit]`): unit `block`, then unit `grid + c` for each claim `c` it draws
+/// from `counter`, until none is left. The next claim is in flight while the block reduces
+/// the current unit, and a thread's elements stay in index order (claims only grow).
+///
+/// # Safety
+/// As [`accumulate_range`] for `input[..n]`; `counter` is zeroed before the launch (by the grid
+/// this one may be the programmatic dependent of) and only claimed from during it; `claims` is
+/// two words of shared memory that nothing else uses during the call; every thread of the
+/// block calls this.
+#[inline(always)]
+unsafe fn accumulate_claims<O: ReduceOp>(
+    input: *const O::Item,
+    n: usize,
+    unit: usize,
+    counter: *mut u32,
+    claims: *mut u32,
+) -> O::T {
+    let (block, grid) = (block_idx_x() as usize, grid_dim_x() as usize);
+    let mut acc = O::IDENTITY;
+    let (mut k, mut slot) = (block, 0);
+    while k * unit < n {
+        let begin = k * unit;
+        // The next claim is taken before this unit's loads are used: its trip to memory
+        // overlaps theirs.
+        let mut next = 0;
+        if thread_idx_x() == 0 {
+            if k == block {
+                grid_dependency_wait();
+            }
+            next = atomic_add_u32(counter, 1);
+        }
+        acc = accumulate_range::<O, { THREADS as usize }>(acc, input, begin, (begin + unit).min(n));
+        if thread_idx_x() == 0 {
+            write_volatile(claims.add(slot), next);
+        }
+        // The claim is visible to every thread; each has read the one before (in the other
+        // slot) before it is written again.
+        sync_threads();
+        k = grid + read_volatile(claims.add(slot)) as usize;
+        slot ^= 1;
+    }
+    acc
 }
 
 /// Reads a partial (4, 8 or 16 bytes, 16-byte aligned) written by another block, with
@@ -129,14 +194,15 @@ unsafe fn store_partial<T: Copy>(p: *mut T, v: T) {
     }
 }
 
-/// Zeroes the ticket of the reduce launched next, which may be its programmatic dependent.
+/// Zeroes the ticket and the claim counter of the reduce launched next, which may be its
+/// programmatic dependent.
 ///
 /// # Safety
-/// `ticket` is a valid `u32`; one thread of one block calls this.
+/// `ticket` is the first of two `u32`s, 8-byte aligned; one thread of one block calls this.
 #[inline(always)]
 pub unsafe fn prepare_ticket(ticket: *mut u32) {
     crate::arch::grid_launch_dependents();
-    write_volatile(ticket, 0);
+    write_volatile(ticket as *mut u64, 0);
 }
 
 /// The device-wide reduce of `input[..n]` under `O`, one block's part: returns `Some(result)`
@@ -146,9 +212,9 @@ pub unsafe fn prepare_ticket(ticket: *mut u32) {
 /// # Safety
 /// The launch has `warpwork_abi::reduce::blocks(size_of::<O::Item>(), n)` blocks of
 /// [`THREADS`] threads; `input` holds `n` elements, none written during the launch; `scratch`
-/// is 16-byte aligned and holds [`TICKET_BYTES`] + [`PARTIAL_BYTES`] per block, its first word
-/// (the ticket) zeroed by [`prepare_ticket`] (of which this launch may be the programmatic
-/// dependent) unless the grid is one block; `smem` is this block's, in shared memory; every
+/// is 16-byte aligned and holds [`TICKET_BYTES`] + [`PARTIAL_BYTES`] per block, its first two
+/// words (the ticket and the claim counter) zeroed by [`prepare_ticket`] (of which this launch
+/// may be the programmatic dependent) unless the grid is one block; `smem` is this block's, in shared memory; every
 /// thread calls this.
 #[inline(always)]
 pub unsafe fn reduce_grid<O: ReduceOp>(
@@ -160,15 +226,22 @@ pub unsafe fn reduce_grid<O: ReduceOp>(
     const { assert!(size_of::<O::T>() as u64 <= PARTIAL_BYTES) };
     let totals = smem as *mut O::T;
     let block = block_idx_x() as usize;
-    let span = span(size_of::<O::Item>(), n as u64) as usize;
-    let begin = (block * span).min(n);
-    let end = (begin + span).min(n);
-    let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
     let grid = grid_dim_x();
+    let size = size_of::<O::Item>();
+    let ticket = scratch as *mut u32;
+    // Claimed units, or the block's span (always for a float sum, whose bits depend on the order).
+    let acc = if O::ANY_ORDER && claims(size, n as u64) {
+        let slots = core::ptr::addr_of_mut!((*smem).claims) as *mut u32;
+        accumulate_claims::<O>(input, n, unit(size) as usize, ticket.add(1), slots)
+    } else {
+        let span = span(size, n as u64) as usize;
+        let begin = (block * span).min(n);
+        accumulate_range::<O, { THREADS as usize }>(O::IDENTITY, input, begin, (begin + span).min(n))
+    };
+    let total = block_reduce::<O, WARPS>(totals, acc);
     if grid == 1 {
         return (thread_idx_x() == 0).then_some(total);
     }
-    let ticket = scratch as *mut u32;
     let partials = scratch.add(TICKET_BYTES as usize);
     let last = core::ptr::addr_of_mut!((*smem).last);
     if thread_idx_x() == 0 {

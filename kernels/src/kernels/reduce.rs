@@ -5,23 +5,24 @@
 //!   `warpwork_abi::reduce::blocks(size_of::<T>(), n)` blocks of `warpwork_abi::reduce::THREADS`
 //!   threads. Writes the result to `value[0]` (and, for argmin / argmax, its index to `index[0]`:
 //!   `u64::MAX` and the identity of min / max for an empty input; `index` is unused otherwise).
-//!   `scratch` (16-byte aligned) is the ticket and the block partials
-//!   (`warpwork_abi::reduce::scratch_words`); its ticket is zeroed by `reduce_prepare`, of which
-//!   the reduce may be the programmatic dependent (not needed for a grid of one block).
+//!   `scratch` (16-byte aligned) is the ticket, the claim counter and the block partials
+//!   (`warpwork_abi::reduce::scratch_words`); the ticket and counter are zeroed by
+//!   `reduce_prepare`, of which the reduce may be the programmatic dependent (not needed for a
+//!   grid of one block).
 //! * `segmented_reduce_{sum|min|max}_{type}(input, n, offsets, segments, group, out)`: `out[s]`
 //!   is the reduction of `input[offsets[s]..offsets[s + 1]]` (offsets clamped to `n`), in groups
 //!   of `group` segments per block (1, or `warpwork_abi::reduce::SEGMENT_GROUP`:
 //!   `warpwork_abi::reduce::segment_group`); any grid of `THREADS`-thread blocks (one per group
 //!   is best).
-//! * `reduce_prepare(ticket)`: zeroes the ticket; one thread.
+//! * `reduce_prepare(ticket)`: zeroes the ticket and the claim counter after it; one thread.
 
 use crate::block::{Max, Min, Sum};
 use crate::device::reduce::{arg_result, prepare_ticket, reduce_grid, reduce_segments};
 use crate::static_shared;
 use crate::warp::{ArgMax, ArgMin, ScanOp};
 
-/// Zeroes the ticket of the reduce launched next, which may start early as its programmatic
-/// dependent.
+/// Zeroes the ticket and the claim counter of the reduce launched next, which may start early
+/// as its programmatic dependent.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn reduce_prepare(ticket: *mut u32) {
     prepare_ticket(ticket);

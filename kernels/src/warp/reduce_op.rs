@@ -31,6 +31,9 @@ pub trait ReduceOp {
     fn lift(x: Self::Item, index: u64) -> Self::T;
     /// `a ⊕ b`.
     fn combine(a: Self::T, b: Self::T) -> Self::T;
+    /// Whether the result is the same, bit for bit, whatever the order and grouping of the
+    /// combines ([`ScanOp::ANY_ORDER`]; the arg operators' keys and indices are exact).
+    const ANY_ORDER: bool;
 
     /// `acc` combined with every element of `V` 16-byte vectors, in order: element `j` of
     /// vector `u` (`16 / size_of::<Item>()` per vector) lifted with index `index(u, j)`. The
@@ -98,6 +101,7 @@ impl<O: ScanOp> ReduceOp for O {
     type Item = <O as ScanOp>::T;
     type T = <O as ScanOp>::T;
     const IDENTITY: <O as ScanOp>::T = <O as ScanOp>::IDENTITY;
+    const ANY_ORDER: bool = <O as ScanOp>::ANY_ORDER;
     #[inline(always)]
     fn lift(x: <O as ScanOp>::T, _index: u64) -> <O as ScanOp>::T {
         x
@@ -293,6 +297,7 @@ impl<T: OrderKey> ReduceOp for ArgMin<T> {
     type Item = T;
     type T = ArgKey;
     const IDENTITY: ArgKey = ArgKey::NONE;
+    const ANY_ORDER: bool = true;
     #[inline(always)]
     fn lift(x: T, index: u64) -> ArgKey {
         ArgKey { key: x.min_key(), index }
@@ -312,6 +317,7 @@ impl<T: OrderKey> ReduceOp for ArgMax<T> {
     type Item = T;
     type T = ArgKey;
     const IDENTITY: ArgKey = ArgKey::NONE;
+    const ANY_ORDER: bool = true;
     #[inline(always)]
     fn lift(x: T, index: u64) -> ArgKey {
         ArgKey { key: x.max_key(), index }

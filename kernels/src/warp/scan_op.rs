@@ -78,6 +78,9 @@ pub trait ScanOp {
     const IDENTITY: Self::T;
     /// `a ⊕ b`, with `a` the earlier operand in scan order.
     fn combine(a: Self::T, b: Self::T) -> Self::T;
+    /// Whether `combine` is exactly associative and commutative, so that a reduction may take
+    /// the elements in any order and grouping for the same bits: all but the float sums.
+    const ANY_ORDER: bool = true;
 
     /// `acc` combined with every element of `V` 16-byte vectors of `T`, in order (what a thread
     /// of a reduction does with its loads). Operators may take fewer steps than one combine per
@@ -103,10 +106,11 @@ pub struct Min<T>(PhantomData<T>);
 pub struct Max<T>(PhantomData<T>);
 
 macro_rules! op {
-    ($op:ident<$t:ty>, $id:expr, |$a:ident, $b:ident| $body:expr $(, fold: $fold:path)?) => {
+    ($op:ident<$t:ty>, $id:expr, |$a:ident, $b:ident| $body:expr $(, fold: $fold:path)? $(, any_order: $any:expr)?) => {
         impl ScanOp for $op<$t> {
             type T = $t;
             const IDENTITY: $t = $id;
+            $(const ANY_ORDER: bool = $any;)?
             #[inline(always)]
             fn combine($a: $t, $b: $t) -> $t {
                 $body
@@ -130,10 +134,10 @@ macro_rules! integer_ops {
 }
 integer_ops!(u32, i32, u64, i64);
 
-op!(Sum<f32>, -0.0, |a, b| a + b);
+op!(Sum<f32>, -0.0, |a, b| a + b, any_order: false);
 op!(Min<f32>, f32::INFINITY, |a, b| minimum_f32(a, b), fold: fold_minimum_f32);
 op!(Max<f32>, f32::NEG_INFINITY, |a, b| maximum_f32(a, b), fold: fold_maximum_f32);
-op!(Sum<f64>, -0.0, |a, b| a + b);
+op!(Sum<f64>, -0.0, |a, b| a + b, any_order: false);
 op!(Min<f64>, f64::INFINITY, |a, b| minimum_f64(a, b), fold: fold_minimum_f64);
 op!(Max<f64>, f64::NEG_INFINITY, |a, b| maximum_f64(a, b), fold: fold_maximum_f64);
 
