@@ -125,51 +125,46 @@ unsafe fn accumulate_range<O: ReduceOp, const BLOCK_THREADS: usize>(
     acc
 }
 
-/// This thread's elements of the pieces of `input[..n]` the block takes (piece `k` is
-/// `input[k · len..][..len]`): piece `block`; then, if `claiming`, piece `grid + c` for each
-/// claim `c` it draws from `counter`, until none is left. The next claim is in flight while the
-/// block reduces the current piece, and a thread's elements stay in index order (claims only
-/// grow). One loop for both, so that the loads and folds are compiled once per kernel.
+/// This thread's elements of the units of `input[..n]` the block takes (unit `k` is
+/// `input[k · unit..][..unit]`): unit `block`, then unit `grid + c` for each claim `c` it draws
+/// from `counter`, until none is left. The next claim is in flight while the block reduces
+/// the current unit, and a thread's elements stay in index order (claims only grow).
 ///
 /// # Safety
-/// As [`accumulate_range`] for `input[..n]`; if `claiming`: `counter` is zeroed before the
-/// launch (by the grid this one may be the programmatic dependent of) and only claimed from
-/// during it, and `slots` is two words of shared memory that nothing else uses during the call;
-/// every thread of the block calls this.
+/// As [`accumulate_range`] for `input[..n]`; `counter` is zeroed before the launch (by the grid
+/// this one may be the programmatic dependent of) and only claimed from during it; `claims` is
+/// two words of shared memory that nothing else uses during the call; every thread of the
+/// block calls this.
 #[inline(always)]
-unsafe fn accumulate_pieces<O: ReduceOp>(
+unsafe fn accumulate_claims<O: ReduceOp>(
     input: *const O::Item,
     n: usize,
-    len: usize,
-    claiming: bool,
+    unit: usize,
     counter: *mut u32,
-    slots: *mut u32,
+    claims: *mut u32,
 ) -> O::T {
     let (block, grid) = (block_idx_x() as usize, grid_dim_x() as usize);
     let mut acc = O::IDENTITY;
     let (mut k, mut slot) = (block, 0);
-    while k * len < n {
-        let begin = k * len;
-        // The next claim is taken before this piece's loads are used: its trip to memory
+    while k * unit < n {
+        let begin = k * unit;
+        // The next claim is taken before this unit's loads are used: its trip to memory
         // overlaps theirs.
         let mut next = 0;
-        if claiming && thread_idx_x() == 0 {
+        if thread_idx_x() == 0 {
             if k == block {
                 grid_dependency_wait();
             }
             next = atomic_add_u32(counter, 1);
         }
-        acc = accumulate_range::<O, { THREADS as usize }>(acc, input, begin, (begin + len).min(n));
-        if !claiming {
-            break;
-        }
+        acc = accumulate_range::<O, { THREADS as usize }>(acc, input, begin, (begin + unit).min(n));
         if thread_idx_x() == 0 {
-            write_volatile(slots.add(slot), next);
+            write_volatile(claims.add(slot), next);
         }
         // The claim is visible to every thread; each has read the one before (in the other
         // slot) before it is written again.
         sync_threads();
-        k = grid + read_volatile(slots.add(slot)) as usize;
+        k = grid + read_volatile(claims.add(slot)) as usize;
         slot ^= 1;
     }
     acc
@@ -235,10 +230,14 @@ pub unsafe fn reduce_grid<O: ReduceOp>(
     let size = size_of::<O::Item>();
     let ticket = scratch as *mut u32;
     // Claimed units, or the block's span (always for a float sum, whose bits depend on the order).
-    let claiming = O::ANY_ORDER && claims(size, n as u64);
-    let len = if claiming { unit(size) } else { span(size, n as u64) } as usize;
-    let slots = core::ptr::addr_of_mut!((*smem).claims) as *mut u32;
-    let acc = accumulate_pieces::<O>(input, n, len, claiming, ticket.add(1), slots);
+    let acc = if O::ANY_ORDER && claims(size, n as u64) {
+        let slots = core::ptr::addr_of_mut!((*smem).claims) as *mut u32;
+        accumulate_claims::<O>(input, n, unit(size) as usize, ticket.add(1), slots)
+    } else {
+        let span = span(size, n as u64) as usize;
+        let begin = (block * span).min(n);
+        accumulate_range::<O, { THREADS as usize }>(O::IDENTITY, input, begin, (begin + span).min(n))
+    };
     let total = block_reduce::<O, WARPS>(totals, acc);
     if grid == 1 {
         return (thread_idx_x() == 0).then_some(total);
