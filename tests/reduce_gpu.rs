@@ -181,10 +181,10 @@ fn adversarial_inputs_match_cpu() {
     adversarial::<f64>(&gpu);
 }
 
-/// Inputs long enough (eight units per block) that the blocks claim their units as they go (all
-/// operators but float sums): the winner in the first claimed unit, just before it, at the last
-/// element and in the middle; the first of many ties; misaligned views; and the same result on
-/// every run, whichever blocks claim what.
+/// Inputs long enough (eight units per block) that the blocks claim the input as they go (unit
+/// by unit; float sums chunk by chunk, the last span's second chunk empty): the winner in the
+/// first claimed unit, just before it, at the last element and in the middle; the first of many
+/// ties; misaligned views; and the same result on every run, whichever blocks claim what.
 fn claimed<T: TestElement>(gpu: &Gpu) {
     let n = (15 << 22) / std::mem::size_of::<T>() + 5; // 60 MiB and a bit: 8 units per block
     let (lo, hi) = T::extremes();
@@ -196,6 +196,7 @@ fn claimed<T: TestElement>(gpu: &Gpu) {
         let what = format!("{} n = {n}, extremes at {at}", T::SUFFIX);
         check_arg(gpu, &input, &what);
         for op in OPS {
+            // (Exactly: a float input holds both infinities, so its sum is NaN in any order.)
             check(run(gpu, &input, op), &input, op, true, &what);
         }
     }
@@ -229,12 +230,19 @@ fn claimed_parts_match_cpu() {
 #[ignore = "needs a GPU: run the GPU suite"]
 fn float_sums_are_the_same_bits_every_run() {
     let gpu = gpu();
-    for n in [1_000_003usize, 1 << 22] {
+    // In spans, and claimed chunk by chunk (from 15 · 2^20 + 5 on).
+    for n in [1_000_003usize, 1 << 22, (15 << 20) + 5, (1 << 26) + 3] {
         let input = f32::random(n, 41);
         let first = run(&gpu, &input, ReduceOp::Sum);
+        check(first, &input, ReduceOp::Sum, false, &format!("f32 n = {n}"));
         for _ in 0..5 {
             assert_eq!(run(&gpu, &input, ReduceOp::Sum).to_bits(), first.to_bits(), "n = {n}");
         }
+    }
+    let input = f64::random((15 << 19) + 5, 42);
+    let first = run(&gpu, &input, ReduceOp::Sum);
+    for _ in 0..5 {
+        assert_eq!(run(&gpu, &input, ReduceOp::Sum).to_bits(), first.to_bits(), "f64");
     }
 }
 
