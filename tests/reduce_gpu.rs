@@ -230,7 +230,7 @@ fn claimed_parts_match_cpu() {
 #[ignore = "needs a GPU: run the GPU suite"]
 fn float_sums_are_the_same_bits_every_run() {
     let gpu = gpu();
-    // In spans, and claimed chunk by chunk (from 15 · 2^20 + 5 on).
+    // Float sums keep to their spans at every size (their bits depend on the order).
     for n in [1_000_003usize, 1 << 22, (15 << 20) + 5, (1 << 26) + 3] {
         let input = f32::random(n, 41);
         let first = run(&gpu, &input, ReduceOp::Sum);
