@@ -26,7 +26,9 @@
 //!
 //! **Float sums are deterministic.** The launch shape depends only on `n` (and the element
 //! size), not on the device, so a float sum is evaluated in one fixed order and gives the same
-//! bits on every run and every GPU, for the same input at the same address modulo 16. That
+//! bits on every run and every GPU, for the same input at the same address modulo 16. (On long
+//! inputs the other operators let the blocks claim the input as they go, which evens out the
+//! multiprocessors' finishing times; their results are exact in any order.) That
 //! order is not left to right (a tree of per-thread runs; see the guide), so the result is not
 //! bit-equal to a sequential CPU sum: its error is bounded like a blocked sum's.
 
@@ -104,9 +106,10 @@ impl ReduceOp {
 }
 
 /// The length, in `u32` elements, of the `scratch` buffer a reduction of `n` elements of `T`
-/// takes ([`Gpu::reduce_into`], [`Gpu::arg_reduce_into`]): a ticket and one 16-byte partial per
-/// block (at most 1024 blocks: at most 4103 words, whatever `n`), plus three words so that they
-/// can start 16-byte aligned in any `u32` buffer. The same for every operator.
+/// takes ([`Gpu::reduce_into`], [`Gpu::arg_reduce_into`]): a ticket and a claim counter (16
+/// bytes) and one 16-byte partial per block (at most 1024 blocks: at most 4103 words, whatever
+/// `n`), plus three words so that they can start 16-byte aligned in any `u32` buffer. The same
+/// for every operator.
 ///
 /// # Examples
 /// ```
