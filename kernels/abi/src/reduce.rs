@@ -55,6 +55,9 @@ pub const PARTIAL_BYTES: u64 = 16;
 /// Bytes before the partials in the scratch: the ticket and the claim counter (a `u32` each),
 /// padded to 16.
 pub const TICKET_BYTES: u64 = 16;
+/// The word of the scratch (from its 16-byte boundary; the ticket is word 0) that counts the
+/// claims.
+pub const CLAIM_WORD: usize = 1;
 /// The fewest units per block span from which operators of any order claim their units.
 pub const CLAIM_MIN_UNITS: u64 = 8;
 
@@ -93,8 +96,8 @@ pub const fn claims(size: usize, n: u64) -> bool {
 }
 
 /// 32-bit words of scratch a device-wide reduce of `n` elements of `size` bytes takes: the
-/// ticket and one partial per block, plus three words so that they can start 16-byte aligned in
-/// any `u32` buffer.
+/// ticket and the claim counter, one partial per block, plus three words so that they can start
+/// 16-byte aligned in any `u32` buffer.
 pub const fn scratch_words(size: usize, n: u64) -> u64 {
     (TICKET_BYTES + PARTIAL_BYTES * blocks(size, n)) / 4 + 3
 }

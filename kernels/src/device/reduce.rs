@@ -27,7 +27,7 @@ use crate::warp::{warp_reduce, ArgKey, OrderKey, ReduceOp};
 use core::mem::size_of;
 use core::ptr::{read_volatile, write_volatile};
 pub use warpwork_abi::reduce::{
-    blocks, claims, span, unit, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
+    blocks, claims, span, unit, CLAIM_WORD, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
 };
 
 /// Warps per block of the shipped reduce kernels.
@@ -201,6 +201,7 @@ unsafe fn store_partial<T: Copy>(p: *mut T, v: T) {
 /// `ticket` is the first of two `u32`s, 8-byte aligned; one thread of one block calls this.
 #[inline(always)]
 pub unsafe fn prepare_ticket(ticket: *mut u32) {
+    const { assert!(CLAIM_WORD == 1, "one 8-byte store zeroes the ticket and the claim counter") };
     crate::arch::grid_launch_dependents();
     write_volatile(ticket as *mut u64, 0);
 }
@@ -214,8 +215,8 @@ pub unsafe fn prepare_ticket(ticket: *mut u32) {
 /// [`THREADS`] threads; `input` holds `n` elements, none written during the launch; `scratch`
 /// is 16-byte aligned and holds [`TICKET_BYTES`] + [`PARTIAL_BYTES`] per block, its first two
 /// words (the ticket and the claim counter) zeroed by [`prepare_ticket`] (of which this launch
-/// may be the programmatic dependent) unless the grid is one block; `smem` is this block's, in shared memory; every
-/// thread calls this.
+/// may be the programmatic dependent) unless the grid is one block; `smem` is this block's, in
+/// shared memory; every thread calls this.
 #[inline(always)]
 pub unsafe fn reduce_grid<O: ReduceOp>(
     input: *const O::Item,
@@ -232,7 +233,7 @@ pub unsafe fn reduce_grid<O: ReduceOp>(
     // Claimed units, or the block's span (always for a float sum, whose bits depend on the order).
     let acc = if O::ANY_ORDER && claims(size, n as u64) {
         let slots = core::ptr::addr_of_mut!((*smem).claims) as *mut u32;
-        accumulate_claims::<O>(input, n, unit(size) as usize, ticket.add(1), slots)
+        accumulate_claims::<O>(input, n, unit(size) as usize, ticket.add(CLAIM_WORD), slots)
     } else {
         let span = span(size, n as u64) as usize;
         let begin = (block * span).min(n);
