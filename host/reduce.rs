@@ -26,11 +26,11 @@
 //!
 //! **Float sums are deterministic.** The launch shape depends only on `n` (and the element
 //! size), not on the device, so a float sum is evaluated in one fixed order and gives the same
-//! bits on every run and every GPU, for the same input at the same address modulo 16. (On long
-//! inputs the other operators let the blocks claim the input as they go, which evens out the
-//! multiprocessors' finishing times; their results are exact in any order.) That
+//! bits on every run and every GPU, for the same input at the same address modulo 16. That
 //! order is not left to right (a tree of per-thread runs; see the guide), so the result is not
-//! bit-equal to a sequential CPU sum: its error is bounded like a blocked sum's.
+//! bit-equal to a sequential CPU sum: its error is bounded like a blocked sum's. (On long
+//! inputs the other operators let the blocks claim the input as they go, which evens out the
+//! multiprocessors' finishing times; their results are exact in any order.)
 
 use crate::error::ensure_len;
 use crate::launch::{grid_x, MAX_GRID_X};
@@ -316,17 +316,17 @@ impl Gpu {
         p.addr(ticket);
         let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: `reduce_prepare(ticket)` writes two u32s (the ticket and the claim counter)
-        // at a 16-byte boundary inside the scratch (its length checked above), which stays bound by `l` until the reduce below is
-        // launched.
+        // at a 16-byte boundary inside the scratch (its length checked above), which stays
+        // bound by `l` until the reduce below is launched.
         unsafe { p.launch(prepare, one)? };
         // SAFETY: matches `reduce_{op}_{T}(input, n, value, index, scratch)` in
         // kernels/src/kernels/reduce.rs: `input` holds `n` elements; `outputs` bound at least
         // one value (and, for argmin / argmax, one index; the plain kernels ignore theirs); the
         // scratch holds the ticket and `blocks` partials from a 16-byte boundary (checked
         // above), its ticket and claim counter zeroed on this stream by `reduce_prepare`, of
-        // which this launch is the programmatic dependent (it waits for it before either; and `reduce_prepare`,
-        // launched plainly, started after everything before it on the stream, so the input is
-        // complete when the reduce starts); the grid is `warpwork_abi::reduce::blocks` blocks of
+        // which this launch is the programmatic dependent (it waits for it before either; and
+        // `reduce_prepare`, launched plainly, started after everything before it on the stream,
+        // so the input is complete when the reduce starts); the grid is `warpwork_abi::reduce::blocks` blocks of
         // `THREADS` threads.
         unsafe { l.launch_dependent(f, cfg) }
     }

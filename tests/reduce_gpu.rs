@@ -181,15 +181,17 @@ fn adversarial_inputs_match_cpu() {
     adversarial::<f64>(&gpu);
 }
 
-/// Inputs long enough (eight units per block) that the blocks claim the input as they go (unit
-/// by unit; float sums chunk by chunk, the last span's second chunk empty): the winner in the
+/// Inputs long enough (eight units per block) that the blocks claim the input unit by unit as
+/// they go (every operator but the float sums, which keep to their spans): the winner in the
 /// first claimed unit, just before it, at the last element and in the middle; the first of many
 /// ties; misaligned views; and the same result on every run, whichever blocks claim what.
 fn claimed<T: TestElement>(gpu: &Gpu) {
     let n = (15 << 22) / std::mem::size_of::<T>() + 5; // 60 MiB and a bit: 8 units per block
     let (lo, hi) = T::extremes();
-    // Blocks take units 0 … 1023 (of 8 KiB) unclaimed.
-    let first_claimed = 1024 * 8192 / std::mem::size_of::<T>();
+    // Block `b` takes unit `b` (of 8 KiB) unclaimed; the grid is 961 blocks of 8-unit spans.
+    let unit = 8192 / std::mem::size_of::<T>();
+    let units = n.div_ceil(unit);
+    let first_claimed = units.div_ceil(units.div_ceil(1024)) * unit;
     for (k, at) in [first_claimed, first_claimed - 1, n - 1, n / 2].into_iter().enumerate() {
         let mut input = T::small_ints(n, 20 + k as u64);
         (input[at], input[first_claimed + 1 + k]) = (lo, hi);
