@@ -17,6 +17,12 @@
 //! the pinned one. Either way its version must be the pinned one: cubins are compared byte for
 //! byte.
 //!
+//! The PTX is shipped compressed (`{family}_{arch}.ptx.zst`, zstd level 19: a seventh of the
+//! text, where the package's own gzip keeps a third) and the host decompresses a module's PTX
+//! only when a device loads it from PTX; cubins are shipped as they are. A kernel build
+//! compresses with the `zstd` command, and compares and rewrites by the text, not by the
+//! compressed bytes.
+//!
 //! The host includes the files through `OUT_DIR/shipped.rs`, which this script writes: one entry
 //! per family, its PTX in the order of `PTX_ARCHS` and its cubins in the order of `CUBIN_ARCHS`.
 
@@ -43,27 +49,37 @@ fn main() {
     };
     let files = if build { build_all(&manifest, &out) } else { read_shipped(&shipped_dir) };
 
-    for (name, bytes) in &files {
-        if build {
-            let shipped = shipped_dir.join(name);
-            let current = fs::read(&shipped).ok().as_deref() == Some(bytes.as_slice());
-            if mode == "update" && !current {
-                // Written only when changed: `ptx/` is watched, so a rewrite would rerun this.
-                fs::write(&shipped, bytes).expect("write shipped device code");
-            } else if !current {
-                println!(
-                    "cargo:warning=ptx/{name} differs from the kernels just built: \
-                     run `WARPWORK_PTX=update cargo build` and commit it"
-                );
-            }
+    for (name, built) in files {
+        let shipped = shipped_dir.join(&name);
+        // A built PTX is text and the shipped one compressed: compared as text, and compressed
+        // only when it changed (the shipped bytes are kept otherwise).
+        let (current, bytes) = match (build, name.ends_with(ZST)) {
+            (false, _) => (true, built),
+            (true, true) => match fs::read(&shipped) {
+                Ok(z) if zstd(&["-d"], &z) == built => (true, z),
+                _ => (false, zstd(&["-19"], &built)),
+            },
+            (true, false) => (fs::read(&shipped).ok() == Some(built.clone()), built),
+        };
+        if !current && mode == "update" {
+            // Written only when changed: `ptx/` is watched, so a rewrite would rerun this.
+            fs::write(&shipped, &bytes).expect("write shipped device code");
+        } else if !current {
+            println!(
+                "cargo:warning=ptx/{name} differs from the kernels just built: \
+                 run `WARPWORK_PTX=update cargo build` and commit it"
+            );
         }
-        fs::write(out.join(name), bytes).expect("write device code to OUT_DIR");
+        fs::write(out.join(&name), &bytes).expect("write device code to OUT_DIR");
     }
     fs::write(out.join("shipped.rs"), shipped_rs()).expect("write shipped.rs");
 }
 
+/// The suffix of a compressed file.
+const ZST: &str = ".zst";
+
 fn ptx_file(family: Family, arch: &str) -> String {
-    format!("{}_{arch}.ptx", family.name())
+    format!("{}_{arch}.ptx{ZST}", family.name())
 }
 
 fn cubin_file(family: Family, arch: CubinArch) -> String {
@@ -97,7 +113,7 @@ fn shipped_rs() -> String {
     let include = |mac: &str, name: &str| format!("{mac}!(concat!(env!(\"OUT_DIR\"), \"/{name}\"))");
     let mut s = String::from("// Written by build.rs: one entry per `Family::ALL`.\n[\n");
     for family in Family::ALL {
-        let ptx: Vec<_> = PTX_ARCHS.iter().map(|arch| include("include_str", &ptx_file(family, arch))).collect();
+        let ptx: Vec<_> = PTX_ARCHS.iter().map(|arch| include("include_bytes", &ptx_file(family, arch))).collect();
         let cubins: Vec<_> = CUBIN_ARCHS.iter().map(|&cc| include("include_bytes", &cubin_file(family, cc))).collect();
         s += &format!(
             "    Shipped {{ family: Family::{family:?}, ptx: [{}], cubins: [{}] }},\n",
@@ -108,7 +124,8 @@ fn shipped_rs() -> String {
     s + "]\n"
 }
 
-/// Builds every family's PTX with the pinned toolchain, then its cubins with the pinned ptxas.
+/// Builds every family's PTX with the pinned toolchain, then its cubins with the pinned ptxas;
+/// the PTX as text, under its shipped (compressed) file's name.
 fn build_all(manifest: &Path, out: &Path) -> Vec<(String, Vec<u8>)> {
     let kernels = manifest.join("kernels");
     let toolchain = kernel_toolchain(&kernels);
@@ -121,7 +138,8 @@ fn build_all(manifest: &Path, out: &Path) -> Vec<(String, Vec<u8>)> {
         for arch in PTX_ARCHS {
             let features = if arch == "sm_90" { format!("{},sm90", family.name()) } else { family.name().to_owned() };
             let text = build_ptx(&toolchain, &kernels, &kernel_target.join(arch), arch, &features);
-            ptx.push((arch, out.join(ptx_file(family, arch))));
+            // The text for ptxas; `main` writes the compressed file.
+            ptx.push((arch, out.join(format!("{}_{arch}.ptx", family.name()))));
             fs::write(&ptx.last().unwrap().1, &text).expect("write PTX to OUT_DIR");
             files.push((ptx_file(family, arch), text.into_bytes()));
         }
@@ -258,6 +276,28 @@ fn without_comments(ptx: &str) -> String {
         }
     }
     out
+}
+
+/// `input` through the `zstd` command with `args` (`-19` to compress, `-d` to decompress); a
+/// kernel build needs it (it writes the shipped, compressed PTX).
+fn zstd(args: &[&str], input: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new("zstd")
+        .args(args)
+        .args(["-q", "-c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("running zstd (a kernel build compresses the shipped PTX with it): {e}"));
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Fed from a thread: zstd writes while it reads, and both pipes have bounded buffers.
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("zstd");
+    feeder.join().unwrap().expect("feeding zstd");
+    assert!(out.status.success(), "zstd {args:?} failed");
+    out.stdout
 }
 
 /// A command without the outer build's cargo and rustc variables, so that the nested kernel

@@ -5,14 +5,17 @@
 #   scripts/check-ptx.sh PTXAS            # every shipped module: ptx/, demos/*/kernels, examples/*/kernels
 #   scripts/check-ptx.sh PTXAS FILE...    # these modules only
 # A module's name ends in its target: `*_sm_70.ptx` is checked for sm_70, sm_80 and sm_90 (it runs
-# on every GPU from compute capability 7.0), `*_sm_90.ptx` for sm_90.
+# on every GPU from compute capability 7.0), `*_sm_90.ptx` for sm_90 and sm_100. A compressed
+# module (`*.ptx.zst`, as ptx/ ships them) is checked as the text `zstd -d` gives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ptxas="${1:?usage: check-ptx.sh PATH_TO_PTXAS [MODULE.ptx...]}"
 shift
 if [ $# -eq 0 ]; then
-  set -- ptx/*.ptx demos/*/kernels/*_sm_*.ptx examples/*/kernels/*_sm_*.ptx
+  set -- ptx/*.ptx.zst demos/*/kernels/*_sm_*.ptx examples/*/kernels/*_sm_*.ptx
 fi
+texts=$(mktemp -d)
+trap 'rm -rf "$texts"' EXIT
 fail=0
 check() { # module arch
   local report
@@ -48,6 +51,9 @@ barriers() { # module
 }
 for module in "$@"; do
   [ -f "$module" ] || { echo "FAIL: no module $module"; fail=1; continue; }
+  case "$module" in
+    *.ptx.zst) text="$texts/$(basename "${module%.zst}")"; zstd -q -d -c "$module" >"$text"; module=$text ;;
+  esac
   barriers "$module"
   case "$module" in
     *_sm_70.ptx) archs="sm_70 sm_80 sm_90" ;;

@@ -1,19 +1,27 @@
 //! The device code warpwork ships (one module per kernel family, as PTX and as cubins), which of
 //! it a device is given, and the checks a cubin passes before the driver sees it.
 
+use std::io::Read;
+use std::sync::OnceLock;
 use std::time::Duration;
 use warpwork_abi::modules::{cubin_arch, ptx_arch, Family, CUBIN_ARCHS, PTX_ARCHS};
 
-/// One family's shipped files: PTX in the order of [`PTX_ARCHS`], cubins in the order of
-/// [`CUBIN_ARCHS`].
+/// One family's shipped files: PTX (zstd-compressed) in the order of [`PTX_ARCHS`], cubins in the
+/// order of [`CUBIN_ARCHS`].
 pub(super) struct Shipped {
     family: Family,
-    ptx: [&'static str; PTX_ARCHS.len()],
+    ptx: [&'static [u8]; PTX_ARCHS.len()],
     cubins: [&'static [u8]; CUBIN_ARCHS.len()],
 }
 
 /// Every family's files, in the order of [`Family::ALL`] (written by `build.rs`).
 static SHIPPED: [Shipped; Family::ALL.len()] = include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
+
+/// The PTX texts decompressed so far, by family and target: only a device that loads PTX (no
+/// cubin for it, or `WARPWORK_CODE=ptx`) needs one, and the driver's compilation of it takes far
+/// longer than the decompression (tens of milliseconds for the largest module).
+static PTX_TEXT: [[OnceLock<String>; PTX_ARCHS.len()]; Family::ALL.len()] =
+    [const { [const { OnceLock::new() }; PTX_ARCHS.len()] }; Family::ALL.len()];
 
 impl Shipped {
     pub(super) fn of(family: Family) -> &'static Shipped {
@@ -23,7 +31,16 @@ impl Shipped {
     }
 
     pub(super) fn ptx(&self, arch: &str) -> &'static str {
-        self.ptx[PTX_ARCHS.iter().position(|a| *a == arch).expect("a PTX target")]
+        let at = PTX_ARCHS.iter().position(|a| *a == arch).expect("a PTX target");
+        PTX_TEXT[self.family.index()][at].get_or_init(|| {
+            // The shipped bytes are compiled into the library, and a unit test decompresses every one.
+            let mut text = String::new();
+            ruzstd::decoding::StreamingDecoder::new(self.ptx[at])
+                .map_err(|e| e.to_string())
+                .and_then(|mut d| d.read_to_string(&mut text).map_err(|e| e.to_string()))
+                .unwrap_or_else(|e| panic!("the shipped PTX of {:?} for {arch} does not decompress: {e}", self.family));
+            text
+        })
     }
 
     pub(super) fn cubin(&self, arch: &str) -> &'static [u8] {
