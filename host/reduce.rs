@@ -109,7 +109,8 @@ impl ReduceOp {
 /// takes ([`Gpu::reduce_into`], [`Gpu::arg_reduce_into`]): a ticket and a claim counter (16
 /// bytes) and one 16-byte partial per block (at most 1024 blocks: at most 4103 words, whatever
 /// `n`), plus three words so that they can start 16-byte aligned in any `u32` buffer. The same
-/// for every operator.
+/// for every operator, and never less for a larger `n`: scratch for `n` elements serves every
+/// shorter input.
 ///
 /// # Examples
 /// ```
@@ -362,5 +363,7 @@ mod tests {
         for n in [1usize, 33, 1 << 16, (1 << 32) + 7] {
             assert!(scratch_len::<u32>(n) <= scratch_len::<u32>(1 << 40));
         }
+        // 7169 units of 8 KiB take 897 blocks, 7168 take 1024: the scratch counts 1024 for both.
+        assert_eq!(scratch_len::<f32>(7169 * 2048), scratch_len::<f32>(7168 * 2048));
     }
 }

@@ -248,6 +248,45 @@ fn float_sums_are_the_same_bits_every_run() {
     }
 }
 
+/// Long float sums count every element once, on inputs whose sums are exact in any order
+/// (`f32`: a 1 at the first and last of every 256 elements; `f64`: small integers): at sizes
+/// whose last span is short, in misaligned views, in scratch sized for a longer input (7169
+/// units take fewer blocks than 7168), and with a shorter sum in the same scratch in between;
+/// then the same bits on every run of random reals.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn long_float_sums_count_every_element_once() {
+    let gpu = gpu();
+    for n in [(1usize << 25) + (1 << 20) + 7, (1 << 26) + 3] {
+        let input: Vec<f32> = (0..n).map(|i| if i % 256 == 0 || i % 256 == 255 { 1.0 } else { 0.0 }).collect();
+        let d = gpu.upload(&input).unwrap();
+        let mut scratch = poisoned::<u32>(&gpu, scratch_len::<f32>(n) + 1);
+        let mut out = poisoned::<f32>(&gpu, 1);
+        for (skip, len) in [(0, n), (1, n - 1), (2, n - 5), (3, n - 3), (0, 7168 * 2048), (1, 7168 * 2048 - 1)] {
+            let view = d.slice(skip..skip + len);
+            gpu.reduce_into(&view, ReduceOp::Sum, &mut out, &mut scratch.slice_mut(1..)).unwrap();
+            let want = input[skip..skip + len].iter().map(|&x| x as f64).sum::<f64>() as f32;
+            assert_eq!(gpu.download(&out).unwrap()[0], want, "f32 n = {n}: {len} from {skip}");
+            // A shorter sum in between: the next must not depend on what it left behind.
+            gpu.reduce_into(&d.slice(..1 << 20), ReduceOp::Sum, &mut out, &mut scratch.slice_mut(1..)).unwrap();
+        }
+        let random = f32::random(n, 43);
+        let first = run(&gpu, &random, ReduceOp::Sum);
+        check(first, &random, ReduceOp::Sum, false, &format!("f32 n = {n}"));
+        for _ in 0..3 {
+            assert_eq!(run(&gpu, &random, ReduceOp::Sum).to_bits(), first.to_bits(), "f32 n = {n}");
+        }
+    }
+    for n in [(1usize << 24) + 5, 3 << 23] {
+        let input = f64::small_ints(n, 44);
+        check(run(&gpu, &input, ReduceOp::Sum), &input, ReduceOp::Sum, true, "f64 small integers");
+        let random = f64::random(n, 45);
+        let first = run(&gpu, &random, ReduceOp::Sum);
+        check(first, &random, ReduceOp::Sum, false, &format!("f64 n = {n}"));
+        assert_eq!(run(&gpu, &random, ReduceOp::Sum).to_bits(), first.to_bits(), "f64 n = {n}");
+    }
+}
+
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn misaligned_views_and_reused_scratch() {

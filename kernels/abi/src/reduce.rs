@@ -97,9 +97,20 @@ pub const fn claims(size: usize, n: u64) -> bool {
 
 /// 32-bit words of scratch a device-wide reduce of `n` elements of `size` bytes takes: the
 /// ticket and the claim counter, one partial per block, plus three words so that they can start
-/// 16-byte aligned in any `u32` buffer.
+/// 16-byte aligned in any `u32` buffer. The blocks are counted as one per unit up to
+/// [`MAX_BLOCKS`], which [`blocks`] never exceeds but may fall below for a larger `n` (897
+/// blocks of 8-unit spans at 7169 units, 1024 at 7168): so the length never falls as `n` grows,
+/// and scratch for `n` elements serves every shorter input.
 pub const fn scratch_words(size: usize, n: u64) -> u64 {
-    (TICKET_BYTES + PARTIAL_BYTES * blocks(size, n)) / 4 + 3
+    let units = n.div_ceil(unit(size));
+    let b = if units > MAX_BLOCKS {
+        MAX_BLOCKS
+    } else if units == 0 {
+        1
+    } else {
+        units
+    };
+    (TICKET_BYTES + PARTIAL_BYTES * b) / 4 + 3
 }
 
 #[cfg(test)]
@@ -122,6 +133,18 @@ mod tests {
         assert_eq!(span(4, 1 << 28), 1 << 18);
         assert_eq!(blocks(8, 0), 1);
         assert_eq!(scratch_words(4, 1 << 28), (16 + 16 * 1024) / 4 + 3);
+        // Enough for the grid, and never less for a larger `n`.
+        for size in [4usize, 8] {
+            let (mut n, mut last) = (0u64, 0);
+            while n < 1 << 34 {
+                let words = scratch_words(size, n);
+                assert!(words * 4 >= TICKET_BYTES + PARTIAL_BYTES * blocks(size, n) + 12, "{size} {n}");
+                assert!(words >= last, "{size} {n}: {words} words after {last}");
+                last = words;
+                n = n * 17 / 16 + 1 + n % 7;
+            }
+        }
+        assert_eq!((blocks(4, 7169 * 2048), blocks(4, 7168 * 2048)), (897, 1024));
         assert!(claims(4, 1 << 24) && claims(8, 1 << 23) && !claims(4, (1 << 24) - 1 - (1 << 21)));
         assert_eq!((segment_group(4095), segment_group(4096)), (1, SEGMENT_GROUP));
         assert_eq!(SEGMENT_GROUP, 4);
