@@ -59,7 +59,7 @@ fn main() {
                 Ok(z) if zstd(&["-d"], &z) == built => (true, z),
                 _ => (false, zstd(&["-19"], &built)),
             },
-            (true, false) => (fs::read(&shipped).ok() == Some(built.clone()), built),
+            (true, false) => (fs::read(&shipped).ok().as_ref() == Some(&built), built),
         };
         if !current && mode == "update" {
             // Written only when changed: `ptx/` is watched, so a rewrite would rerun this.

@@ -140,7 +140,7 @@ pub struct ModuleInfo {
     pub family: Family,
     /// What it was loaded from.
     pub code: Code,
-    /// How long loading took (the driver's compilation of PTX included).
+    /// How long loading took (for PTX, its decompression and the driver's compilation included).
     pub load_time: Duration,
 }
 
