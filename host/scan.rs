@@ -176,7 +176,9 @@ fn tiles<T: ScanItem>(n: usize) -> usize {
 /// ([`Gpu::scan_into`], [`Gpu::scan_in_place`], [`Gpu::exclusive_scan_into`]): the look-back's
 /// tile states (8 bytes per tile of 4-byte elements, 16 per tile of 8-byte ones), plus three
 /// elements so that they can start 16-byte aligned in any `u32` buffer. Like
-/// [`crate::select::state_len`], it counts elements of the buffer it sizes.
+/// [`crate::select::state_len`], it counts elements of the buffer it sizes. Never less for a
+/// larger `n` (the tiles grow with the input, so it counts the most tiles of any input up to
+/// `n`): scratch for `n` elements serves every shorter input.
 ///
 /// # Examples
 /// ```
@@ -184,9 +186,11 @@ fn tiles<T: ScanItem>(n: usize) -> usize {
 /// assert_eq!(scratch_len::<u32>(0), 3);
 /// assert_eq!(scratch_len::<u32>(1), 5); // one tile: one u64, plus the alignment words
 /// assert!(scratch_len::<f64>(1 << 20) > scratch_len::<f32>(1 << 20));
+/// assert!(scratch_len::<u32>((1 << 18) + 1) >= scratch_len::<u32>(1 << 18)); // larger tiles
 /// ```
 pub fn scratch_len<T: ScanItem>(n: usize) -> usize {
-    tile_state_words(std::mem::size_of::<T>(), tiles::<T>(n)) + 3
+    let size = std::mem::size_of::<T>();
+    tile_state_words(size, warpwork_abi::scan::tiles_at_most(size, n as u64) as usize) + 3
 }
 
 impl Gpu {

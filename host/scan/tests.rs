@@ -118,3 +118,25 @@ fn a_sum_from_a_base_fits_the_plain_scans_scratch() {
     check::<f32>();
     check::<f64>();
 }
+
+/// The scratch never shrinks as `n` grows (the tiles grow with the input's class, so a shorter
+/// input can take more of them): scratch for `n` elements serves every shorter input.
+#[test]
+fn scratch_never_falls_as_n_grows() {
+    fn check<T: ScanItem>() {
+        let (mut n, mut last) = (0usize, 0);
+        while n < 1 << 40 {
+            let words = scratch_len::<T>(n);
+            assert!(words >= last, "{}: {words} at n = {n}, {last} below it", T::SUFFIX);
+            assert!(words >= tile_state_words(std::mem::size_of::<T>(), tiles::<T>(n)) + 3);
+            last = words;
+            n = n * 33 / 32 + 1 + n % 5;
+        }
+    }
+    check::<u32>();
+    check::<u64>();
+    check::<f64>();
+    // 2^18 u32s take 128 small tiles, one more element 33 standard ones.
+    assert!(tiles::<u32>((1 << 18) + 1) < tiles::<u32>(1 << 18));
+    assert_eq!(scratch_len::<u32>((1 << 18) + 1), scratch_len::<u32>(1 << 18));
+}

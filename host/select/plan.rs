@@ -133,9 +133,20 @@ impl OrderedState {
     }
 }
 
-/// Tiles an ordered select of `n` items of `size` bytes may use, whichever body serves it (the
-/// body of a by-flag call depends on its addresses' alignment): what the state is sized for.
+/// Tiles an ordered select of at most `n` items of `size` bytes may use, whichever body serves
+/// it (the body of a by-flag call depends on its addresses' alignment): what the state is sized
+/// for. The tiles grow with the input (by its bytes), so a shorter input can take more of them:
+/// this is the most of `n` and of the largest inputs of the tile classes below `n`'s, so that
+/// the state for `n` items serves every shorter input.
 pub(super) fn ordered_tiles_bound(size: usize, n: u64) -> u64 {
+    let [small, medium] = abi::ORDERED_CLASS_MAX_BYTES;
+    let lower = [small, abi::FAMILY_SMALL_TILE_BYTES, medium].map(|bytes| bytes / size as u64);
+    lower.into_iter().filter(|&m| m < n).map(|m| tiles_for(size, m)).fold(tiles_for(size, n), u64::max)
+}
+
+/// Tiles an ordered select, partition, unique or run launch of `n` items of `size` bytes uses,
+/// whichever body and tiles serve it.
+fn tiles_for(size: usize, n: u64) -> u64 {
     // The partition, unique and run kernels share the state, in their own tiles.
     let typed = match size {
         1 | 2 | 4 | 8 | 16 => {

@@ -167,3 +167,35 @@ fn forced_fallback_runs_match_cpu() {
         assert_eq!(gpu.download_prefix(&kept, count).unwrap(), firsts, "{what}: key values");
     }
 }
+
+/// Every state length of the select family never falls as `n` grows (the tiles grow with the
+/// input, so a shorter input can take more of them): a state for `n` items serves every shorter
+/// input. Around each tile-class boundary and far beyond.
+#[test]
+fn state_lengths_never_fall_as_n_grows() {
+    fn check(what: &str, len: impl Fn(usize) -> usize) {
+        let (mut n, mut last) = (0usize, 0);
+        while n < 1 << 40 {
+            let l = len(n);
+            assert!(l >= last, "{what}: {l} at n = {n}, {last} below it");
+            last = l;
+            n = n * 33 / 32 + 1 + n % 5;
+        }
+        for bytes in [2usize << 20, 32 << 20, 128 << 20] {
+            for size in [1, 4, 8, 16] {
+                let m = bytes / size;
+                assert!(len(m + 1) >= len(m) && len(m) >= len(m - 1), "{what}: at {m}");
+            }
+        }
+    }
+    for variant in [Variant::Lane, Variant::Warp, Variant::Block, Variant::Ordered] {
+        check(&format!("select {variant:?} u8"), |n| state_len::<u8>(variant, n));
+        check(&format!("select {variant:?} u32"), |n| state_len::<u32>(variant, n));
+        check(&format!("select {variant:?} u64"), |n| state_len::<u64>(variant, n));
+        check(&format!("select {variant:?} [u8; 3]"), |n| state_len::<[u8; 3]>(variant, n));
+        check(&format!("select {variant:?} [u32; 4]"), |n| state_len::<[u32; 4]>(variant, n));
+    }
+    check("run length u32", |n| crate::run_length::state_len::<u32>(n, n));
+    check("non-trivial runs u64", |n| crate::run_length::non_trivial_state_len::<u64>(n, n));
+    check("partition u16", crate::partition::state_len::<u16>);
+}

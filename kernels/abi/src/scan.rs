@@ -138,6 +138,24 @@ pub const fn tiles(size: usize, n: u64) -> u64 {
     n.div_ceil(tile_items(size, TileClass::of(size, n)) as u64)
 }
 
+/// The most [`tiles`] a scan of at most `n` elements of `size` bytes takes: what its scratch is
+/// sized for, so that scratch for `n` elements serves every shorter input. (The tiles grow with
+/// the input's class, so a shorter input can take more of them: 2^18 `u32`s take 128 small
+/// tiles, 2^18 + 1 take 33 standard ones.)
+pub const fn tiles_at_most(size: usize, n: u64) -> u64 {
+    let mut most = tiles(size, n);
+    // The largest inputs of the classes below `n`'s.
+    let small = SMALL_MAX_BYTES / size as u64;
+    if n > small && tiles(size, small) > most {
+        most = tiles(size, small);
+    }
+    let medium = MEDIUM_MAX_BYTES_8 / size as u64;
+    if size == 8 && n > medium && tiles(size, medium) > most {
+        most = tiles(size, medium);
+    }
+    most
+}
+
 /// Tiles (blocks) of a scan of `n` elements of `size` bytes in tiles of `class`, whatever
 /// [`TileClass::of`] would pick (the sums from a base use standard tiles for every `n`). For
 /// every `n`, the standard tiles are the fewest, so [`tile_state_words`] of [`tiles`] covers them.
@@ -164,6 +182,17 @@ mod tests {
             for n in [1u64, 1 << 17, 1 << 18, 1 << 19, 1 << 22, 1 << 23, 1 << 30] {
                 assert!(TileClass::of(size, n).exists_for(size));
             }
+            // `tiles_at_most` bounds every shorter input's tiles and never falls.
+            let (mut n, mut most, mut last) = (0u64, 0, 0);
+            while n < 1 << 36 {
+                most = most.max(tiles(size, n));
+                let bound = tiles_at_most(size, n);
+                assert!(bound >= most && bound >= last, "{size} {n}");
+                last = bound;
+                n = n * 33 / 32 + 1 + n % 5;
+            }
+            let small = SMALL_MAX_BYTES / size as u64;
+            assert_eq!(tiles_at_most(size, small + 1), tiles(size, small));
         }
         assert_eq!(TileClass::of(8, 1 << 20), TileClass::Medium);
         assert_eq!(TileClass::of(8, 1 << 22), TileClass::Medium);

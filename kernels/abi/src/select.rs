@@ -28,13 +28,16 @@ pub const BYTES_ITEMS: usize = 16;
 /// nine blocks per SM), and the medium ones between.
 pub const ORDERED_TILES: [(u32, usize); 3] = [(8, 2), (8, 8), (4, 12)];
 
+/// The largest input, in bytes, of each class of [`ORDERED_TILES`] but the last.
+pub const ORDERED_CLASS_MAX_BYTES: [u64; 2] = [2 << 20, 128 << 20];
+
 /// Which of [`ORDERED_TILES`] serves an ordered select of `n` items of `size` bytes (by the
-/// input's bytes: up to 2 MiB, up to 128 MiB, more).
+/// input's bytes: up to 2 MiB, up to 128 MiB, more: [`ORDERED_CLASS_MAX_BYTES`]).
 pub const fn ordered_tile_class(size: usize, n: u64) -> usize {
     let bytes = n.saturating_mul(size as u64);
-    if bytes <= 2 << 20 {
+    if bytes <= ORDERED_CLASS_MAX_BYTES[0] {
         0
-    } else if bytes <= 128 << 20 {
+    } else if bytes <= ORDERED_CLASS_MAX_BYTES[1] {
         1
     } else {
         2
