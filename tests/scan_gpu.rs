@@ -306,3 +306,19 @@ fn bad_input_is_a_typed_error() {
         Err(Error::CapacityExceeded { .. })
     ));
 }
+
+/// Scratch sized for 2^18 + 1 `u32`s (33 standard tiles) serves 2^18 and fewer (128 small
+/// tiles): the size query counts the most tiles of any shorter input.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn scratch_for_a_longer_input_serves_a_shorter_one() {
+    let gpu = gpu();
+    let mut scratch = gpu.filled::<u32>(scratch_len::<u32>((1 << 18) + 1), 0xff).unwrap();
+    for n in [(1usize << 18) + 1, 1 << 18, (1 << 18) - 1, 5] {
+        let input = u32::small_ints(n, 32);
+        let mut data = gpu.upload(&input).unwrap();
+        let scan = Scan::exclusive(ScanOp::Sum);
+        gpu.scan_in_place(&mut data, scan, &mut scratch).unwrap();
+        check(&gpu.download(&data).unwrap(), &input, scan, true, &format!("u32 n = {n} in longer scratch"));
+    }
+}

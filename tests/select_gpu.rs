@@ -242,6 +242,26 @@ fn appends_after_existing_items() {
     }
 }
 
+/// A state sized for 2^19 + 1 `u32`s (past 2 MiB: larger tiles) serves 2^19 and fewer (more,
+/// smaller tiles): the size query counts the most tiles of any shorter input.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn state_for_a_longer_input_serves_a_shorter_one() {
+    let gpu = gpu();
+    let longest = (1 << 19) + 1;
+    let items = inputs::uniform_u32(longest, 43);
+    let d_items = gpu.upload(&items).unwrap();
+    let mut state = gpu.zeros::<u64>(state_len::<u32>(Variant::Ordered, longest)).unwrap();
+    let mut out = gpu.filled::<u32>(longest, POISON).unwrap();
+    for n in [longest, longest - 1, 1000] {
+        let keep = Keep::If(Predicate::Less(1 << 31));
+        gpu.select_into(&d_items.slice(..n), keep, Variant::Ordered, &mut out, &mut state).unwrap();
+        let count = gpu.select_count(&out, &state).unwrap();
+        let want = cpu::select_if(&items[..n], |v| v < 1 << 31);
+        assert_eq!(gpu.download_prefix(&out, count).unwrap(), want, "n = {n}");
+    }
+}
+
 /// An output smaller than the kept count is reported, and only valid items land inside it.
 /// (Writes past the buffer would show under compute-sanitizer memcheck, which the suite runs.)
 #[test]
