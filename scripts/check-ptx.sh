@@ -17,10 +17,10 @@ fi
 texts=$(mktemp -d)
 trap 'rm -rf "$texts"' EXIT
 fail=0
-check() { # module arch
-  local report
+check() { # module arch [name shown]
+  local report shown=${3:-$1}
   if ! report=$("$ptxas" -arch="$2" -v "$1" -o /dev/null 2>&1); then
-    echo "$report"; echo "FAIL: ptxas rejected $1 for $2"; fail=1; return
+    echo "$report"; echo "FAIL: ptxas rejected $shown for $2"; fail=1; return
   fi
   # ptxas prints, per kernel: "Compiling entry function 'NAME'", then "N bytes stack frame,
   # N bytes spill stores, N bytes spill loads".
@@ -31,35 +31,36 @@ check() { # module arch
   local kernels
   kernels=$(echo "$report" | grep -c "Compiling entry function" || true)
   if [ -n "$bad" ]; then
-    echo "$bad"; echo "FAIL: stack frame or spills in $1 for $2"; fail=1
+    echo "$bad"; echo "FAIL: stack frame or spills in $shown for $2"; fail=1
   else
-    echo "ok: $1 assembles for $2 ($kernels kernels, no stack, no spills)"
+    echo "ok: $shown assembles for $2 ($kernels kernels, no stack, no spills)"
   fi
 }
 # `bar.sync` is `.aligned`: every thread of a warp must reach the *same* barrier instruction.
 # LLVM can merge `if tid == 0 {..}` blocks on both sides of a barrier into two copies of the
 # barrier on divergent paths (one then ends with a jump past the other), which deadlocks on the
 # GPU. A barrier followed by an unconditional jump is that shape.
-barriers() { # module
-  local n
+barriers() { # module [name shown]
+  local n shown=${2:-$1}
   n=$(grep -A1 -E "^\s*bar\.sync" "$1" | grep -c -E "^\s*bra\.uni" || true)
   if [ "$n" != 0 ]; then
-    echo "FAIL: $1 has $n barrier(s) duplicated onto divergent paths (bar.sync then bra.uni)"; fail=1
+    echo "FAIL: $shown has $n barrier(s) duplicated onto divergent paths (bar.sync then bra.uni)"; fail=1
   else
-    echo "ok: $1 has no duplicated barriers"
+    echo "ok: $shown has no duplicated barriers"
   fi
 }
 for module in "$@"; do
   [ -f "$module" ] || { echo "FAIL: no module $module"; fail=1; continue; }
+  shown=$module
   case "$module" in
-    *.ptx.zst) text="$texts/$(basename "${module%.zst}")"; zstd -q -d -c "$module" >"$text"; module=$text ;;
+    *.ptx.zst) module="$texts/$(basename "${module%.zst}")"; zstd -q -d -c "$shown" >"$module" ;;
   esac
-  barriers "$module"
+  barriers "$module" "$shown"
   case "$module" in
     *_sm_70.ptx) archs="sm_70 sm_80 sm_90" ;;
     *_sm_90.ptx) archs="sm_90 sm_100" ;;
     *) echo "FAIL: $module: the name does not say its target (…_sm_70.ptx or …_sm_90.ptx)"; fail=1; continue ;;
   esac
-  for arch in $archs; do check "$module" "$arch"; done
+  for arch in $archs; do check "$module" "$arch" "$shown"; done
 done
 exit $fail
