@@ -327,8 +327,8 @@ impl Gpu {
         // above), its ticket and claim counter zeroed on this stream by `reduce_prepare`, of
         // which this launch is the programmatic dependent (it waits for it before either; and
         // `reduce_prepare`, launched plainly, started after everything before it on the stream,
-        // so the input is complete when the reduce starts); the grid is `warpwork_abi::reduce::blocks` blocks of
-        // `THREADS` threads.
+        // so the input is complete when the reduce starts); the grid is
+        // `warpwork_abi::reduce::blocks` blocks of `THREADS` threads.
         unsafe { l.launch_dependent(f, cfg) }
     }
 }

@@ -17,8 +17,8 @@ fi
 texts=$(mktemp -d)
 trap 'rm -rf "$texts"' EXIT
 fail=0
-check() { # module arch [name shown]
-  local report shown=${3:-$1}
+check() { # module arch name-shown
+  local report shown=$3
   if ! report=$("$ptxas" -arch="$2" -v "$1" -o /dev/null 2>&1); then
     echo "$report"; echo "FAIL: ptxas rejected $shown for $2"; fail=1; return
   fi
@@ -40,8 +40,8 @@ check() { # module arch [name shown]
 # LLVM can merge `if tid == 0 {..}` blocks on both sides of a barrier into two copies of the
 # barrier on divergent paths (one then ends with a jump past the other), which deadlocks on the
 # GPU. A barrier followed by an unconditional jump is that shape.
-barriers() { # module [name shown]
-  local n shown=${2:-$1}
+barriers() { # module name-shown
+  local n shown=$2
   n=$(grep -A1 -E "^\s*bar\.sync" "$1" | grep -c -E "^\s*bra\.uni" || true)
   if [ "$n" != 0 ]; then
     echo "FAIL: $shown has $n barrier(s) duplicated onto divergent paths (bar.sync then bra.uni)"; fail=1
@@ -59,7 +59,7 @@ for module in "$@"; do
   case "$module" in
     *_sm_70.ptx) archs="sm_70 sm_80 sm_90" ;;
     *_sm_90.ptx) archs="sm_90 sm_100" ;;
-    *) echo "FAIL: $module: the name does not say its target (…_sm_70.ptx or …_sm_90.ptx)"; fail=1; continue ;;
+    *) echo "FAIL: $shown: the name does not say its target (…_sm_70.ptx or …_sm_90.ptx)"; fail=1; continue ;;
   esac
   for arch in $archs; do check "$module" "$arch" "$shown"; done
 done

@@ -250,9 +250,9 @@ fn float_sums_are_the_same_bits_every_run() {
 
 /// Long float sums count every element once, on inputs whose sums are exact in any order
 /// (`f32`: a 1 at the first and last of every 256 elements; `f64`: small integers): at sizes
-/// whose last span is short, in misaligned views, in scratch sized for a longer input (7169
-/// units take fewer blocks than 7168), and with a shorter sum in the same scratch in between;
-/// then the same bits on every run of random reals.
+/// whose last span is short, in misaligned views, in scratch sized for a longer input whose grid
+/// is smaller (16 897 units take 994 blocks, 7168 units 1024), and with a shorter sum in the
+/// same scratch in between; then the same bits on every run of random reals.
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn long_float_sums_count_every_element_once() {
