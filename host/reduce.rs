@@ -108,14 +108,14 @@ impl ReduceOp {
 /// The length, in `u32` elements, of the `scratch` buffer a reduction of `n` elements of `T`
 /// takes ([`Gpu::reduce_into`], [`Gpu::arg_reduce_into`]): a ticket and a claim counter (16
 /// bytes) and one 16-byte partial per block (at most 1024 blocks: at most 4103 words, whatever
-/// `n`), plus three words so that they can start 16-byte aligned in any `u32` buffer. The same
-/// for every operator, and never less for a larger `n`: scratch for `n` elements serves every
-/// shorter input.
+/// `n`) — or, if more, the `f32` sum's exact accumulators (1136 bytes) — plus three words so
+/// that they can start 16-byte aligned in any `u32` buffer. The same for every operator, and
+/// never less for a larger `n`: scratch for `n` elements serves every shorter input.
 ///
 /// # Examples
 /// ```
 /// use warpwork::reduce::scratch_len;
-/// assert_eq!(scratch_len::<u32>(0), 11); // one block
+/// assert_eq!(scratch_len::<u32>(0), 291); // one block: the f32 sum's accumulators are more
 /// assert_eq!(scratch_len::<f32>(1 << 30), scratch_len::<u64>(1 << 30)); // 1024 blocks
 /// assert!(scratch_len::<f64>(1 << 40) <= 4103);
 /// ```
@@ -315,10 +315,11 @@ impl Gpu {
         };
         let mut p = self.kernel_args();
         p.addr(ticket);
-        let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `reduce_prepare(ticket)` writes two u32s (the ticket and the claim counter)
-        // at a 16-byte boundary inside the scratch (its length checked above), which stays
-        // bound by `l` until the reduce below is launched.
+        let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (abi::PREPARE_THREADS, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `reduce_prepare(ticket)` zeroes `TICKET_BYTES + EXACT_BYTES` bytes (the
+        // ticket, the claim counter and the `f32` sum's accumulators) at a 16-byte boundary
+        // inside the scratch (its length, at least that much, checked above), which stays bound
+        // by `l` until the reduce below is launched.
         unsafe { p.launch(prepare, one)? };
         // SAFETY: matches `reduce_{op}_{T}(input, n, value, index, scratch)` in
         // kernels/src/kernels/reduce.rs: `input` holds `n` elements; `outputs` bound at least
@@ -358,7 +359,8 @@ mod tests {
 
     #[test]
     fn scratch_is_small_and_the_same_for_every_operator() {
-        assert_eq!(scratch_len::<u32>(0), (16 + 16) / 4 + 3);
+        // At least the ticket and the `f32` sum's eight accumulators (from a 128-byte boundary).
+        assert_eq!(scratch_len::<u32>(0), (16 + 8 * 128 + 112) / 4 + 3);
         assert_eq!(scratch_len::<u64>(1 << 40), (16 + 16 * 1024) / 4 + 3);
         for n in [1usize, 33, 1 << 16, (1 << 32) + 7] {
             assert!(scratch_len::<u32>(n) <= scratch_len::<u32>(1 << 40));

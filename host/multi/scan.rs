@@ -33,7 +33,7 @@ fn totals_words<T>(ranks: usize) -> usize {
 /// use warpwork::multi::shard_scratch_len;
 /// use warpwork::scan::scratch_len;
 /// assert!(shard_scratch_len::<u32>(1 << 20, 2) > scratch_len::<u32>(1 << 20));
-/// assert!(shard_scratch_len::<u64>(0, 8) < 64);
+/// assert!(shard_scratch_len::<u64>(0, 8) < 400);
 /// ```
 pub fn shard_scratch_len<T: ReduceItem>(shard_len: usize, ranks: usize) -> usize {
     totals_words::<T>(ranks) + reduce::scratch_len::<T>(shard_len).max(scan::scratch_len::<T>(shard_len))

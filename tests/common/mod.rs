@@ -7,6 +7,7 @@
 // Each test binary uses a subset of these.
 #![allow(dead_code)]
 
+pub mod f32_sum;
 pub mod reduce;
 pub mod values;
 

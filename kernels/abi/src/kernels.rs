@@ -88,8 +88,9 @@ kernel_names! {
     /// The reduce family's kernel besides the reductions ([`REDUCE_KERNELS`],
     /// [`SEGMENTED_REDUCE_KERNELS`]), in `kernels/src/kernels/reduce.rs`.
     REDUCE_SUPPORT_KERNELS {
-    /// `reduce_prepare(ticket)`: zeroes a reduce launch's ticket before the reduce, which may
-    /// start early as its programmatic dependent.
+    /// `reduce_prepare(ticket)`: zeroes a reduce launch's ticket, claim counter and `f32`
+    /// accumulators before the reduce, which may start early as its programmatic dependent; a
+    /// block of `reduce::PREPARE_THREADS` threads.
     REDUCE_PREPARE = "reduce_prepare";
     }
 

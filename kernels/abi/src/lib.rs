@@ -24,6 +24,7 @@
 // stay in registers, on the GPU.
 #![allow(clippy::needless_range_loop)]
 
+pub mod exact;
 pub mod expand;
 pub mod kernels;
 pub mod modules;

@@ -16,6 +16,9 @@
 //! does not keep to spans ([`claims`]): block `b` reduces unit `b`, then claims the next unit
 //! from a counter in the scratch until none is left, so that blocks that get through memory
 //! faster take more of the input and every multiprocessor finishes at about the same time.
+//! The `f32` sum claims too: its warps' partial sums of each unit are added exactly
+//! ([`crate::exact`], in [`EXACT_COPIES`] accumulators after the ticket), so the order of the
+//! claims does not change its bits.
 
 /// Threads per block of the device-wide and the segmented reduce.
 pub const THREADS: u32 = 128;
@@ -55,6 +58,20 @@ pub const PARTIAL_BYTES: u64 = 16;
 /// Bytes before the partials in the scratch: the ticket and the claim counter (a `u32` each),
 /// padded to 16.
 pub const TICKET_BYTES: u64 = 16;
+/// Copies of the exact `f32` sum's accumulator in the scratch: block `b` adds its digits to copy
+/// `b % EXACT_COPIES` and the last block adds the copies, so that the atomics of a thousand
+/// blocks do not queue on one cache line (with one copy they cost 1.5 ns per block).
+pub const EXACT_COPIES: u64 = 8;
+/// Bytes of one copy of the accumulator: the [`crate::exact::F32_DIGITS`] digits (`u64`s) and the
+/// flags (a `u32`) in one 128-byte line of their own.
+pub const EXACT_COPY_BYTES: u64 = 128;
+/// Bytes of the exact `f32` sum's accumulators in the scratch, after the ticket (where the other
+/// operators keep their partials, which the `f32` sum does not need): [`EXACT_COPIES`] copies
+/// from the first 128-byte boundary after the ticket.
+pub const EXACT_BYTES: u64 = EXACT_COPIES * EXACT_COPY_BYTES + EXACT_COPY_BYTES - 16;
+/// Threads of the one block of `reduce_prepare`, which zeroes the ticket, the claim counter and the
+/// exact `f32` sum's accumulators (a single thread's 72 stores cost half a microsecond).
+pub const PREPARE_THREADS: u32 = 32;
 /// The word of the scratch (from its 16-byte boundary; the ticket is word 0) that counts the
 /// claims.
 pub const CLAIM_WORD: usize = 1;
@@ -96,7 +113,8 @@ pub const fn claims(size: usize, n: u64) -> bool {
 }
 
 /// 32-bit words of scratch a device-wide reduce of `n` elements of `size` bytes takes: the
-/// ticket and the claim counter, one partial per block, plus three words so that they can start
+/// ticket and the claim counter, one partial per block (at least [`EXACT_BYTES`]: the `f32`
+/// sum's accumulator, which `reduce_prepare` zeroes for every operator), plus three words so that they can start
 /// 16-byte aligned in any `u32` buffer. The blocks are counted as one per unit up to
 /// [`MAX_BLOCKS`], which [`blocks`] never exceeds but may fall below for a larger `n` (897
 /// blocks of 8-unit spans at 7169 units, 1024 at 7168): so the length never falls as `n` grows,
@@ -110,7 +128,8 @@ pub const fn scratch_words(size: usize, n: u64) -> u64 {
     } else {
         units
     };
-    (TICKET_BYTES + PARTIAL_BYTES * b) / 4 + 3
+    let partials = PARTIAL_BYTES * b;
+    (TICKET_BYTES + if partials > EXACT_BYTES { partials } else { EXACT_BYTES }) / 4 + 3
 }
 
 #[cfg(test)]
@@ -139,6 +158,7 @@ mod tests {
             while n < 1 << 34 {
                 let words = scratch_words(size, n);
                 assert!(words * 4 >= TICKET_BYTES + PARTIAL_BYTES * blocks(size, n) + 12, "{size} {n}");
+                assert!(words * 4 >= TICKET_BYTES + EXACT_BYTES + 12, "{size} {n}");
                 assert!(words >= last, "{size} {n}: {words} words after {last}");
                 last = words;
                 n = n * 17 / 16 + 1 + n % 7;

@@ -5,24 +5,27 @@
 //!   `warpwork_abi::reduce::blocks(size_of::<T>(), n)` blocks of `warpwork_abi::reduce::THREADS`
 //!   threads. Writes the result to `value[0]` (and, for argmin / argmax, its index to `index[0]`:
 //!   `u64::MAX` and the identity of min / max for an empty input; `index` is unused otherwise).
-//!   `scratch` (16-byte aligned) is the ticket, the claim counter and the block partials
-//!   (`warpwork_abi::reduce::scratch_words`); the ticket and counter are zeroed by
-//!   `reduce_prepare`, of which the reduce may be the programmatic dependent (not needed for a
-//!   grid of one block).
+//!   `scratch` (16-byte aligned) is the ticket, the claim counter and the block partials, or the
+//!   `f32` sum's exact accumulators (`warpwork_abi::reduce::scratch_words`); all but the
+//!   partials are zeroed by `reduce_prepare`, of which the reduce may be the programmatic
+//!   dependent (not needed for a grid of one block). `reduce_sum_f32` is
+//!   `device::reduce::sum_f32_grid`, the rest `device::reduce::reduce_grid`.
 //! * `segmented_reduce_{sum|min|max}_{type}(input, n, offsets, segments, group, out)`: `out[s]`
 //!   is the reduction of `input[offsets[s]..offsets[s + 1]]` (offsets clamped to `n`), in groups
 //!   of `group` segments per block (1, or `warpwork_abi::reduce::SEGMENT_GROUP`:
 //!   `warpwork_abi::reduce::segment_group`); any grid of `THREADS`-thread blocks (one per group
 //!   is best).
-//! * `reduce_prepare(ticket)`: zeroes the ticket and the claim counter after it; one thread.
+//! * `reduce_prepare(ticket)`: zeroes the ticket, the claim counter and the `f32` sum's
+//!   accumulators after it (`TICKET_BYTES + EXACT_BYTES`); one block of
+//!   `warpwork_abi::reduce::PREPARE_THREADS` threads.
 
 use crate::block::{Max, Min, Sum};
-use crate::device::reduce::{arg_result, prepare_ticket, reduce_grid, reduce_segments};
+use crate::device::reduce::{arg_result, prepare_ticket, reduce_grid, reduce_segments, sum_f32_grid};
 use crate::static_shared;
 use crate::warp::{ArgMax, ArgMin, ScanOp};
 
-/// Zeroes the ticket and the claim counter of the reduce launched next, which may start early
-/// as its programmatic dependent.
+/// Zeroes the ticket, the claim counter and the `f32` sum's accumulators of the reduce launched
+/// next, which may start early as its programmatic dependent.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn reduce_prepare(ticket: *mut u32) {
     prepare_ticket(ticket);
@@ -31,7 +34,7 @@ pub unsafe extern "ptx-kernel" fn reduce_prepare(ticket: *mut u32) {
 macro_rules! reduce_kernels {
     ($t:ident: $sum:ident, $min:ident, $max:ident, $argmin:ident, $argmax:ident,
      $ssum:ident, $smin:ident, $smax:ident) => {
-        reduce_kernels!(@plain $sum, Sum<$t>, $t);
+        reduce_kernels!(@sum $sum, $t);
         reduce_kernels!(@plain $min, Min<$t>, $t);
         reduce_kernels!(@plain $max, Max<$t>, $t);
         reduce_kernels!(@arg $argmin, ArgMin<$t>, Min<$t>, $t);
@@ -39,6 +42,24 @@ macro_rules! reduce_kernels {
         reduce_kernels!(@segmented $ssum, Sum<$t>, $t);
         reduce_kernels!(@segmented $smin, Min<$t>, $t);
         reduce_kernels!(@segmented $smax, Max<$t>, $t);
+    };
+    (@sum $name:ident, f32) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const f32,
+            n: usize,
+            value: *mut f32,
+            _index: *mut u64,
+            scratch: *mut u8,
+        ) {
+            let smem = static_shared!($name: [crate::device::reduce::ReduceShared; 1]);
+            if let Some(total) = sum_f32_grid(input, n, scratch, smem) {
+                *value = total;
+            }
+        }
+    };
+    (@sum $name:ident, $t:ty) => {
+        reduce_kernels!(@plain $name, Sum<$t>, $t);
     };
     (@plain $name:ident, $op:ty, $t:ty) => {
         #[no_mangle]

@@ -3,6 +3,7 @@
 
 mod append;
 mod broadcast;
+mod exact;
 mod reduce;
 mod reduce_op;
 mod scan;
@@ -11,6 +12,7 @@ mod search;
 
 pub use append::*;
 pub use broadcast::*;
+pub use exact::*;
 pub use reduce::*;
 pub use reduce_op::*;
 pub use scan::*;

@@ -10,6 +10,9 @@
 //!   run and every GPU. Operators whose result does not depend on that order claim the input
 //!   unit by unit instead where it is long (`warpwork_abi::reduce::claims`), which evens out the
 //!   multiprocessors' finishing times.
+//! * [`sum_f32_grid`]: the device-wide `f32` sum, which claims its units as those operators do
+//!   and adds its warps' partial sums of each unit exactly (its spans, where it keeps to them,
+//!   are [`reduce_grid`]'s).
 //! * [`reduce_segments`]: a segmented reduce over offsets, a block per segment, or a warp per
 //!   segment where a block's group of segments is short.
 //!
@@ -17,17 +20,24 @@
 //! (`t` < the head's length), the vectors `t, t + THREADS, …` of the body (the elements of
 //! each in order), and its tail element; then [`block_reduce`].
 
+mod exact;
+mod segments;
+
+pub use exact::sum_f32_grid;
+pub use segments::reduce_segments;
+
 use crate::arch::{
-    atomic_add_u32, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, lane_id, load_nc_v4_u32,
-    load_relaxed_u32, load_relaxed_u64, load_relaxed_v2_u64, store_relaxed_u32, store_relaxed_u64,
-    store_relaxed_v2_u64, sync_threads, thread_idx_x, warp_id,
+    atomic_add_u32, block_idx_x, fence_gpu, grid_dependency_wait, grid_dim_x, load_nc_v4_u32, load_relaxed_u32,
+    load_relaxed_u64, load_relaxed_v2_u64, store_relaxed_u32, store_relaxed_u64, store_relaxed_v2_u64, sync_threads,
+    thread_idx_x,
 };
 use crate::block::block_reduce;
-use crate::warp::{warp_reduce, ArgKey, OrderKey, ReduceOp};
+use crate::warp::{ArgKey, OrderKey, ReduceOp};
 use core::mem::size_of;
 use core::ptr::{read_volatile, write_volatile};
 pub use warpwork_abi::reduce::{
-    blocks, claims, span, unit, CLAIM_WORD, MAX_BLOCKS, PARTIAL_BYTES, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
+    blocks, claims, span, unit, CLAIM_WORD, EXACT_BYTES, MAX_BLOCKS, PARTIAL_BYTES, PREPARE_THREADS, THREADS,
+    TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
 };
 
 /// Warps per block of the shipped reduce kernels.
@@ -35,11 +45,14 @@ pub const WARPS: usize = THREADS as usize / 32;
 /// Partials each thread of the last block combines.
 const PARTIALS_PER_THREAD: usize = (MAX_BLOCKS as usize).div_ceil(THREADS as usize);
 
-/// The shared memory of [`reduce_grid`] and [`reduce_segments`] for blocks of up to 32 warps:
-/// the warp totals (up to 16 bytes each), the last-block flag and the block's claims.
+/// The shared memory of [`reduce_grid`], [`sum_f32_grid`] and [`reduce_segments`] for blocks of
+/// up to 32 warps ([`WARPS`] for the `f32` sum): the warp totals (up to 16 bytes each), the
+/// `f32` sum's warp accumulators, the last-block flag and the block's claims.
 #[repr(C, align(16))]
 pub struct ReduceShared {
     totals: [[u64; 2]; 32],
+    /// The `f32` sum's warp accumulators: digits and flags ([`exact`]; blocks of [`WARPS`] warps).
+    exact: [[i64; warpwork_abi::exact::F32_DIGITS + 1]; WARPS],
     last: u32,
     claims: [u32; 2],
 }
@@ -70,7 +83,7 @@ pub unsafe fn reduce_range<O: ReduceOp, const BLOCK_THREADS: usize, const BLOCK_
 /// `input` holds at least `end` elements, none written during the launch; `begin <= end`;
 /// every thread of the block (`BLOCK_THREADS` threads) calls this with the same range.
 #[inline(always)]
-unsafe fn accumulate_range<O: ReduceOp, const BLOCK_THREADS: usize>(
+pub(super) unsafe fn accumulate_range<O: ReduceOp, const BLOCK_THREADS: usize>(
     acc: O::T,
     input: *const O::Item,
     begin: usize,
@@ -194,16 +207,22 @@ unsafe fn store_partial<T: Copy>(p: *mut T, v: T) {
     }
 }
 
-/// Zeroes the ticket and the claim counter of the reduce launched next, which may be its
-/// programmatic dependent.
+/// Zeroes the ticket, the claim counter and the `f32` sum's accumulator of the reduce launched
+/// next, which may be its programmatic dependent.
 ///
 /// # Safety
-/// `ticket` is the first of two `u32`s, 8-byte aligned; one thread of one block calls this.
+/// `ticket` is 16-byte aligned and starts [`TICKET_BYTES`] + [`EXACT_BYTES`] bytes of scratch;
+/// the [`PREPARE_THREADS`] threads of one block call this.
 #[inline(always)]
 pub unsafe fn prepare_ticket(ticket: *mut u32) {
-    const { assert!(CLAIM_WORD == 1, "one 8-byte store zeroes the ticket and the claim counter") };
+    const { assert!(CLAIM_WORD == 1 && TICKET_BYTES == 16, "the ticket and the claim counter in the first 8 bytes") };
     crate::arch::grid_launch_dependents();
-    write_volatile(ticket as *mut u64, 0);
+    // The ticket, the claim counter and the `f32` sum's accumulator after them.
+    let mut i = thread_idx_x() as usize;
+    while i < (TICKET_BYTES + EXACT_BYTES) as usize / 16 {
+        store_relaxed_v2_u64((ticket as *mut [u64; 2]).add(i), [0, 0]);
+        i += PREPARE_THREADS as usize;
+    }
 }
 
 /// The device-wide reduce of `input[..n]` under `O`, one block's part: returns `Some(result)`
@@ -289,76 +308,5 @@ pub unsafe fn arg_result<T: OrderKey>(input: *const T, key: ArgKey, empty: T) ->
         (u64::MAX, empty)
     } else {
         (key.index, *input.add(key.index as usize))
-    }
-}
-
-/// The bounds of segment `s`: its offsets clamped to `n`, the end to at least the begin.
-#[inline(always)]
-unsafe fn segment(offsets: *const u64, s: usize, n: usize) -> (usize, usize) {
-    let begin = (*offsets.add(s) as usize).min(n);
-    (begin, (*offsets.add(s + 1) as usize).clamp(begin, n))
-}
-
-/// A segmented reduce: segment `s` is `input[offsets[s]..offsets[s + 1]]`, each offset clamped
-/// to `n` (and the end to at least the begin: a segment whose end is before its begin is
-/// empty), and its result goes to `out[s]`; an empty segment gives `O::IDENTITY`.
-///
-/// Block `b` takes the segments of group `b` (`group` consecutive segments; grid-stride over
-/// the groups). If the group has as many segments as the block has warps and every one is at
-/// most [`WARP_SEGMENT_MAX`] elements long, each warp reduces one (its lanes striding over the
-/// elements, then [`warp_reduce`]); otherwise the whole block reduces them one after the other
-/// ([`reduce_range`]). `group = 1` is one block per segment.
-///
-/// # Safety
-/// `input` holds `n` elements, none written during the launch; `offsets` holds `segments + 1`
-/// offsets and `out` `segments` results; `group` is 1 or [`WARPS`]; blocks of [`THREADS`]
-/// threads; `smem` is this block's, in shared memory; every thread calls this.
-#[inline(always)]
-pub unsafe fn reduce_segments<O: ReduceOp>(
-    input: *const O::Item,
-    n: usize,
-    offsets: *const u64,
-    segments: usize,
-    group: usize,
-    out: *mut O::T,
-    smem: *mut ReduceShared,
-) {
-    let totals = smem as *mut O::T;
-    let mut g = block_idx_x() as usize;
-    while g < segments.div_ceil(group) {
-        let (first, last) = (g * group, (g * group + group).min(segments));
-        // Block-uniform: every thread reads the same offsets.
-        let mut short = group == WARPS;
-        for s in first..last {
-            let (begin, end) = segment(offsets, s, n);
-            short &= end - begin <= WARP_SEGMENT_MAX as usize;
-        }
-        if short {
-            let s = first + warp_id() as usize;
-            if s < last {
-                let (begin, end) = segment(offsets, s, n);
-                let mut acc = O::IDENTITY;
-                let mut i = begin + lane_id() as usize;
-                while i < end {
-                    acc = O::combine(acc, O::lift(*input.add(i), i as u64));
-                    i += 32;
-                }
-                let total = warp_reduce::<O>(acc);
-                if lane_id() == 0 {
-                    *out.add(s) = total;
-                }
-            }
-        } else {
-            for s in first..last {
-                let (begin, end) = segment(offsets, s, n);
-                let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
-                if thread_idx_x() == 0 {
-                    *out.add(s) = total;
-                }
-                // Every thread has read the totals before the next segment writes them.
-                sync_threads();
-            }
-        }
-        g += grid_dim_x() as usize;
     }
 }

@@ -1,0 +1,77 @@
+//! The segmented reduce: a block per segment, or a warp per segment where a block's group of
+//! segments is short.
+
+use super::{reduce_range, ReduceShared, THREADS, WARPS, WARP_SEGMENT_MAX};
+use crate::arch::{block_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x, warp_id};
+use crate::warp::{warp_reduce, ReduceOp};
+
+/// The bounds of segment `s`: its offsets clamped to `n`, the end to at least the begin.
+#[inline(always)]
+unsafe fn segment(offsets: *const u64, s: usize, n: usize) -> (usize, usize) {
+    let begin = (*offsets.add(s) as usize).min(n);
+    (begin, (*offsets.add(s + 1) as usize).clamp(begin, n))
+}
+
+/// A segmented reduce: segment `s` is `input[offsets[s]..offsets[s + 1]]`, each offset clamped
+/// to `n` (and the end to at least the begin: a segment whose end is before its begin is
+/// empty), and its result goes to `out[s]`; an empty segment gives `O::IDENTITY`.
+///
+/// Block `b` takes the segments of group `b` (`group` consecutive segments; grid-stride over
+/// the groups). If the group has as many segments as the block has warps and every one is at
+/// most [`WARP_SEGMENT_MAX`] elements long, each warp reduces one (its lanes striding over the
+/// elements, then [`warp_reduce`]); otherwise the whole block reduces them one after the other
+/// ([`reduce_range`]). `group = 1` is one block per segment.
+///
+/// # Safety
+/// `input` holds `n` elements, none written during the launch; `offsets` holds `segments + 1`
+/// offsets and `out` `segments` results; `group` is 1 or [`WARPS`]; blocks of [`THREADS`]
+/// threads; `smem` is this block's, in shared memory; every thread calls this.
+#[inline(always)]
+pub unsafe fn reduce_segments<O: ReduceOp>(
+    input: *const O::Item,
+    n: usize,
+    offsets: *const u64,
+    segments: usize,
+    group: usize,
+    out: *mut O::T,
+    smem: *mut ReduceShared,
+) {
+    let totals = smem as *mut O::T;
+    let mut g = block_idx_x() as usize;
+    while g < segments.div_ceil(group) {
+        let (first, last) = (g * group, (g * group + group).min(segments));
+        // Block-uniform: every thread reads the same offsets.
+        let mut short = group == WARPS;
+        for s in first..last {
+            let (begin, end) = segment(offsets, s, n);
+            short &= end - begin <= WARP_SEGMENT_MAX as usize;
+        }
+        if short {
+            let s = first + warp_id() as usize;
+            if s < last {
+                let (begin, end) = segment(offsets, s, n);
+                let mut acc = O::IDENTITY;
+                let mut i = begin + lane_id() as usize;
+                while i < end {
+                    acc = O::combine(acc, O::lift(*input.add(i), i as u64));
+                    i += 32;
+                }
+                let total = warp_reduce::<O>(acc);
+                if lane_id() == 0 {
+                    *out.add(s) = total;
+                }
+            }
+        } else {
+            for s in first..last {
+                let (begin, end) = segment(offsets, s, n);
+                let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
+                if thread_idx_x() == 0 {
+                    *out.add(s) = total;
+                }
+                // Every thread has read the totals before the next segment writes them.
+                sync_threads();
+            }
+        }
+        g += grid_dim_x() as usize;
+    }
+}
