@@ -182,7 +182,8 @@ fn adversarial_inputs_match_cpu() {
 }
 
 /// Inputs long enough (eight units per block) that the blocks claim the input unit by unit as
-/// they go (every operator but the float sums, which keep to their spans): the winner in the
+/// they go (every operator but the `f64` sum; the `f32` sum adds its units' partial sums
+/// exactly: `reduce_f32_gpu.rs`): the winner in the
 /// first claimed unit, just before it, at the last element and in the middle; the first of many
 /// ties; misaligned views; and the same result on every run, whichever blocks claim what.
 fn claimed<T: TestElement>(gpu: &Gpu) {
@@ -232,7 +233,8 @@ fn claimed_parts_match_cpu() {
 #[ignore = "needs a GPU: run the GPU suite"]
 fn float_sums_are_the_same_bits_every_run() {
     let gpu = gpu();
-    // Float sums keep to their spans at every size (their bits depend on the order).
+    // Spans below 2^24 `f32`s; from there on claimed units, whose partial sums are added exactly
+    // (the same bits whatever the claims).
     for n in [1_000_003usize, 1 << 22, (15 << 20) + 5, (1 << 26) + 3] {
         let input = f32::random(n, 41);
         let first = run(&gpu, &input, ReduceOp::Sum);
