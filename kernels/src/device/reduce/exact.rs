@@ -94,8 +94,8 @@ unsafe fn fold_units<A>(
 ///
 /// # Safety
 /// As [`super::reduce_grid`]; the scratch holds [`TICKET_BYTES`] +
-/// `warpwork_abi::reduce::EXACT_BYTES`, all zeroed by [`super::prepare_ticket`] unless the grid
-/// is one block.
+/// `warpwork_abi::reduce::EXACT_BYTES`, all zeroed by [`super::prepare_ticket`] (of which this
+/// launch may be the programmatic dependent) unless the grid is one block.
 #[inline(always)]
 pub unsafe fn sum_f32_grid(input: *const f32, n: usize, scratch: *mut u8, smem: *mut ReduceShared) -> Option<f32> {
     if !claims(4, n as u64) {
@@ -125,10 +125,7 @@ pub unsafe fn sum_f32_grid(input: *const f32, n: usize, scratch: *mut u8, smem: 
         }
         block.flags |= read_volatile((*exact.add(w)).as_ptr().add(F32_DIGITS)) as u32;
     }
-    if grid_dim_x() == 1 {
-        let total = block.round();
-        return (lane == 0).then_some(total);
-    }
+    // (Units are claimed only where the grid is hundreds of blocks: the ticket is always taken.)
     // Bounded digits (each within about 2^33 but the last), so that a thousand blocks' sums
     // never overflow one.
     block.carry();
