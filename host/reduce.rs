@@ -29,8 +29,11 @@
 //! bits on every run and every GPU, for the same input at the same address modulo 16. That
 //! order is not left to right (a tree of per-thread runs; see the guide), so the result is not
 //! bit-equal to a sequential CPU sum: its error is bounded like a blocked sum's. (On long
-//! inputs the other operators let the blocks claim the input as they go, which evens out the
-//! multiprocessors' finishing times; their results are exact in any order.)
+//! inputs the blocks claim the input as they go, which evens out the multiprocessors'
+//! finishing times: the integer operators, min, max and the arg operators are exact in any
+//! order, and an `f32` sum then keeps each warp's partial sum of each 8 KiB unit apart, adds
+//! them exactly and rounds once — the same bits whichever block took which unit, and an error
+//! that does not grow with `n`. `f64` sums keep their fixed order.)
 
 use crate::error::ensure_len;
 use crate::launch::{grid_x, MAX_GRID_X};
