@@ -267,7 +267,7 @@ impl Gpu {
         if segments == 0 {
             return Ok(());
         }
-        let group = abi::segment_group(segments as u64) as usize;
+        let group = abi::segment_group(segments as u64, input.len() as u64) as usize;
         let blocks = grid_x((segments.div_ceil(group) as u64).min(MAX_GRID_X), "segmented_reduce segments")?;
         let f = self.function(T::SEGMENTED[op.index()])?;
         let (n, segments) = (input.len(), segments);

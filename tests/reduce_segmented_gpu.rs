@@ -40,18 +40,27 @@ fn segmented<T: TestElement>(gpu: &Gpu) {
         tiny.push(next);
     }
     check_segments(gpu, &input, &tiny, &format!("{what} tiny segments"));
-    // Many segments (grouped four to a block): short ones (one warp each) with, in some groups,
-    // one of 200-300 elements or one of thousands (then the block takes each of its group's).
+    // Many segments (grouped four to a block): short ones (one warp each, up to 1024 elements:
+    // 1024 and 1025 among them) with, in some groups, one of thousands (then the block takes
+    // each of its group's).
     let mut grouped = vec![0u64];
     for k in 0..(n / 40).max(5000) {
         let l = match k % 97 {
             0 => 2000 + k % 3000,
             1..=3 => 200 + k % 100,
+            4 => 1024,
+            5 => 1025,
+            6 | 7 => 300 + k % 700,
             _ => k % 9,
         };
         grouped.push((grouped.last().unwrap() + l as u64).min(n as u64));
     }
     check_segments(gpu, &input, &grouped, &format!("{what} grouped, some long"));
+    // Many long segments (more than 256 elements on average): one block each.
+    if !small() {
+        let long: Vec<u64> = (0..=5000u64).map(|k| (k * 600 + k % 7).min(n as u64)).collect();
+        check_segments(gpu, &input, &long, &format!("{what} many long segments"));
+    }
     // One huge segment, then empty ones at the end.
     check_segments(gpu, &input, &[0, n as u64, n as u64, n as u64], &format!("{what} one huge segment"));
     // Mixed lengths, unaligned starts.

@@ -112,7 +112,7 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs, report: 
         ctx.rows::<u64>(peer, &sizes)?;
     }
     if args.wants("segmented") {
-        ctx.segmented(peer, largest.min(1 << 26))?;
+        ctx.segmented(peer, largest.min(1 << 28))?;
     }
     report.table(table);
     Ok(())

@@ -35,17 +35,24 @@ pub const MAX_BLOCKS: u64 = 1024;
 pub const MIN_BLOCK_BYTES: u64 = THREADS as u64 * 16 * UNROLL as u64;
 /// The longest segment, in elements, that one warp of the segmented reduce takes on its own (when
 /// every segment of its block's group is as short).
-pub const WARP_SEGMENT_MAX: u64 = 256;
+pub const WARP_SEGMENT_MAX: u64 = 1024;
+/// The longest mean segment length, in elements, at which the segmented reduce groups
+/// [`SEGMENT_GROUP`] segments to a block ([`segment_group`]).
+pub const GROUP_MAX_MEAN: u64 = 256;
 /// Segments per block of the segmented reduce (one per warp) from [`GROUP_MIN_SEGMENTS`]
-/// segments on; below, one block per segment.
+/// segments on where they are short on average; otherwise one block per segment.
 pub const SEGMENT_GROUP: u64 = THREADS as u64 / 32;
 /// The fewest segments that the segmented reduce groups [`SEGMENT_GROUP`] to a block (fewer
 /// would leave multiprocessors idle where segments are long).
 pub const GROUP_MIN_SEGMENTS: u64 = 4096;
 
-/// Segments per block of a segmented reduce of `segments` segments.
-pub const fn segment_group(segments: u64) -> u64 {
-    if segments >= GROUP_MIN_SEGMENTS {
+/// Segments per block of a segmented reduce of `segments` segments over `n` elements: groups of
+/// [`SEGMENT_GROUP`] where there are many and their mean length is at most [`GROUP_MAX_MEAN`]
+/// (a warp can take each); one block per segment otherwise — a block that takes long segments
+/// one after the other waits on memory once per segment (mean 8192: 0.91× CUB's block per
+/// segment).
+pub const fn segment_group(segments: u64, n: u64) -> u64 {
+    if segments >= GROUP_MIN_SEGMENTS && n / segments <= GROUP_MAX_MEAN {
         SEGMENT_GROUP
     } else {
         1
@@ -166,7 +173,8 @@ mod tests {
         }
         assert_eq!((blocks(4, 7169 * 2048), blocks(4, 7168 * 2048)), (897, 1024));
         assert!(claims(4, 1 << 24) && claims(8, 1 << 23) && !claims(4, (1 << 24) - 1 - (1 << 21)));
-        assert_eq!((segment_group(4095), segment_group(4096)), (1, SEGMENT_GROUP));
+        assert_eq!((segment_group(4095, 4095), segment_group(4096, 4096)), (1, SEGMENT_GROUP));
+        assert_eq!((segment_group(1 << 18, 1 << 26), segment_group(1 << 13, 1 << 26)), (SEGMENT_GROUP, 1));
         assert_eq!(SEGMENT_GROUP, 4);
     }
 }

@@ -50,8 +50,16 @@ pub unsafe fn reduce_segments<O: ReduceOp>(
             let s = first + warp_id() as usize;
             if s < last {
                 let (begin, end) = segment(offsets, s, n);
+                // Four loads in flight per lane, combined in index order (as one at a time).
                 let mut acc = O::IDENTITY;
                 let mut i = begin + lane_id() as usize;
+                while i + 96 < end {
+                    let x = [0, 32, 64, 96].map(|d| *input.add(i + d));
+                    for (d, x) in x.into_iter().enumerate() {
+                        acc = O::combine(acc, O::lift(x, (i + 32 * d) as u64));
+                    }
+                    i += 128;
+                }
                 while i < end {
                     acc = O::combine(acc, O::lift(*input.add(i), i as u64));
                     i += 32;
