@@ -67,7 +67,7 @@ pub const PARTIAL_BYTES: u64 = 16;
 pub const TICKET_BYTES: u64 = 16;
 /// Copies of the exact `f32` sum's accumulator in the scratch: block `b` adds its digits to copy
 /// `b % EXACT_COPIES` and the last block adds the copies, so that the atomics of a thousand
-/// blocks do not queue on one cache line (with one copy they cost 1.5 ns per block).
+/// blocks do not queue on one cache line.
 pub const EXACT_COPIES: u64 = 8;
 /// Bytes of one copy of the accumulator: the [`crate::exact::F32_DIGITS`] digits (`u64`s) and the
 /// flags (a `u32`) in one 128-byte line of their own.
@@ -76,8 +76,8 @@ pub const EXACT_COPY_BYTES: u64 = 128;
 /// operators keep their partials, which the `f32` sum does not need): [`EXACT_COPIES`] copies
 /// from the first 128-byte boundary after the ticket.
 pub const EXACT_BYTES: u64 = EXACT_COPIES * EXACT_COPY_BYTES + EXACT_COPY_BYTES - 16;
-/// Threads of the one block of `reduce_prepare`, which zeroes the ticket, the claim counter and the
-/// exact `f32` sum's accumulators (a single thread's 72 stores cost half a microsecond).
+/// Threads of the one block of `reduce_prepare`, which zeroes the ticket, the claim counter and
+/// the exact `f32` sum's accumulators (one thread's 72 stores took about half a microsecond).
 pub const PREPARE_THREADS: u32 = 32;
 /// The word of the scratch (from its 16-byte boundary; the ticket is word 0) that counts the
 /// claims.
@@ -121,8 +121,8 @@ pub const fn claims(size: usize, n: u64) -> bool {
 
 /// 32-bit words of scratch a device-wide reduce of `n` elements of `size` bytes takes: the
 /// ticket and the claim counter, one partial per block (at least [`EXACT_BYTES`]: the `f32`
-/// sum's accumulator, which `reduce_prepare` zeroes for every operator), plus three words so that they can start
-/// 16-byte aligned in any `u32` buffer. The blocks are counted as one per unit up to
+/// sum's accumulators, which `reduce_prepare` zeroes for every operator), plus three words so
+/// that they can start 16-byte aligned in any `u32` buffer. The blocks are counted as one per unit up to
 /// [`MAX_BLOCKS`], which [`blocks`] never exceeds but may fall below for a larger `n` (897
 /// blocks of 8-unit spans at 7169 units, 1024 at 7168): so the length never falls as `n` grows,
 /// and scratch for `n` elements serves every shorter input.
