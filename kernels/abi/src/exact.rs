@@ -13,11 +13,11 @@
 //! answers for infinities, NaNs and the sign of a zero sum.
 //!
 //! The device reduce sums each warp's share of a unit in a fixed order and adds those partial
-//! sums here ([`ExactF32`] is the same accumulator in one place, for the CPU reference and the
-//! tests), so the sum's bits do not depend on which block took which unit.
+//! sums here ([`ExactF32`] is the same accumulator in one place, for the tests' CPU model of the
+//! device sum), so the sum's bits do not depend on which block took which unit.
 
-/// Digits of the `f32` accumulator: 9 · 32 = 288 bits from 2^−149, past the 277 that the sum of
-/// two values near `f32::MAX` needs.
+/// Digits of the `f32` accumulator: 9 · 32 = 288 bits from 2^−149, past the 277 of `f32::MAX`
+/// (a sum past that is rounded to infinity; the digits' upper halves hold the carries).
 pub const F32_DIGITS: usize = 9;
 
 /// What is not in the digits: the bits of [`flags`].
