@@ -3,7 +3,7 @@
 //! min and argmax of u32, f32 and u64 — at every second power of two from 2^16 to 2^max_log2
 //! (2^30 by default), beside CUB's `DeviceReduce::Sum`, `Min` and `ArgMax` on the same input
 //! when the peer is present; then the segmented sum (`Gpu::segmented_reduce`) beside CUB's
-//! `DeviceSegmentedReduce::Sum` at three mean segment lengths. Bytes counted: the input read
+//! `DeviceSegmentedReduce::Sum` at three mean segment lengths, at the same sizes. Bytes counted: the input read
 //! (the segmented rows also count their offsets). The roof column is those bytes per second
 //! over the device-to-device copy's (bytes read + written per second), measured in the same run.
 //!
@@ -112,7 +112,9 @@ pub fn run(gpu: Option<&Gpu>, peer: Option<&CubPeer>, args: &BenchArgs, report: 
         ctx.rows::<u64>(peer, &sizes)?;
     }
     if args.wants("segmented") {
-        ctx.segmented(peer, largest.min(1 << 28))?;
+        for &n in &sizes {
+            ctx.segmented(peer, n)?;
+        }
     }
     report.table(table);
     Ok(())
