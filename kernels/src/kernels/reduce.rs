@@ -35,33 +35,22 @@ macro_rules! reduce_kernels {
     ($t:ident: $sum:ident, $min:ident, $max:ident, $argmin:ident, $argmax:ident,
      $ssum:ident, $smin:ident, $smax:ident) => {
         reduce_kernels!(@sum $sum, $t);
-        reduce_kernels!(@plain $min, Min<$t>, $t);
-        reduce_kernels!(@plain $max, Max<$t>, $t);
+        reduce_kernels!(@plain $min, $t, reduce_grid::<Min<$t>>);
+        reduce_kernels!(@plain $max, $t, reduce_grid::<Max<$t>>);
         reduce_kernels!(@arg $argmin, ArgMin<$t>, Min<$t>, $t);
         reduce_kernels!(@arg $argmax, ArgMax<$t>, Max<$t>, $t);
         reduce_kernels!(@segmented $ssum, Sum<$t>, $t);
         reduce_kernels!(@segmented $smin, Min<$t>, $t);
         reduce_kernels!(@segmented $smax, Max<$t>, $t);
     };
+    // The f32 sum adds its claimed units' partial sums exactly (`device::reduce::sum_f32_grid`).
     (@sum $name:ident, f32) => {
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
-            input: *const f32,
-            n: usize,
-            value: *mut f32,
-            _index: *mut u64,
-            scratch: *mut u8,
-        ) {
-            let smem = static_shared!($name: [crate::device::reduce::ReduceShared; 1]);
-            if let Some(total) = sum_f32_grid(input, n, scratch, smem) {
-                *value = total;
-            }
-        }
+        reduce_kernels!(@plain $name, f32, sum_f32_grid);
     };
     (@sum $name:ident, $t:ty) => {
-        reduce_kernels!(@plain $name, Sum<$t>, $t);
+        reduce_kernels!(@plain $name, $t, reduce_grid::<Sum<$t>>);
     };
-    (@plain $name:ident, $op:ty, $t:ty) => {
+    (@plain $name:ident, $t:ty, $grid:path) => {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             input: *const $t,
@@ -71,7 +60,7 @@ macro_rules! reduce_kernels {
             scratch: *mut u8,
         ) {
             let smem = static_shared!($name: [crate::device::reduce::ReduceShared; 1]);
-            if let Some(total) = reduce_grid::<$op>(input, n, scratch, smem) {
+            if let Some(total) = $grid(input, n, scratch, smem) {
                 *value = total;
             }
         }
