@@ -64,15 +64,13 @@ fn block_tree(threads: &[f32]) -> f32 {
 pub fn device_f32_sum(x: &[f32], offset: usize) -> f32 {
     let n = x.len();
     let threads = THREADS as usize;
-    let piece = if claims(4, n as u64) { unit(4) } else { span(4, n as u64) } as usize;
-    // The pieces' threads' runs: unit by unit, or block by block.
-    let mut pieces = vec![runs(x, offset, 0, piece.min(n))];
-    let mut begin = piece;
-    while begin < n {
-        pieces.push(runs(x, offset, begin, (begin + piece).min(n)));
-        begin += piece;
-    }
-    if claims(4, n as u64) {
+    let claimed = claims(4, n as u64);
+    let piece = if claimed { unit(4) } else { span(4, n as u64) } as usize;
+    // The pieces' threads' runs: unit by unit, or block by block (an empty input is one empty
+    // block).
+    let pieces: Vec<Vec<f32>> =
+        (0..n.max(1)).step_by(piece).map(|begin| runs(x, offset, begin, (begin + piece).min(n))).collect();
+    if claimed {
         let mut total = ExactF32::default();
         for p in &pieces {
             for warp in p.chunks(32) {
