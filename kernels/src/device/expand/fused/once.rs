@@ -30,7 +30,7 @@
 //! last block out clears the count and the sums for the next launch.
 
 use super::schedule::Part;
-use super::walk::{scan_tile, store_bounds, walk, Span};
+use super::walk::{scan_tile, walk, write_bounds, Span};
 use super::{guided_claim, load_run, run_sum, store_plan_end, FusedShared, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
@@ -142,6 +142,8 @@ pub(crate) unsafe fn fused_once(
     let (mut u, mut end) = (share(block), share(block + 1));
     let claimed = addr_of_mut!((*plan).claimed) as *mut u32;
     let mut seen = 0;
+    // The tile whose bounds are in shared memory (none yet).
+    let mut scanned = u32::MAX;
     loop {
         while u < end {
             let t = warp_last_holding(tiles, |k| read_volatile(first_unit.add(k as usize)) <= u);
@@ -149,7 +151,7 @@ pub(crate) unsafe fn fused_once(
             let part = Part { start: u, end: stop, tile: t };
             let (begin, last) =
                 (read_volatile(first_item.add(t as usize)), read_volatile(first_item.add(t as usize + 1)));
-            let span = scan_tile(v, smem, part, begin, last);
+            let span = scan_tile(v, smem, part, begin, last, &mut scanned);
             if warp_id() < WARPS && span.begin < span.stop {
                 walk(addr_of_mut!((*smem).bounds) as *const u32, addr_of_mut!((*smem).marks) as *mut u32, span, &mut f);
             }
@@ -221,7 +223,8 @@ unsafe fn one_tile(
     }
     // Below the capacity, so below 2^32: the bounds are exact `u32`s.
     let bounds = addr_of_mut!((*smem).bounds) as *mut u32;
-    store_bounds(bounds, c, excl as u32, total as u32);
+    write_bounds(bounds, c, excl as u32, total as u32);
+    sync_threads();
     let (block, grid) = (block_idx_x() as u64, grid_dim_x() as u64);
     let per = total.div_ceil(grid).next_multiple_of(STEP as u64);
     let (begin, stop) = ((block * per).min(total) as u32, ((block + 1) * per).min(total) as u32);

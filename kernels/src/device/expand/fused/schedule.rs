@@ -55,12 +55,14 @@ pub unsafe fn for_each_fused<O: Offset>(
         schedule::<O>(v, slot, &mut claim, units);
     }
     sync_threads();
+    // The tile whose bounds are in shared memory (none yet).
+    let mut scanned = u32::MAX;
     loop {
         let part = Part::load(slot);
         if part.start >= units {
             break;
         }
-        let span = scan_part(v, smem, part);
+        let span = scan_part(v, smem, part, &mut scanned);
         // Everyone has read the slot (before the scan's barriers): the scheduler refills it.
         if scheduler {
             schedule::<O>(v, slot, &mut claim, units);

@@ -25,17 +25,29 @@ pub(super) struct Span<O> {
 }
 
 /// Scans the part's tile into the bounds (every thread; ends with a barrier) and returns the
-/// items of its units (`begin >= stop` when it has none).
+/// items of its units (`begin >= stop` when it has none). `scanned` is the tile whose bounds
+/// the block holds (`u32::MAX`: none), as [`scan_tile`] keeps it.
 #[inline(always)]
-pub(super) unsafe fn scan_part<O: Offset>(v: &ExpandView, smem: *mut FusedShared<O>, part: Part) -> Span<O> {
+pub(super) unsafe fn scan_part<O: Offset>(
+    v: &ExpandView,
+    smem: *mut FusedShared<O>,
+    part: Part,
+    scanned: &mut u32,
+) -> Span<O> {
     let t = part.tile;
     let tile_begin = record_item::<O>(v.records(), t);
     let tile_end = record_item::<O>(v.records(), t + 1);
-    scan_tile(v, smem, part, tile_begin, tile_end)
+    scan_tile(v, smem, part, tile_begin, tile_end, scanned)
 }
 
 /// [`scan_part`] with the part's tile's first and end items given (every thread passes the
-/// same).
+/// same). The tile's counts are loaded and its bounds written only where its items are needed
+/// and not already in the bounds: an empty tile (every tile has a unit, so sparse counts make
+/// many parts without items) and the tile the block scanned last (a huge source's tile, part
+/// after part) skip the trip to memory. The block scan and the barriers run either way, so
+/// that no barrier sits on a path that depends on the tile (LLVM would otherwise copy the
+/// barrier onto two paths; see `scripts/check-ptx.sh`). `scanned` is block-uniform: the tile
+/// whose bounds are in shared memory, updated here.
 #[inline(always)]
 pub(super) unsafe fn scan_tile<O: Offset>(
     v: &ExpandView,
@@ -43,15 +55,23 @@ pub(super) unsafe fn scan_tile<O: Offset>(
     part: Part,
     tile_begin: O,
     tile_end: O,
+    scanned: &mut u32,
 ) -> Span<O> {
     let t = part.tile;
     let first_src = t * FUSED_TILE;
-    let c = load_run(v.counts(), v.p1, t as usize);
+    let fresh = tile_begin.to_u64() != tile_end.to_u64() && t != *scanned;
+    let c = if fresh { load_run(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
     let (excl, _) = block_exclusive_sum(
         addr_of_mut!((*smem).scratch) as *mut O,
         c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x)),
     );
-    store_bounds(addr_of_mut!((*smem).bounds) as *mut O, c, ScanValue::add(tile_begin, excl), tile_end);
+    if fresh {
+        write_bounds(addr_of_mut!((*smem).bounds) as *mut O, c, ScanValue::add(tile_begin, excl), tile_end);
+        *scanned = t;
+    }
+    // The bounds are written, and the caller's warps have read what they read before the scan
+    // (the schedule's slot).
+    sync_threads();
     // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
     let (begin, stop) = if O::WIDE {
         let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
@@ -63,12 +83,12 @@ pub(super) unsafe fn scan_tile<O: Offset>(
     Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
 }
 
-/// Stores a tile's bounds (every thread): this thread's run of counts `c` from `first` (its
+/// Writes a tile's bounds (every thread): this thread's run of counts `c` from `first` (its
 /// exclusive prefix), four bounds at a time (one 16-byte store of `u32`s, two of `u64`s), and
 /// the tile's end `end` at `bounds[FUSED_TILE]`; past `p1` the counts are zero, so the padding
-/// bounds all hold the end too. Ends with a barrier.
+/// bounds all hold the end too. The caller's barrier then publishes them to the block.
 #[inline(always)]
-pub(super) unsafe fn store_bounds<O: Offset>(bounds: *mut O, c: [u32; FUSED_ITEMS], first: O, end: O) {
+pub(super) unsafe fn write_bounds<O: Offset>(bounds: *mut O, c: [u32; FUSED_ITEMS], first: O, end: O) {
     let tid = thread_idx_x() as usize;
     if tid < FUSED_THREADS as usize {
         let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
@@ -88,7 +108,6 @@ pub(super) unsafe fn store_bounds<O: Offset>(bounds: *mut O, c: [u32; FUSED_ITEM
     } else if tid == FUSED_THREADS as usize {
         write_volatile(bounds.add(FUSED_TILE as usize), end);
     }
-    sync_threads();
 }
 
 /// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
