@@ -16,7 +16,7 @@ use warpwork_cpu_reference::counts::CountDistribution;
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
 fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
-    Strategy::Auto { max_n, nonzero_per_mille: None, own_pass2 }
+    Strategy::Auto { max_n, own_pass2 }
 }
 
 /// Sizes around Auto's switches (2^12 sources; 16 644 sources, the most whose bound of 63
@@ -38,13 +38,10 @@ fn auto_expands_every_bench_distribution_like_the_cpu() {
             let counts = dist.counts(p1);
             let total = cpu::total(&counts) as usize;
             let d = gpu.upload(&counts).unwrap();
-            // One run per strategy Auto resolves to (told nothing, the distribution's bound, and
-            // the bound with the share of non-empty sources).
+            // One run per strategy Auto resolves to (told nothing, and the distribution's bound).
             let mut tried: Vec<Strategy> = Vec::new();
-            let nonzero = Some(dist.nonzero_per_mille());
-            for (max_n, nonzero_per_mille) in [(None, None), (Some(dist.bound()), None), (Some(dist.bound()), nonzero)]
-            {
-                let s = Strategy::Auto { max_n, nonzero_per_mille, own_pass2: false };
+            for max_n in [None, Some(dist.bound())] {
+                let s = auto(max_n, false);
                 let resolved = s.resolve(p1, total + 5);
                 if tried.contains(&resolved) {
                     continue;

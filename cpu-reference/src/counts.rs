@@ -61,20 +61,6 @@ impl CountDistribution {
         }
     }
 
-    /// The share of sources that spawn at least one item, in thousandths rounded up: what a
-    /// caller states as `Strategy::Auto`'s `nonzero_per_mille` (a culling ratio, say).
-    pub fn nonzero_per_mille(self) -> u16 {
-        match self {
-            CountDistribution::Uniform => 990,
-            CountDistribution::PowerLaw => 1000,
-            CountDistribution::PowerLawMostlyZero | CountDistribution::Culled => 100,
-            CountDistribution::SmallN => 800,
-            CountDistribution::FewHuge => 10,
-            // Four in P1: a thousandth or less from P1 = 4000 on (rounded up).
-            CountDistribution::FourHeavy => 1,
-        }
-    }
-
     /// The largest count the distribution can produce (not the largest drawn).
     pub fn bound(self) -> u32 {
         match self {

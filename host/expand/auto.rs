@@ -6,7 +6,7 @@
 use super::facts::UserPass2;
 use super::strategy::Strategy;
 use super::workspace::offset_bytes;
-use warpwork_abi::expand::fused::{FUSED_ONCE_MAX_P1, FUSED_TILE};
+use warpwork_abi::expand::fused::FUSED_TILE;
 
 /// The most sources at which Auto picks `ScanFused` even with a bound: one tile, which
 /// [`crate::expand::Expander::expand`] runs as one launch in which every block scans all the
@@ -19,22 +19,6 @@ pub(super) const ONE_TILE_P1: usize = FUSED_TILE as usize;
 /// 6.3 µs (1.6× to 2.1× faster than any other strategy), 2^22 slots 19 µs (18% slower than
 /// `ScanFused`); S0 costs about 5 µs plus 3.5 µs per 2^20 slots, the others at least 8.6 µs.
 pub(super) const MAX_N_SLOTS: u64 = 1 << 20;
-
-/// The most sources at which Auto picks `ScanFused` whatever the caller states but a small
-/// bound: up to there [`crate::expand::Expander::expand`] runs it as one launch, which on an H100
-/// (2026-11-26) was the best strategy without a bound, or within 3% of it, on every distribution
-/// at P1 = 2^16 and 2^18 but one (four sources holding every item at 2^18: 11% behind its two
-/// launches), and at 2^10 but one (90% of the sources empty: 7% behind the packed atomic). The
-/// packed atomic that Auto picked up to 2^12 before was 1.01× to 1.27× slower there on the six
-/// other distributions.
-pub(super) const SMALL_P1: usize = FUSED_ONCE_MAX_P1 as usize;
-
-/// The most sources with a nonzero count, in thousandths of P1 (25%), at which a caller's
-/// `nonzero_per_mille` makes Auto pick `PackedAtomicAdd` past 2^18 sources (H100,
-/// 2026-11-23: with 10% of the sources non-empty — power-law 90% zero, culled 90% — it was the
-/// best strategy at P1 = 2^22, by 1.02× to 1.2× over `ScanFused`; with 1% — few huge — within 4%
-/// of the best; at 80% — all-small N — 2.5× behind `ScanFused`).
-pub const SPARSE_PER_MILLE: u16 = 250;
 
 impl Strategy {
     /// The concrete strategy that runs for `p1` sources and up to `capacity` destination items:
@@ -51,26 +35,23 @@ impl Strategy {
     /// 2. `MaxN { max_n }` if the caller gave `max_n` (> 0) and `p1 · max_n ≤ 2^20`: few slots,
     ///    and S0 has no pass 1 (all-small N at 2^16 and 2^18: 1.5× to 1.8× ahead of the
     ///    one-launch `ScanFused`).
-    /// 3. Else `ScanFused` if `p1 ≤ 2^18`: [`crate::expand::Expander::expand`] and
-    ///    [`crate::Gpu::expand`] run it as one launch there, the best strategy without a bound
-    ///    (or within 3% of it) on all but two of the cases measured at 2^10, 2^16 and 2^18
-    ///    (7% and 11% behind there).
-    /// 4. Else `PackedAtomicAdd` if the caller states that at most [`SPARSE_PER_MILLE`] (250 ‰,
-    ///    25%) of the sources spawn anything (`nonzero_per_mille`): its pass 1 writes a record
-    ///    per non-empty source only, and its pass 2 searches those (best at 10% non-empty and
-    ///    2^22: power-law 90% zero and culled 90%).
-    /// 5. Else `ScanFused`: best on the other distributions at 2^22 (S0 included).
-    /// 6. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
+    /// 3. Else `ScanFused`: up to 2^18 sources [`crate::expand::Expander::expand`] and
+    ///    [`crate::Gpu::expand`] run it as one launch, past that in two. On an H100
+    ///    (2026-11-27) it was the best strategy without a bound, or within 5% of it, on every
+    ///    distribution at 2^16, 2^18 and 2^22 — the sparse ones included (90% of the sources
+    ///    empty: even with the packed atomic, which writes records for the non-empty sources
+    ///    only; four sources holding every item: 7% ahead of it).
+    /// 4. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
     ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for
     ///    the user's kernel), the runner-up on uniform and power-law at 2^22 (timed
     ///    materializing; a user's pass 2 was not timed).
-    /// 7. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
+    /// 5. A capacity past `u32::MAX` needs 64-bit offsets: a pick without them becomes
     ///    `ScanFused` (up to its 64-bit plan's capacity, in two launches), else
     ///    `ScanBinarySearch`.
     ///
-    /// Only what the caller states refines the pick — a bound and the share of non-empty
-    /// sources; the expected total does not (S2.5f won at 2^22 with totals from 8 M to 134 M
-    /// where most sources spawn something) — since the counts themselves are not read.
+    /// Only what the caller states refines the pick — a bound; the expected total does not
+    /// (S2.5f won at 2^22 with totals from 2 M to 134 M) — since the counts themselves are not
+    /// read.
     ///
     /// ```
     /// use warpwork::expand::Strategy;
@@ -78,16 +59,13 @@ impl Strategy {
     /// assert_eq!(auto.resolve(1 << 22, 1 << 30), Strategy::ScanFused);
     /// assert_eq!(auto.resolve(1000, 1 << 30), Strategy::ScanFused); // one launch
     /// // A known bound and few slots: S0, past one tile of sources.
-    /// let bounded = Strategy::Auto { max_n: Some(4), nonzero_per_mille: None, own_pass2: false };
+    /// let bounded = Strategy::Auto { max_n: Some(4), own_pass2: false };
     /// assert_eq!(bounded.resolve(1 << 16, 1 << 30), Strategy::MaxN { max_n: 4 });
     /// assert_eq!(bounded.resolve(1000, 1 << 30), Strategy::ScanFused);
     /// // Your own pass-2 kernel: never ScanFused.
-    /// let own = Strategy::Auto { max_n: None, nonzero_per_mille: None, own_pass2: true };
+    /// let own = Strategy::Auto { max_n: None, own_pass2: true };
     /// assert_eq!(own.resolve(1 << 22, 1 << 30), Strategy::ScanBinarySearch);
     /// assert_eq!(Strategy::Po2Buckets.resolve(7, 1 << 30), Strategy::Po2Buckets);
-    /// // Most sources culled: the packed atomic's records of the survivors.
-    /// let culled = Strategy::Auto { max_n: None, nonzero_per_mille: Some(100), own_pass2: false };
-    /// assert_eq!(culled.resolve(1 << 22, 1 << 30), Strategy::PackedAtomicAdd);
     /// // Past 2^32 destination items: a strategy with 64-bit offsets.
     /// assert_eq!(auto.resolve(1000, 1 << 33), Strategy::ScanFused);
     /// ```
@@ -102,13 +80,11 @@ impl Strategy {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn resolve(self, p1: usize, capacity: usize) -> Strategy {
-        let Strategy::Auto { max_n, nonzero_per_mille, own_pass2 } = self else { return self };
+        let Strategy::Auto { max_n, own_pass2 } = self else { return self };
         let slots = |max_n: u32| (p1 as u64).saturating_mul(max_n as u64);
         let pick = match max_n {
             _ if p1 <= ONE_TILE_P1 => Strategy::ScanFused,
             Some(max_n) if max_n > 0 && slots(max_n) <= MAX_N_SLOTS => Strategy::MaxN { max_n },
-            _ if p1 <= SMALL_P1 => Strategy::ScanFused,
-            _ if nonzero_per_mille.is_some_and(|p| p <= SPARSE_PER_MILLE) => Strategy::PackedAtomicAdd,
             _ => Strategy::ScanFused,
         };
         let takes = |s: Strategy| offset_bytes(s, capacity).is_ok();
@@ -133,7 +109,7 @@ mod tests {
     const CAP: usize = 1 << 30;
 
     fn auto(max_n: Option<u32>, own_pass2: bool) -> Strategy {
-        Strategy::Auto { max_n, nonzero_per_mille: None, own_pass2 }
+        Strategy::Auto { max_n, own_pass2 }
     }
 
     /// The benchmark's distributions (`warpwork bench expand`) with the bound each guarantees,
@@ -166,9 +142,6 @@ mod tests {
 
     #[test]
     fn thresholds_are_inclusive_and_exact() {
-        let sparse = Strategy::Auto { max_n: None, nonzero_per_mille: Some(100), own_pass2: false };
-        assert_eq!(sparse.resolve(SMALL_P1, CAP), Strategy::ScanFused);
-        assert_eq!(sparse.resolve(SMALL_P1 + 1, CAP), Strategy::PackedAtomicAdd);
         // One tile exactly, and one source more.
         assert_eq!(auto(Some(4), false).resolve(ONE_TILE_P1, CAP), Strategy::ScanFused);
         assert_eq!(auto(Some(4), false).resolve(ONE_TILE_P1 + 1, CAP), Strategy::MaxN { max_n: 4 });
@@ -209,7 +182,7 @@ mod tests {
 
     #[test]
     fn own_pass2_never_resolves_to_a_strategy_that_refuses_it() {
-        for p1 in [0, 1, 1 << 10, 1 << 16, SMALL_P1 + 1, 1 << 22, 1 << 30] {
+        for p1 in [0, 1, 1 << 10, 1 << 16, (1 << 18) + 1, 1 << 22, 1 << 30] {
             for max_n in [None, Some(0), Some(1), Some(4), Some(1 << 16)] {
                 let s = auto(max_n, true).resolve(p1, CAP);
                 assert!(!matches!(s.facts().user_pass2, UserPass2::Refused(_)), "P1 = {p1}, {max_n:?}: {s:?}");
@@ -252,28 +225,5 @@ mod tests {
             assert_eq!(AUTO.resolve(p1, 1 << 50), Strategy::ScanBinarySearch);
             assert_eq!(AUTO.resolve(p1, u32::MAX as usize), AUTO.resolve(p1, CAP));
         }
-    }
-
-    /// A stated share of non-empty sources at or below [`SPARSE_PER_MILLE`] picks the packed
-    /// atomic past the small-P1 rule; above it, or unstated, nothing changes; a bound's MaxN and
-    /// the 64-bit rule come first and last as before.
-    #[test]
-    fn a_sparse_share_picks_the_packed_atomic() {
-        let sparse = |p: u16| Strategy::Auto { max_n: None, nonzero_per_mille: Some(p), own_pass2: false };
-        // Up to the one launch's sources it stays ScanFused.
-        for p1 in [1, 1 << 10, 1 << 16, SMALL_P1] {
-            assert_eq!(sparse(5).resolve(p1, CAP), Strategy::ScanFused, "P1 = {p1}");
-        }
-        for p1 in [SMALL_P1 + 1, 1 << 20, 1 << 22] {
-            assert_eq!(sparse(100).resolve(p1, CAP), Strategy::PackedAtomicAdd, "P1 = {p1}");
-            assert_eq!(sparse(5).resolve(p1, CAP), Strategy::PackedAtomicAdd, "half a percent");
-            assert_eq!(sparse(SPARSE_PER_MILLE).resolve(p1, CAP), Strategy::PackedAtomicAdd);
-            assert_eq!(sparse(SPARSE_PER_MILLE + 1).resolve(p1, CAP), Strategy::ScanFused);
-            assert_eq!(sparse(0).resolve(p1, CAP), Strategy::PackedAtomicAdd);
-            assert_eq!(sparse(100).resolve(p1, 1 << 33), Strategy::ScanFused, "64-bit offsets");
-        }
-        let bounded = Strategy::Auto { max_n: Some(4), nonzero_per_mille: Some(100), own_pass2: false };
-        assert_eq!(bounded.resolve(1 << 16, CAP), Strategy::MaxN { max_n: 4 });
-        assert_eq!(bounded.resolve(1 << 20, CAP), Strategy::PackedAtomicAdd);
     }
 }

@@ -45,7 +45,6 @@ mod strategy;
 mod user;
 mod workspace;
 
-pub use auto::SPARSE_PER_MILLE;
 pub use expander::{Expander, Planned};
 pub use strategy::{Dispatch, Strategy};
 pub use workspace::workspace_len;

@@ -71,12 +71,6 @@ pub enum Strategy {
         /// [`crate::Error::InvalidInput`] (from [`crate::expand::Planned::count`]), never in a
         /// wrong result; where Auto picks another strategy, the bound is not used.
         max_n: Option<u32>,
-        /// The share of sources expected to spawn at least one item, in thousandths (1000: every
-        /// source; 5: half a percent), where the caller knows it (a culling ratio): at most
-        /// [`SPARSE_PER_MILLE`](crate::expand::SPARSE_PER_MILLE)
-        /// lets Auto pick `PackedAtomicAdd`, whose pass 1 writes records for the non-empty
-        /// sources only. A wrong guess costs time, never correctness.
-        nonzero_per_mille: Option<u16>,
         /// Pass 2 will be the caller's own kernel ([`crate::Gpu::expand_with`],
         /// [`crate::expand::Planned::pass2_with`]): Auto then picks only strategies that take
         /// one (`ScanFused` does not).
@@ -97,7 +91,7 @@ pub enum Dispatch {
 
 impl Strategy {
     /// `Auto` with nothing stated: P1 and the capacity alone decide.
-    pub const AUTO: Strategy = Strategy::Auto { max_n: None, nonzero_per_mille: None, own_pass2: false };
+    pub const AUTO: Strategy = Strategy::Auto { max_n: None, own_pass2: false };
 
     /// Every strategy except `MaxN` (which needs its bound) and `Auto` (which resolves to one of
     /// the others).

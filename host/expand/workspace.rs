@@ -308,7 +308,7 @@ mod tests {
             Strategy::MaxN { max_n: 1 },
             Strategy::MaxN { max_n: 32 },
             Strategy::AUTO,
-            Strategy::Auto { max_n: Some(4), nonzero_per_mille: None, own_pass2: false },
+            Strategy::Auto { max_n: Some(4), own_pass2: false },
         ]);
         for s in strategies {
             for p1 in [0usize, 1, 31, 33, 4095, 4097, 8193, 100_003, 1 << 22, max] {

@@ -163,9 +163,8 @@ fn run_gpu(gpu: &Gpu, peer: Option<&CubPeer>, args: &BenchArgs, p1s: &[usize], r
             let mut out = gpu.zeros::<[u32; 2]>(p2.max(1))?;
             let cub = time_cub(gpu, peer, args, &c, &d, p2)?;
             let mut group = strategies(p1, bound);
-            // Auto told what a caller would know of these counts: the bound and the non-empty share.
-            let nonzero_per_mille = Some(dist.nonzero_per_mille());
-            group.push(Strategy::Auto { max_n: Some(bound), nonzero_per_mille, own_pass2: false });
+            // Auto told what a caller would know of these counts: the bound.
+            group.push(Strategy::Auto { max_n: Some(bound), own_pass2: false });
             for s in group {
                 let mut e = gpu.expander(s, p1, p2)?;
                 for &(form, suffix) in forms(&e, p1) {
