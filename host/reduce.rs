@@ -271,14 +271,15 @@ impl Gpu {
         let blocks = grid_x((segments.div_ceil(group) as u64).min(MAX_GRID_X), "segmented_reduce segments")?;
         let f = self.function(T::SEGMENTED[op.index()])?;
         let (n, segments) = (input.len(), segments);
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (abi::THREADS, 1, 1), shared_mem_bytes: 0 };
+        let threads = abi::segment_threads(segments as u64, n as u64);
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
         let mut l = self.kernel_args();
         l.read(input).value(&n).read(offsets).value(&segments).value(&group).write(out);
         // SAFETY: matches `segmented_reduce_{op}_{T}(input, n, offsets, segments, group, out)` in
         // kernels/src/kernels/reduce.rs: `input` holds `n` elements, `offsets` `segments + 1`
         // and `out` at least `segments` (checked above); `group` is 1 or `SEGMENT_GROUP`; the
         // kernel clamps every offset to `n`, and strides over the groups with any grid of
-        // `THREADS`-thread blocks.
+        // `segment_threads` blocks (128 threads, or 256 where `group` is 1).
         unsafe { l.launch(f, cfg) }
     }
 

@@ -1,7 +1,7 @@
 //! GPU tests of the segmented reductions against the CPU reference, every operator × type:
-//! many tiny segments with empty ones among them, groups with a long one, one huge segment,
-//! unaligned starts, offsets out of range or decreasing (clamped, nothing read out of bounds),
-//! and no segments; outputs poisoned past the segments.
+//! many tiny segments with empty ones among them, groups with a long one, a few hundred short
+//! ones, one huge segment, unaligned starts, offsets out of range or decreasing (clamped,
+//! nothing read out of bounds), and no segments; outputs poisoned past the segments.
 
 mod common;
 
@@ -61,6 +61,18 @@ fn segmented<T: TestElement>(gpu: &Gpu) {
         let long: Vec<u64> = (0..=5000u64).map(|k| (k * 600 + k % 7).min(n as u64)).collect();
         check_segments(gpu, &input, &long, &format!("{what} many long segments"));
     }
+    // A few hundred segments of up to 512 elements (as many as the grouping's threshold sees
+    // at small sizes): unaligned starts, lengths around a warp's width and the one-trip limit.
+    let mut few = vec![0u64];
+    for k in 0..300u64 {
+        let l = match k % 5 {
+            0 => 32 + k % 3,
+            1 => 512,
+            _ => (k * 37) % 513,
+        };
+        few.push((few.last().unwrap() + l).min(n as u64));
+    }
+    check_segments(gpu, &input, &few, &format!("{what} a few hundred short segments"));
     // One huge segment, then empty ones at the end.
     check_segments(gpu, &input, &[0, n as u64, n as u64, n as u64], &format!("{what} one huge segment"));
     // Mixed lengths, unaligned starts.

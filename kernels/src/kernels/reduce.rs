@@ -13,8 +13,8 @@
 //! * `segmented_reduce_{sum|min|max}_{type}(input, n, offsets, segments, group, out)`: `out[s]`
 //!   is the reduction of `input[offsets[s]..offsets[s + 1]]` (offsets clamped to `n`), in groups
 //!   of `group` segments per block (1, or `warpwork_abi::reduce::SEGMENT_GROUP`:
-//!   `warpwork_abi::reduce::segment_group`); any grid of `THREADS`-thread blocks (one per group
-//!   is best).
+//!   `warpwork_abi::reduce::segment_group`); any grid of blocks of
+//!   `warpwork_abi::reduce::segment_threads` threads (one per group is best).
 //! * `reduce_prepare(ticket)`: zeroes the ticket, the claim counter and the `f32` sum's
 //!   accumulators after it (`TICKET_BYTES + EXACT_BYTES`); one block of
 //!   `warpwork_abi::reduce::PREPARE_THREADS` threads.

@@ -36,8 +36,8 @@ use crate::warp::{ArgKey, OrderKey, ReduceOp};
 use core::mem::size_of;
 use core::ptr::{read_volatile, write_volatile};
 pub use warpwork_abi::reduce::{
-    blocks, claims, span, unit, CLAIM_WORD, EXACT_BYTES, MAX_BLOCKS, PARTIAL_BYTES, PREPARE_THREADS, THREADS,
-    TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
+    blocks, claims, span, unit, CLAIM_WORD, EXACT_BYTES, LONG_SEGMENT_THREADS, MAX_BLOCKS, PARTIAL_BYTES,
+    PREPARE_THREADS, THREADS, TICKET_BYTES, UNROLL, WARP_SEGMENT_MAX,
 };
 
 /// Warps per block of the shipped reduce kernels.
@@ -89,7 +89,22 @@ pub(super) unsafe fn accumulate_range<O: ReduceOp, const BLOCK_THREADS: usize>(
     begin: usize,
     end: usize,
 ) -> O::T {
-    let t = thread_idx_x() as usize;
+    accumulate_share::<O, BLOCK_THREADS>(thread_idx_x() as usize, acc, input, begin, end)
+}
+
+/// [`accumulate_range`] for the thread of rank `t` among `SHARERS` threads that share the
+/// range (a warp's lanes, for one segment each: `t` is the lane).
+///
+/// # Safety
+/// As [`accumulate_range`], for the `SHARERS` threads of ranks `0..SHARERS`.
+#[inline(always)]
+pub(super) unsafe fn accumulate_share<O: ReduceOp, const SHARERS: usize>(
+    t: usize,
+    acc: O::T,
+    input: *const O::Item,
+    begin: usize,
+    end: usize,
+) -> O::T {
     let size = size_of::<O::Item>();
     let per = 16 / size;
     let mut acc = acc;
@@ -102,15 +117,15 @@ pub(super) unsafe fn accumulate_range<O: ReduceOp, const BLOCK_THREADS: usize>(
     let body = begin + head;
     let vectors = (end - body) / per;
     let base = input.add(body) as *const [u32; 4];
-    let group = UNROLL * BLOCK_THREADS;
+    let group = UNROLL * SHARERS;
     let full = vectors / group * group;
     let mut v = t;
     while v < full {
         let mut chunks = [[0u32; 4]; UNROLL];
         for (u, c) in chunks.iter_mut().enumerate() {
-            *c = load_nc_v4_u32(base.add(v + u * BLOCK_THREADS));
+            *c = load_nc_v4_u32(base.add(v + u * SHARERS));
         }
-        acc = O::accumulate(acc, &chunks, |u, j| (body + (v + u * BLOCK_THREADS) * per + j) as u64);
+        acc = O::accumulate(acc, &chunks, |u, j| (body + (v + u * SHARERS) * per + j) as u64);
         v += group;
     }
     // The last part group: every load in flight at once (a block's span at small `n` is less
@@ -118,15 +133,13 @@ pub(super) unsafe fn accumulate_range<O: ReduceOp, const BLOCK_THREADS: usize>(
     if v < vectors {
         let mut chunks = [[0u32; 4]; UNROLL];
         for (u, c) in chunks.iter_mut().enumerate() {
-            if v + u * BLOCK_THREADS < vectors {
-                *c = load_nc_v4_u32(base.add(v + u * BLOCK_THREADS));
+            if v + u * SHARERS < vectors {
+                *c = load_nc_v4_u32(base.add(v + u * SHARERS));
             }
         }
         for (u, c) in chunks.iter().enumerate() {
-            if v + u * BLOCK_THREADS < vectors {
-                acc = O::accumulate(acc, core::array::from_ref(c), |_, j| {
-                    (body + (v + u * BLOCK_THREADS) * per + j) as u64
-                });
+            if v + u * SHARERS < vectors {
+                acc = O::accumulate(acc, core::array::from_ref(c), |_, j| (body + (v + u * SHARERS) * per + j) as u64);
             }
         }
     }

@@ -1,9 +1,12 @@
 //! The segmented reduce: a block per segment, or a warp per segment where a block's group of
 //! segments is short.
 
-use super::{reduce_range, ReduceShared, THREADS, WARPS, WARP_SEGMENT_MAX};
-use crate::arch::{block_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x, warp_id};
+use super::{accumulate_share, reduce_range, ReduceShared, LONG_SEGMENT_THREADS, THREADS, WARPS, WARP_SEGMENT_MAX};
+use crate::arch::{block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x, warp_id};
 use crate::warp::{warp_reduce, ReduceOp};
+
+/// Warps per block of [`LONG_SEGMENT_THREADS`] threads.
+const LONG_WARPS: usize = LONG_SEGMENT_THREADS as usize / 32;
 
 /// The bounds of segment `s`: its offsets clamped to `n`, the end to at least the begin.
 #[inline(always)]
@@ -18,14 +21,15 @@ unsafe fn segment(offsets: *const u64, s: usize, n: usize) -> (usize, usize) {
 ///
 /// Block `b` takes the segments of group `b` (`group` consecutive segments; grid-stride over
 /// the groups). If the group has as many segments as the block has warps and every one is at
-/// most [`WARP_SEGMENT_MAX`] elements long, each warp reduces one (its lanes striding over the
-/// elements, then [`warp_reduce`]); otherwise the whole block reduces them one after the other
+/// most [`WARP_SEGMENT_MAX`] elements long, each warp reduces one (with the block body's
+/// 16-byte loads, then [`warp_reduce`]); otherwise the whole block reduces them one after the other
 /// ([`reduce_range`]). `group = 1` is one block per segment.
 ///
 /// # Safety
 /// `input` holds `n` elements, none written during the launch; `offsets` holds `segments + 1`
 /// offsets and `out` `segments` results; `group` is 1 or [`WARPS`]; blocks of [`THREADS`]
-/// threads; `smem` is this block's, in shared memory; every thread calls this.
+/// threads, or of [`LONG_SEGMENT_THREADS`] where `group` is 1; `smem` is this block's, in shared
+/// memory; every thread calls this.
 #[inline(always)]
 pub unsafe fn reduce_segments<O: ReduceOp>(
     input: *const O::Item,
@@ -50,20 +54,19 @@ pub unsafe fn reduce_segments<O: ReduceOp>(
             let s = first + warp_id() as usize;
             if s < last {
                 let (begin, end) = segment(offsets, s, n);
-                // Four loads in flight per lane, combined in index order (as one at a time).
-                let mut acc = O::IDENTITY;
-                let mut i = begin + lane_id() as usize;
-                while i + 96 < end {
-                    let x = [0, 32, 64, 96].map(|d| *input.add(i + d));
-                    for (d, x) in x.into_iter().enumerate() {
-                        acc = O::combine(acc, O::lift(x, (i + 32 * d) as u64));
+                // The block body's loads, by the warp: a segment of up to 512 4-byte elements
+                // (256 of 8 bytes) is one trip to memory. A segment of at most a warp's width is
+                // an element per lane, without the vector arithmetic.
+                let lane = lane_id() as usize;
+                let acc = if end - begin <= 32 {
+                    if lane < end - begin {
+                        O::lift(*input.add(begin + lane), (begin + lane) as u64)
+                    } else {
+                        O::IDENTITY
                     }
-                    i += 128;
-                }
-                while i < end {
-                    acc = O::combine(acc, O::lift(*input.add(i), i as u64));
-                    i += 32;
-                }
+                } else {
+                    accumulate_share::<O, 32>(lane, O::IDENTITY, input, begin, end)
+                };
                 let total = warp_reduce::<O>(acc);
                 if lane_id() == 0 {
                     *out.add(s) = total;
@@ -72,7 +75,12 @@ pub unsafe fn reduce_segments<O: ReduceOp>(
         } else {
             for s in first..last {
                 let (begin, end) = segment(offsets, s, n);
-                let total = reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals);
+                // Block-uniform: the launch's block size (`warpwork_abi::reduce::segment_threads`).
+                let total = if block_dim_x() == LONG_SEGMENT_THREADS {
+                    reduce_range::<O, { LONG_SEGMENT_THREADS as usize }, LONG_WARPS>(input, begin, end, totals)
+                } else {
+                    reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals)
+                };
                 if thread_idx_x() == 0 {
                     *out.add(s) = total;
                 }
