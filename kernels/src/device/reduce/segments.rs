@@ -1,12 +1,17 @@
 //! The segmented reduce: a block per segment, or a warp per segment where a block's group of
 //! segments is short.
 
-use super::{accumulate_share, reduce_range, ReduceShared, LONG_SEGMENT_THREADS, THREADS, WARPS, WARP_SEGMENT_MAX};
+use super::{
+    accumulate_share, reduce_range, ReduceShared, LONG_SEGMENT_THREADS, THREADS, UNROLL, WARPS, WARP_SEGMENT_MAX,
+};
 use crate::arch::{block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x, warp_id};
 use crate::warp::{warp_reduce, ReduceOp};
+use core::mem::size_of;
 
 /// Warps per block of [`LONG_SEGMENT_THREADS`] threads.
 const LONG_WARPS: usize = LONG_SEGMENT_THREADS as usize / 32;
+/// The bytes a warp loads in one trip to memory: [`UNROLL`] 16-byte loads per lane.
+const WARP_TRIP_BYTES: usize = 32 * UNROLL * 16;
 
 /// The bounds of segment `s`: its offsets clamped to `n`, the end to at least the begin.
 #[inline(always)]
@@ -22,8 +27,9 @@ unsafe fn segment(offsets: *const u64, s: usize, n: usize) -> (usize, usize) {
 /// Block `b` takes the segments of group `b` (`group` consecutive segments; grid-stride over
 /// the groups). If the group has as many segments as the block has warps and every one is at
 /// most [`WARP_SEGMENT_MAX`] elements long, each warp reduces one (with the block body's
-/// 16-byte loads, then [`warp_reduce`]); otherwise the whole block reduces them one after the other
-/// ([`reduce_range`]). `group = 1` is one block per segment.
+/// 16-byte loads, then [`warp_reduce`]); otherwise the block takes them one after the other:
+/// the whole block ([`reduce_range`]), or its first warp alone for a segment that a warp loads
+/// in one trip ([`WARP_TRIP_BYTES`]). `group = 1` is one block per segment.
 ///
 /// # Safety
 /// `input` holds `n` elements, none written during the launch; `offsets` holds `segments + 1`
@@ -42,52 +48,70 @@ pub unsafe fn reduce_segments<O: ReduceOp>(
 ) {
     let totals = smem as *mut O::T;
     let mut g = block_idx_x() as usize;
-    while g < segments.div_ceil(group) {
+    // `g < segments.div_ceil(group)`, without a division.
+    while g * group < segments {
         let (first, last) = (g * group, (g * group + group).min(segments));
         // Block-uniform: every thread reads the same offsets.
-        let mut short = group == WARPS;
-        for s in first..last {
-            let (begin, end) = segment(offsets, s, n);
-            short &= end - begin <= WARP_SEGMENT_MAX as usize;
-        }
-        if short {
+        let by_warps = group == WARPS
+            && (first..last).all(|s| {
+                let (begin, end) = segment(offsets, s, n);
+                end - begin <= WARP_SEGMENT_MAX as usize
+            });
+        if by_warps {
             let s = first + warp_id() as usize;
             if s < last {
                 let (begin, end) = segment(offsets, s, n);
-                // The block body's loads, by the warp: a segment of up to 512 4-byte elements
-                // (256 of 8 bytes) is one trip to memory. A segment of at most a warp's width is
-                // an element per lane, without the vector arithmetic.
-                let lane = lane_id() as usize;
-                let acc = if end - begin <= 32 {
-                    if lane < end - begin {
-                        O::lift(*input.add(begin + lane), (begin + lane) as u64)
-                    } else {
-                        O::IDENTITY
-                    }
-                } else {
-                    accumulate_share::<O, 32>(lane, O::IDENTITY, input, begin, end)
-                };
-                let total = warp_reduce::<O>(acc);
-                if lane_id() == 0 {
-                    *out.add(s) = total;
-                }
+                warp_segment::<O>(input, begin, end, out.add(s));
             }
         } else {
             for s in first..last {
                 let (begin, end) = segment(offsets, s, n);
-                // Block-uniform: the launch's block size (`warpwork_abi::reduce::segment_threads`).
-                let total = if block_dim_x() == LONG_SEGMENT_THREADS {
-                    reduce_range::<O, { LONG_SEGMENT_THREADS as usize }, LONG_WARPS>(input, begin, end, totals)
+                // Block-uniform. A segment that one warp loads in one trip is the first warp's
+                // alone: the block-wide reduce (two shuffle trees, two barriers) cost more.
+                if (end - begin) * size_of::<O::Item>() <= WARP_TRIP_BYTES {
+                    if warp_id() == 0 {
+                        warp_segment::<O>(input, begin, end, out.add(s));
+                    }
                 } else {
-                    reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals)
-                };
-                if thread_idx_x() == 0 {
-                    *out.add(s) = total;
+                    // Block-uniform: the launch's block size (`warpwork_abi::reduce::segment_threads`).
+                    let total = if block_dim_x() == LONG_SEGMENT_THREADS {
+                        reduce_range::<O, { LONG_SEGMENT_THREADS as usize }, LONG_WARPS>(input, begin, end, totals)
+                    } else {
+                        reduce_range::<O, { THREADS as usize }, WARPS>(input, begin, end, totals)
+                    };
+                    if thread_idx_x() == 0 {
+                        *out.add(s) = total;
+                    }
                 }
                 // Every thread has read the totals before the next segment writes them.
                 sync_threads();
             }
         }
         g += grid_dim_x() as usize;
+    }
+}
+
+/// `input[begin..end]` reduced by the calling warp into `*out` (lane 0 stores), with the block
+/// body's 16-byte loads: up to [`WARP_TRIP_BYTES`] is one trip to memory. A segment of at most
+/// a warp's width is an element per lane, without the vector arithmetic.
+///
+/// # Safety
+/// `input` holds at least `end` elements, none written during the launch; `begin <= end`;
+/// every lane of the warp calls this.
+#[inline(always)]
+unsafe fn warp_segment<O: ReduceOp>(input: *const O::Item, begin: usize, end: usize, out: *mut O::T) {
+    let lane = lane_id() as usize;
+    let acc = if end - begin <= 32 {
+        if lane < end - begin {
+            O::lift(*input.add(begin + lane), (begin + lane) as u64)
+        } else {
+            O::IDENTITY
+        }
+    } else {
+        accumulate_share::<O, 32>(lane, O::IDENTITY, input, begin, end)
+    };
+    let total = warp_reduce::<O>(acc);
+    if lane == 0 {
+        *out = total;
     }
 }
