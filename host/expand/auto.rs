@@ -1,6 +1,6 @@
 //! [`Strategy::Auto`]'s rule: which strategy to run, decided on the host from P1 and what the
 //! caller states, before anything is allocated or launched. Derived from the H100 expansion
-//! tables of 2026-11-23 and 2026-11-26 ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand);
+//! tables of 2026-11-23, 2026-11-26 and 2026-11-27 ([the benchmarks](crate::guide::benchmarks#work-expansion-bench-expand);
 //! [the expansion notes](crate::guide::expand#choosing-a-strategy-strategyauto)).
 
 use super::facts::UserPass2;
@@ -37,9 +37,9 @@ impl Strategy {
     ///    one-launch `ScanFused`).
     /// 3. Else `ScanFused`: up to 2^18 sources [`crate::expand::Expander::expand`] and
     ///    [`crate::Gpu::expand`] run it as one launch, past that in two. On an H100
-    ///    (2026-11-27) it was the best strategy without a bound, or within 5% of it, on every
+    ///    (2026-11-27) it was the best strategy without a bound, or within 3% of it, on every
     ///    distribution at 2^16, 2^18 and 2^22 — the sparse ones included (90% of the sources
-    ///    empty: even with the packed atomic, which writes records for the non-empty sources
+    ///    empty: level with the packed atomic, which writes records for the non-empty sources
     ///    only; four sources holding every item: 7% ahead of it).
     /// 4. With `own_pass2`, a pick whose row of the strategy table refuses a user's pass 2
     ///    (`ScanFused`) becomes `ScanBinarySearch`: canonical like it (source-major items for

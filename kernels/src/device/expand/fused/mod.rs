@@ -34,9 +34,10 @@
 //! [`FUSED_MAX_CAPACITY`].
 //!
 //! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile is scanned
-//! once per claim that meets it (in shared memory), and the per-item work must
-//! live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has no
-//! separate pass-2 kernel to hand it).
+//! once per claim that meets it (in shared memory; not again where the block's next part is in
+//! the same tile, and its counts not loaded where the tile has no items), and the per-item work
+//! must live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has
+//! no separate pass-2 kernel to hand it).
 
 mod lookback;
 // The one launch is warpwork's own kernel only (no building block for users' kernels yet).
