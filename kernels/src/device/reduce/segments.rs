@@ -1,5 +1,5 @@
-//! The segmented reduce: a block per segment, or a warp per segment where a block's group of
-//! segments is short.
+//! The segmented reduce: a block per segment (its first warp alone for a short one), or a warp
+//! per segment where a block's group of segments is short.
 
 use super::{
     accumulate_share, reduce_range, ReduceShared, LONG_SEGMENT_THREADS, THREADS, UNROLL, WARPS, WARP_SEGMENT_MAX,
@@ -95,7 +95,7 @@ pub unsafe fn reduce_segments<O: ReduceOp>(
 
 /// `input[begin..end]` reduced by the calling warp into `*out` (lane 0 stores): an element per
 /// lane up to a warp's width; up to [`WARP_TRIP_BYTES`], one trip of element loads (mean 256 at
-/// 2^16: 0.90× CUB with the block body's 16-byte loads and their alignment arithmetic, 0.96×
+/// 2^16: 0.90× CUB with the block body's 16-byte loads and their alignment arithmetic, 1.00×
 /// without; for segments of up to 32, sixteen predicated loads per lane cost mean 8 a fifth of
 /// its speed); longer ones with the block body's 16-byte loads.
 ///
