@@ -12,8 +12,14 @@ use core::mem::size_of;
 const LONG_WARPS: usize = LONG_SEGMENT_THREADS as usize / 32;
 /// The bytes a warp loads in one trip to memory: [`UNROLL`] 16-byte loads per lane.
 const WARP_TRIP_BYTES: usize = 32 * UNROLL * 16;
-/// Element loads per lane in a trip of 4-byte elements (8-byte ones take the first half).
+/// Element loads per lane in a trip of 4-byte elements (the smallest item).
 const TRIP_LOADS: usize = WARP_TRIP_BYTES / 32 / 4;
+
+/// Whether a segment of `len` items of `T` is one trip to memory for a warp.
+#[inline(always)]
+fn one_trip<T>(len: usize) -> bool {
+    len * size_of::<T>() <= WARP_TRIP_BYTES
+}
 
 /// The bounds of segment `s`: its offsets clamped to `n`, the end to at least the begin.
 #[inline(always)]
@@ -70,7 +76,7 @@ pub unsafe fn reduce_segments<O: ReduceOp>(
                 let (begin, end) = segment(offsets, s, n);
                 // Block-uniform. A segment that one warp loads in one trip is the first warp's
                 // alone: the block-wide reduce (two shuffle trees, two barriers) cost more.
-                if (end - begin) * size_of::<O::Item>() <= WARP_TRIP_BYTES {
+                if one_trip::<O::Item>(end - begin) {
                     if warp_id() == 0 {
                         warp_segment::<O>(input, begin, end, out.add(s));
                     }
@@ -112,13 +118,15 @@ unsafe fn warp_segment<O: ReduceOp>(input: *const O::Item, begin: usize, end: us
         } else {
             O::IDENTITY
         }
-    } else if len * size_of::<O::Item>() <= WARP_TRIP_BYTES {
+    } else if one_trip::<O::Item>(len) {
         // Up to a trip: element loads, all in flight at once (no alignment arithmetic on the
-        // way to them), combined in index order.
+        // way to them), combined in index order. `loads` is a constant: 8-byte items take the
+        // first half of the slots, and the rest compile away.
+        let loads = WARP_TRIP_BYTES / 32 / size_of::<O::Item>();
         let mut x = [O::IDENTITY; TRIP_LOADS];
         for (k, x) in x.iter_mut().enumerate() {
             let i = lane + 32 * k;
-            if k * 32 * size_of::<O::Item>() < WARP_TRIP_BYTES && i < len {
+            if k < loads && i < len {
                 *x = O::lift(*input.add(begin + i), (begin + i) as u64);
             }
         }
