@@ -103,6 +103,7 @@ impl Strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use warpwork_abi::expand::fused::FUSED_ONCE_MAX_P1;
 
     const AUTO: Strategy = Strategy::AUTO;
     /// A capacity of 32-bit offsets (every strategy takes it).
@@ -182,7 +183,9 @@ mod tests {
 
     #[test]
     fn own_pass2_never_resolves_to_a_strategy_that_refuses_it() {
-        for p1 in [0, 1, 1 << 10, 1 << 16, (1 << 18) + 1, 1 << 22, 1 << 30] {
+        // (Just past the one launch's sources too: two launches from there.)
+        let past_once = FUSED_ONCE_MAX_P1 as usize + 1;
+        for p1 in [0, 1, 1 << 10, 1 << 16, past_once, 1 << 22, 1 << 30] {
             for max_n in [None, Some(0), Some(1), Some(4), Some(1 << 16)] {
                 let s = auto(max_n, true).resolve(p1, CAP);
                 assert!(!matches!(s.facts().user_pass2, UserPass2::Refused(_)), "P1 = {p1}, {max_n:?}: {s:?}");
