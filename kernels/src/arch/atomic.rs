@@ -72,6 +72,8 @@ shared_atomic!(/// `atomicAdd` on a shared-memory `u64`; returns the old value.
                shared_atomic_add_u64, "add.u64", u64, reg64);
 shared_atomic!(/// `atomicMax` on a shared-memory `u32`; returns the old value.
                shared_atomic_max_u32, "max.u32", u32, reg32);
+shared_atomic!(/// `atomicOr` on a shared-memory `u32`; returns the old value.
+               shared_atomic_or_u32, "or.b32", u32, reg32);
 
 /// `atomicCAS` on a shared-memory `u32`.
 #[inline(always)]

@@ -131,3 +131,27 @@ pub unsafe fn load_shared_v4(p: *const [u32; 4]) -> [u32; 4] {
         options(nostack, readonly));
     [a, b, c, d]
 }
+
+/// `ld.shared.v2.b32`: one 8-byte load from shared memory (see [`store_shared_v4`]).
+///
+/// # Safety
+/// `p` must point to 8 readable, 8-byte aligned bytes in shared memory.
+#[inline(always)]
+pub unsafe fn load_shared_v2(p: *const [u32; 2]) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    core::arch::asm!(
+        "{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; ld.shared.v2.b32 {{{a}, {b}}}, [%s]; }}",
+        p = in(reg64) p, a = out(reg32) a, b = out(reg32) b, options(nostack, readonly));
+    [a, b]
+}
+
+/// `st.shared.v2.b32`: one 8-byte store into shared memory (see [`store_shared_v4`]).
+///
+/// # Safety
+/// `p` must point to 8 writable, 8-byte aligned bytes in shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_v2(p: *mut [u32; 2], v: [u32; 2]) {
+    core::arch::asm!(
+        "{{ .reg .b64 %s; cvta.to.shared.u64 %s, {p}; st.shared.v2.b32 [%s], {{{a}, {b}}}; }}",
+        p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], options(nostack));
+}

@@ -116,7 +116,7 @@ pub unsafe extern "ptx-kernel" fn expand_pass2_fused_wide(view: *const ExpandVie
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn expand_fused_once(view: *const ExpandView, out: *mut [u32; 2], forced_fallback: u32) {
     use crate::device::expand::fused;
-    let smem = static_shared!(EXPAND_FUSED_ONCE: [crate::device::expand::fused::FusedShared; 1]);
+    let smem = static_shared!(EXPAND_FUSED_ONCE: [crate::device::expand::fused::OnceShared; 1]);
     let plan = static_shared!(EXPAND_FUSED_ONCE_PLAN: [crate::device::expand::fused::OncePlan; 1]);
     let forced = forced_fallback != 0;
     fused::fused_once(&*view, smem, plan, forced, |d, src, local, n| write_pairs(out, d, src, local, n));

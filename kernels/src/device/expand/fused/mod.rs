@@ -13,29 +13,32 @@
 //!
 //! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
-//! that tile's counts into shared-memory *bounds* (exclusive prefixes) and produces the items of
-//! the claim's units in that tile at once; a scheduling warp claims and finds the next part while
+//! that tile's counts into a shared-memory list of its non-empty sources (*entries*: where each
+//! starts, and which it is) and produces the items of the claim's units in that tile at once; a scheduling warp claims and finds the next part while
 //! the others walk. Claims are *guided*: [`FUSED_CLAIM_UNITS`] units while many remain, down to one at
 //! the end. A tile with a huge source is shared by as many blocks as it has claims, and the grid's
 //! tail is one unit of `FUSED_UNIT_ITEMS` items, not the heaviest tile, as when each block owned a
 //! tile. No look-back either: the scan across tiles is done once, in pass 1.
 //!
-//! The walk over a part: each walking warp takes a contiguous share in steps of [`STEP`] items.
-//! A step *marks* every non-empty source that starts inside it (lane `l` checks the four
-//! sources from `4l` on of each round's 128, one 16-byte load of their bounds; one round unless
-//! most sources are empty or tiny) in a per-warp array, then a warp-wide running maximum over the marks gives every item its source:
-//! no search per item, no divergence, and lane `l` holds items `2l, 2l + 1` of each 64, so the
-//! pairs go out as coalesced 16-byte stores.
+//! The walk over a part: while the entries are written, each one that starts inside the part
+//! sets its bit in a bitmap of the part's items (one shared-memory atomic OR). Each walking warp
+//! then takes a contiguous share in steps of [`STEP`] items; lane `l` holds items `2l, 2l + 1`
+//! of each 64, and an item's entry is the number of set bits up to it, counted from the entries
+//! before the step (three population counts of one 8-byte load of the bitmap), so the pairs go
+//! out as coalesced 16-byte stores with no search per item and no work per empty source
+//! (where 90% of the sources are empty, a step of 256 items spans some 500 sources).
 //!
 //! **Width.** Everything is generic over the destination index width ([`Offset`]): `u32`
 //! below 2^32 items, `u64` past it (the host's choice; plan records then take
-//! `FUSED_WIDE_RECORD_SLOTS` slots and the bounds in shared memory are `u64`s). Unit numbers and
+//! `FUSED_WIDE_RECORD_SLOTS` slots and the entries in shared memory 16 bytes). Unit numbers and
 //! everything inside a part (a few units) stay 32-bit, so the capacity stops at
 //! [`FUSED_MAX_CAPACITY`].
 //!
 //! What this costs: the counts are read twice (pass 1, then pass 2 from L2), a tile is scanned
 //! once per claim that meets it (in shared memory; not again where the block's next part is in
-//! the same tile, and its counts not loaded where the tile has no items), and the per-item work
+//! the same tile, whose entries it then only marks again, and its counts not loaded where the
+//! tile has no items), every non-empty source of a scanned tile is one entry store and, where it
+//! starts in the part, one atomic, and the per-item work
 //! must live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has
 //! no separate pass-2 kernel to hand it).
 
@@ -43,12 +46,17 @@ mod lookback;
 // The one launch is warpwork's own kernel only (no building block for users' kernels yet).
 #[cfg(feature = "expand")]
 mod once;
+#[cfg(feature = "expand")]
+mod once_walk;
 mod plan;
 mod schedule;
+mod tile;
 mod walk;
 
 #[cfg(feature = "expand")]
 pub(crate) use once::{fused_once, OncePlan};
+#[cfg(feature = "expand")]
+pub(crate) use once_walk::OnceShared;
 pub use plan::push_fused_tiles;
 pub use schedule::for_each_fused;
 
@@ -74,13 +82,14 @@ pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * FUSED_PUSH_TILES;
 /// [`crate::device::expand::ExpandView::wide`]).
 #[repr(C, align(16))]
 pub struct FusedShared<O = u32> {
-    /// One step of marks per warp.
-    marks: [u32; WARPS as usize * STEP as usize],
-    /// The tile's exclusive prefixes, one per source, then its end.
-    bounds: [O; FUSED_TILE as usize + 1],
+    /// The tile's non-empty sources in order, each as `[first item, source in the tile]`.
+    entries: [[O; 2]; FUSED_TILE as usize],
+    /// One bit per destination item of the part (from the step that holds its first): set where
+    /// an entry starts.
+    bitmap: [u32; tile::BITMAP_WORDS],
     /// The block scan's scratch, then the next [`Part`](schedule::Part) for the block (three
     /// `u32`s).
-    scratch: [O; BLOCK_SCAN_SCRATCH + 3],
+    scratch: [u64; BLOCK_SCAN_SCRATCH + 2],
 }
 
 /// Destination items per warp step of the walk: four groups of 64, two per lane each

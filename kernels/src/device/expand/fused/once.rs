@@ -29,9 +29,9 @@
 //! *decoupled fallback* of the look-backs), so no block depends on another being resident. The
 //! last block out clears the count and the sums for the next launch.
 
+use super::once_walk::{scan_tile, walk, write_bounds, OnceShared, Span};
 use super::schedule::Part;
-use super::walk::{scan_tile, walk, write_bounds, Span};
-use super::{guided_claim, load_run, run_sum, store_plan_end, FusedShared, STEP, WARPS};
+use super::{guided_claim, load_run, run_sum, store_plan_end, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
     shfl_idx_any, store_relaxed_u64, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
@@ -87,7 +87,7 @@ pub struct OncePlan {
 #[inline(always)]
 pub(crate) unsafe fn fused_once(
     v: &ExpandView,
-    smem: *mut FusedShared<u32>,
+    smem: *mut OnceShared<u32>,
     plan: *mut OncePlan,
     forced_fallback: bool,
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
@@ -201,7 +201,7 @@ pub(crate) unsafe fn fused_once(
 #[inline(always)]
 unsafe fn one_tile(
     v: &ExpandView,
-    smem: *mut FusedShared<u32>,
+    smem: *mut OnceShared<u32>,
     plan: *mut OncePlan,
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {

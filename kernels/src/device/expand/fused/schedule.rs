@@ -2,7 +2,8 @@
 //! scheduling warp per block claiming and finding the next part while the others walk
 //! ([`super::walk`]).
 
-use super::walk::{scan_part, walk};
+use super::tile::{scan_part, Held};
+use super::walk::walk;
 use super::{guided_claim, record_unit, FusedShared, FUSED_CLAIM_UNITS, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, shfl_idx, sync_threads, thread_idx_x,
@@ -55,22 +56,22 @@ pub unsafe fn for_each_fused<O: Offset>(
         schedule::<O>(v, slot, &mut claim, units);
     }
     sync_threads();
-    // The tile whose bounds are in shared memory (none yet).
-    let mut scanned = u32::MAX;
+    // The tile whose entries are in shared memory (none yet).
+    let mut held = Held::NONE;
     loop {
         let part = Part::load(slot);
         if part.start >= units {
             break;
         }
-        let span = scan_part(v, smem, part, &mut scanned);
+        let span = scan_part(v, smem, part, &mut held);
         // Everyone has read the slot (before the scan's barriers): the scheduler refills it.
         if scheduler {
             schedule::<O>(v, slot, &mut claim, units);
         } else if span.begin < span.stop {
-            let marks = addr_of_mut!((*smem).marks) as *mut u32;
-            walk(addr_of_mut!((*smem).bounds) as *const O, marks, span, &mut f);
+            walk(smem, span, &mut f);
         }
-        // The bounds, marks and slot are rewritten for the next part only after everyone is done.
+        // The entries, bitmap and slot are rewritten for the next part only after everyone is
+        // done.
         sync_threads();
     }
     // The last block out clears the claims: another pass 2 after the same pass 1 starts over.

@@ -1,136 +1,36 @@
-//! Pass 2 of S2.5f, the *walk*: a part's tile is scanned into shared-memory bounds, then each
-//! walking warp produces its share of the part's items, marking where sources start instead of
-//! searching per item (see the module docs of [`super`]).
+//! Pass 2 of S2.5f, the *walk*: each walking warp produces its share of a part's items, giving
+//! each item its source by counting the bits of the part's bitmap up to it ([`super::tile`]):
+//! no search per item, and no work per empty source.
 
-use super::schedule::Part;
-use super::{load_run, record_item, FusedShared, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
-use crate::arch::{
-    ballot, lane_id, lanemask_lt, load_shared, load_shared_v4, shfl_idx, store_shared_u32, store_shared_v4,
-    sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
-};
-use crate::block::{block_exclusive_sum, ScanValue};
-use crate::device::expand::{ExpandView, Offset};
+use super::tile::{bitmap_base, load_entry, Span};
+use super::{FusedShared, PAIRS, STEP, WARPS};
+use crate::arch::{lane_id, load_shared, load_shared_v2, popc, warp_id, WARP_SIZE};
+use crate::device::expand::Offset;
 use crate::warp::warp_last_holding;
-use core::ptr::{addr_of_mut, write_volatile};
-use warpwork_abi::expand::fused::{fused_part_items, fused_part_items_wide};
+use core::ptr::addr_of_mut;
 
-/// A part ready to walk: its items `begin..stop` of the tile whose bounds are in shared memory
-/// (none when `begin >= stop`), the tile's first source and its real sources.
-#[derive(Clone, Copy)]
-pub(super) struct Span<O> {
-    pub(super) first_src: u32,
-    pub(super) sources: u32,
-    pub(super) begin: O,
-    pub(super) stop: O,
-}
-
-/// Scans the part's tile into the bounds (every thread; ends with a barrier) and returns the
-/// items of its units (`begin >= stop` when it has none). `scanned` is the tile whose bounds
-/// the block holds (`u32::MAX`: none), as [`scan_tile`] keeps it.
-#[inline(always)]
-pub(super) unsafe fn scan_part<O: Offset>(
-    v: &ExpandView,
-    smem: *mut FusedShared<O>,
-    part: Part,
-    scanned: &mut u32,
-) -> Span<O> {
-    let t = part.tile;
-    let tile_begin = record_item::<O>(v.records(), t);
-    let tile_end = record_item::<O>(v.records(), t + 1);
-    scan_tile(v, smem, part, tile_begin, tile_end, scanned)
-}
-
-/// [`scan_part`] with the part's tile's first and end items given (every thread passes the
-/// same). The tile's counts are loaded and its bounds written only where its items are needed
-/// and not already in the bounds: an empty tile (every tile has a unit, so sparse counts make
-/// many parts without items) and the tile the block scanned last (a huge source's tile, part
-/// after part) skip the trip to memory. The block scan and the barriers run either way, so
-/// that no barrier sits on a path that depends on the tile (LLVM would otherwise copy the
-/// barrier onto two paths; see `scripts/check-ptx.sh`). `scanned` is block-uniform: the tile
-/// whose bounds are in shared memory, updated here.
-#[inline(always)]
-pub(super) unsafe fn scan_tile<O: Offset>(
-    v: &ExpandView,
-    smem: *mut FusedShared<O>,
-    part: Part,
-    tile_begin: O,
-    tile_end: O,
-    scanned: &mut u32,
-) -> Span<O> {
-    let t = part.tile;
-    let first_src = t * FUSED_TILE;
-    let fresh = tile_begin.to_u64() != tile_end.to_u64() && t != *scanned;
-    let c = if fresh { load_run(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
-    let (excl, _) = block_exclusive_sum(
-        addr_of_mut!((*smem).scratch) as *mut O,
-        c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x)),
-    );
-    if fresh {
-        write_bounds(addr_of_mut!((*smem).bounds) as *mut O, c, ScanValue::add(tile_begin, excl), tile_end);
-        *scanned = t;
-    }
-    // The bounds are written, and the caller's warps have read what they read before the scan
-    // (the schedule's slot).
-    sync_threads();
-    // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
-    let (begin, stop) = if O::WIDE {
-        let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
-        (O::from_u64(b), O::from_u64(s))
-    } else {
-        let (b, s) = fused_part_items(t, part.start, part.end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
-        (O::from_u32(b), O::from_u32(s))
-    };
-    Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
-}
-
-/// Writes a tile's bounds (every thread): this thread's run of counts `c` from `first` (its
-/// exclusive prefix), four bounds at a time (one 16-byte store of `u32`s, two of `u64`s), and
-/// the tile's end `end` at `bounds[FUSED_TILE]`; past `p1` the counts are zero, so the padding
-/// bounds all hold the end too. The caller's barrier then publishes them to the block.
-#[inline(always)]
-pub(super) unsafe fn write_bounds<O: Offset>(bounds: *mut O, c: [u32; FUSED_ITEMS], first: O, end: O) {
-    let tid = thread_idx_x() as usize;
-    if tid < FUSED_THREADS as usize {
-        let mine = bounds.add(tid * FUSED_ITEMS) as *mut [u32; 4];
-        let mut run = first;
-        for q in 0..FUSED_ITEMS / 4 {
-            let mut four = [O::from_u32(0); 4];
-            for i in 0..4 {
-                four[i] = run;
-                run = run.add_u32(c[4 * q + i]);
-            }
-            let words = four.as_ptr() as *const [u32; 4];
-            let chunks = core::mem::size_of::<[O; 4]>() / 16;
-            for h in 0..chunks {
-                store_shared_v4(mine.add(chunks * q + h), *words.add(h));
-            }
-        }
-    } else if tid == FUSED_THREADS as usize {
-        write_volatile(bounds.add(FUSED_TILE as usize), end);
-    }
-}
-
-/// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
-/// memory: each warp takes a contiguous share in steps of [`STEP`] items (see the module docs).
+/// Produces the items `begin..stop` (`begin < stop`) of a part whose tile's entries and bitmap
+/// are in shared memory: each warp takes a contiguous share in steps of [`STEP`] items (see the
+/// module docs of [`super`]).
 ///
 /// Written once, instantiated per width by [`walk_in`] as a plain (non-generic) function: with
 /// the width a type parameter, the arithmetic became trait calls that LLVM inlined later, and
-/// the 32-bit instance came out with branches where the mark walk had selects. [`walk`] picks
-/// the instance.
+/// the 32-bit instance came out with branches where it had selects. [`walk`] picks the instance.
 #[inline(always)]
 pub(super) unsafe fn walk<O: Offset>(
-    bounds: *const O,
-    marks: *mut u32,
+    smem: *mut FusedShared<O>,
     span: Span<O>,
     f: &mut impl FnMut(O, [u32; 2], [u32; 2], u32),
 ) {
-    let Span { first_src, sources, begin, stop } = span;
+    let entries = addr_of_mut!((*smem).entries) as *const [u32; 2];
+    let bitmap = addr_of_mut!((*smem).bitmap) as *const u32;
+    let Span { first_src, entries: n, begin, stop } = span;
     if O::WIDE {
-        let span = Span { first_src, sources, begin: begin.to_u64(), stop: stop.to_u64() };
-        walk_u64(bounds as *const u64, marks, span, &mut |d, s, l, n| f(O::from_u64(d), s, l, n));
+        let span = Span { first_src, entries: n, begin: begin.to_u64(), stop: stop.to_u64() };
+        walk_u64(entries as *const [u64; 2], bitmap, span, &mut |d, s, l, k| f(O::from_u64(d), s, l, k));
     } else {
-        let span = Span { first_src, sources, begin: begin.to_u64() as u32, stop: stop.to_u64() as u32 };
-        walk_u32(bounds as *const u32, marks, span, &mut |d, s, l, n| f(O::from_u32(d), s, l, n));
+        let span = Span { first_src, entries: n, begin: begin.to_u64() as u32, stop: stop.to_u64() as u32 };
+        walk_u32(entries, bitmap, span, &mut |d, s, l, k| f(O::from_u32(d), s, l, k));
     }
 }
 
@@ -139,17 +39,17 @@ macro_rules! walk_in {
     ($name:ident, $O:ty) => {
         #[inline(always)]
         pub(super) unsafe fn $name(
-            bounds: *const $O,
-            marks: *mut u32,
+            entries: *const [$O; 2],
+            bitmap: *const u32,
             span: Span<$O>,
             f: &mut impl FnMut($O, [u32; 2], [u32; 2], u32),
         ) {
             type O = $O;
-            let Span { first_src, sources, begin, stop } = span;
+            let Span { first_src, entries: n, begin, stop } = span;
             let (one, step) = (O::from_u32(1), O::from_u32(STEP));
             // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
-            // starts at an even index; a step shared with a neighbouring unit produces only its items.
-            // (A part spans a few units: its step count is small, its step indices are `O`s.)
+            // starts at an even index; a step shared with a neighbouring part produces only its
+            // items. (A part spans a few units: its step count is small, its step indices are `O`s.)
             let first_step = begin / step;
             let steps = (stop - one) / step + one - first_step;
             let per_warp = steps.div_ceil_u32(WARPS);
@@ -160,115 +60,41 @@ macro_rules! walk_in {
                 return;
             }
             let lane = lane_id();
-            let below = lanemask_lt();
-            let marks = marks.add(w as usize * STEP as usize);
-            // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
-            // item (a source starting exactly there is marked at offset 0), where it starts, and where
-            // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past
-            // `sources` the padding bounds all equal the end, so the marking loop stops at the last real
-            // source instead of walking the padding.
-            let mut cur = last_at_or_below(bounds, sources, (s * step).max(begin));
-            let mut cur_start = load_shared(bounds.add(cur as usize));
-            let mut next_start = load_shared(bounds.add(cur as usize + 1));
+            let base0 = bitmap_base(begin);
+            // Entries that start before the warp's first step: where the step's items count
+            // bits from.
+            let mut before = entries_before(entries, n, s * step);
             while s < s_end {
-                // Every step holds an item of the unit, so `base < stop`; offsets from `base` cannot wrap
-                // (and are below 2^32: a part spans a few units).
+                // Every step holds an item of the part, so `base < stop`; offsets from `base`
+                // cannot wrap (and are below 2^32: a part spans a few units).
                 let base = s * step;
                 let (lo, hi) = (begin.saturating_local_from(base), stop.local_from(base));
-                // (`next_start > base`: the next source starts after the step's first item.)
-                if next_start - base >= step {
-                    // The whole step lies in `cur` (inside a large source): no marks needed.
-                    for pair in 0..STEP / PAIRS {
-                        let at = pair * PAIRS + 2 * lane;
-                        let local = base.add_u32(at).local_from(cur_start);
-                        let src = first_src + cur;
-                        emit(f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
-                    }
-                    s += one;
-                    continue;
-                }
-                // The warp's marks cleared, `STEP / 32` per lane in 16-byte stores.
-                for q in 0..(STEP / WARP_SIZE / 4) as usize {
-                    store_shared_v4(
-                        marks.add((STEP / WARP_SIZE) as usize * lane as usize + 4 * q) as *mut [u32; 4],
-                        [0; 4],
-                    );
-                }
-                sync_warp();
-                // Mark each non-empty source starting in the step with `(source << 8) | offset`:
-                // sources after `cur` start after the step's first item, and non-empty ones at distinct
-                // offsets, so no two lanes write one mark. Each lane checks four consecutive sources
-                // per round (one 16-byte load of their bounds), 128 a round: where most sources are
-                // empty, a step spans hundreds of them.
-                let mut j = (cur + 1) & !(QUAD - 1);
-                loop {
-                    let k0 = j + QUAD * lane;
-                    let mut after = u32::MAX;
-                    if k0 < sources {
-                        // `k0 + QUAD <= FUSED_TILE`: the bounds hold the tile's end there.
-                        let b = load_quad(bounds.add(k0 as usize));
-                        let b_next = load_shared(bounds.add((k0 + QUAD) as usize));
-                        for i in 0..QUAD as usize {
-                            let k = k0 + i as u32;
-                            let end = if i + 1 < QUAD as usize { b[i + 1] } else { b_next };
-                            // Sources after `cur` start at or after `base`: the distances are exact
-                            // (capped at `u32::MAX`, far past a step).
-                            if k > cur && end > b[i] {
-                                let at = b[i].distance_capped(base, u32::MAX);
-                                if at < STEP {
-                                    store_shared_u32(marks.add(at as usize), (k << 8) | at);
-                                }
-                            }
-                        }
-                        after = b_next.distance_capped(base, u32::MAX);
-                    }
-                    // Where the first source the warp has not checked starts.
-                    if shfl_idx(after, WARP_SIZE - 1) >= STEP {
-                        break;
-                    }
-                    j += QUAD * WARP_SIZE;
-                }
-                sync_warp();
-                // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
-                // Marks grow along the step, so that is the lane's own mark or the last mark of the
-                // nearest lane below with one (a ballot and one shuffle per 64 items).
-                let mut carry = 0u32;
+                // Lane `l` holds items `2l, 2l + 1` of each 64: bits `2l mod 32` and the next of
+                // the step's word `2·pair + l / 16` (the step's words start 32-byte aligned: steps
+                // start at multiples of 256 bits from the bitmap's base). An item's entry is the
+                // one of the last bit at or before it, counted from `before`: the bits of every
+                // earlier word, then of the item's word up to it.
+                let words = bitmap.add((base.local_from(base0) / 32) as usize);
+                let upper = lane >= WARP_SIZE / 2;
+                let bit = (2 * lane) % WARP_SIZE;
+                let mut sum = before;
                 for pair in 0..STEP / PAIRS {
                     let at = pair * PAIRS + 2 * lane;
-                    let [m0, m1] = load_shared::<[u32; 2]>(marks.add(at as usize) as *const [u32; 2]);
-                    let last = m0.max(m1);
-                    let lanes = ballot(last != 0);
-                    let lower = lanes & below;
-                    let from_lower = shfl_idx(last, 31u32.saturating_sub(lower.leading_zeros()));
-                    let m0 = if m0 != 0 {
-                        m0
-                    } else if lower != 0 {
-                        from_lower
-                    } else {
-                        carry
-                    };
-                    let m1 = if m1 != 0 { m1 } else { m0 };
-                    let group_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
-                    if lanes != 0 {
-                        carry = group_last;
-                    }
-                    let locate = |m: u32, at: u32| {
-                        if m == 0 {
-                            (first_src + cur, base.add_u32(at).local_from(cur_start))
-                        } else {
-                            (first_src + (m >> 8), at - (m & 0xff))
-                        }
-                    };
-                    let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
-                    emit(f, base, at, lo..hi, [s0, s1], [l0, l1]);
+                    let [even, odd] = load_shared_v2(words.add(2 * pair as usize) as *const [u32; 2]);
+                    let (bits, from) = if upper { (odd, sum + popc(even)) } else { (even, sum) };
+                    sum += popc(even) + popc(odd);
+                    // Bits up to the item (`2 << 30` is the last mask's end: no shift wraps).
+                    let r0 = from + popc(bits & ((2u32 << bit) - 1));
+                    let r1 = r0 + ((bits >> (bit + 1)) & 1);
+                    // Items before the part (the first step's) may see no entry: clamped, and
+                    // not emitted.
+                    let (start0, src0) = load_entry(entries, r0.max(1) - 1);
+                    let (start1, src1) = load_entry(entries, r1.max(1) - 1);
+                    let local0 = base.add_u32(at).local_from(start0);
+                    let local1 = base.add_u32(at + 1).local_from(start1);
+                    emit(f, base, at, lo..hi, [first_src + src0, first_src + src1], [local0, local1]);
                 }
-                if carry != 0 {
-                    cur = carry >> 8;
-                    cur_start = base.add_u32(carry & 0xff);
-                    next_start = load_shared(bounds.add(cur as usize + 1));
-                }
-                // The marks are cleared for the next step only after every lane has read them.
-                sync_warp();
+                before = sum;
                 s += one;
             }
         }
@@ -278,25 +104,10 @@ macro_rules! walk_in {
 walk_in!(walk_u32, u32);
 walk_in!(walk_u64, u64);
 
-/// Sources a lane checks per round of the marking loop (consecutive ones).
-const QUAD: u32 = 4;
-
-/// Bounds `k .. k + QUAD` from shared memory in 16-byte loads (`p` is 16-byte aligned: `k` is a
-/// multiple of [`QUAD`]).
-#[inline(always)]
-unsafe fn load_quad<O: Copy + Default>(p: *const O) -> [O; QUAD as usize] {
-    let mut out = [O::default(); QUAD as usize];
-    let words = out.as_mut_ptr() as *mut [u32; 4];
-    for h in 0..core::mem::size_of::<[O; QUAD as usize]>() / 16 {
-        *words.add(h) = load_shared_v4((p as *const [u32; 4]).add(h));
-    }
-    out
-}
-
-/// Calls `f` for the items `base + at` and `base + at + 1` that lie in the unit (offsets
+/// Calls `f` for the items `base + at` and `base + at + 1` that lie in the part (offsets
 /// `valid` from `base`), as [`super::for_each_fused`] promises: one call for a pair, else one per item.
 #[inline(always)]
-fn emit<O: Offset>(
+pub(super) fn emit<O: Offset>(
     f: &mut impl FnMut(O, [u32; 2], [u32; 2], u32),
     base: O,
     at: u32,
@@ -311,10 +122,9 @@ fn emit<O: Offset>(
     }
 }
 
-/// The last `k` in `0..sources` with `bounds[k] <= x` (`bounds` is non-decreasing with
-/// `bounds[0] <= x < bounds[sources]`): the source whose range holds destination `x`, by a
-/// 32-way warp search ([`warp_last_holding`]: three rounds for a tile; every lane calls this).
+/// How many of the `n` entries start before item `x`, by a 32-way warp search
+/// ([`warp_last_holding`]: three rounds for a full tile; every lane calls this).
 #[inline(always)]
-unsafe fn last_at_or_below<O: Offset>(bounds: *const O, sources: u32, x: O) -> u32 {
-    warp_last_holding(sources, |k| load_shared(bounds.add(k as usize)) <= x)
+unsafe fn entries_before<O: Offset>(entries: *const [O; 2], n: u32, x: O) -> u32 {
+    warp_last_holding(n + 1, |k| k == 0 || load_shared(entries.add(k as usize - 1) as *const O) < x)
 }
