@@ -119,171 +119,138 @@ pub(super) unsafe fn write_bounds<O: Offset>(bounds: *mut O, c: [u32; FUSED_ITEM
 
 /// Produces the items `begin..stop` (`begin < stop`) of a tile whose bounds are in shared
 /// memory: each warp takes a contiguous share in steps of [`STEP`] items (see the module docs).
-///
-/// Written once, instantiated per width by [`walk_in`] as a plain (non-generic) function: with
-/// the width a type parameter, the arithmetic became trait calls that LLVM inlined later, and
-/// the 32-bit instance came out with branches where the mark walk had selects. [`walk`] picks
-/// the instance.
 #[inline(always)]
-pub(super) unsafe fn walk<O: Offset>(
-    bounds: *const O,
+pub(super) unsafe fn walk(
+    bounds: *const u32,
     marks: *mut u32,
-    span: Span<O>,
-    f: &mut impl FnMut(O, [u32; 2], [u32; 2], u32),
+    span: Span<u32>,
+    f: &mut impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
+    type O = u32;
     let Span { first_src, sources, begin, stop } = span;
-    if O::WIDE {
-        let span = Span { first_src, sources, begin: begin.to_u64(), stop: stop.to_u64() };
-        walk_u64(bounds as *const u64, marks, span, &mut |d, s, l, n| f(O::from_u64(d), s, l, n));
-    } else {
-        let span = Span { first_src, sources, begin: begin.to_u64() as u32, stop: stop.to_u64() as u32 };
-        walk_u32(bounds as *const u32, marks, span, &mut |d, s, l, n| f(O::from_u32(d), s, l, n));
+    let (one, step) = (O::from_u32(1), O::from_u32(STEP));
+    // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
+    // starts at an even index; a step shared with a neighbouring unit produces only its items.
+    // (A part spans a few units: its step count is small, its step indices are `O`s.)
+    let first_step = begin / step;
+    let steps = (stop - one) / step + one - first_step;
+    let per_warp = steps.div_ceil_u32(WARPS);
+    let w = warp_id();
+    let mut s = first_step + O::from_u32(w) * per_warp;
+    let s_end = (first_step + O::from_u32(w + 1) * per_warp).min(first_step + steps);
+    if s >= s_end {
+        return;
+    }
+    let lane = lane_id();
+    let below = lanemask_lt();
+    let marks = marks.add(w as usize * STEP as usize);
+    // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
+    // item (a source starting exactly there is marked at offset 0), where it starts, and where
+    // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past
+    // `sources` the padding bounds all equal the end, so the marking loop stops at the last real
+    // source instead of walking the padding.
+    let mut cur = last_at_or_below(bounds, sources, (s * step).max(begin));
+    let mut cur_start = load_shared(bounds.add(cur as usize));
+    let mut next_start = load_shared(bounds.add(cur as usize + 1));
+    while s < s_end {
+        // Every step holds an item of the unit, so `base < stop`; offsets from `base` cannot wrap
+        // (and are below 2^32: a part spans a few units).
+        let base = s * step;
+        let (lo, hi) = (begin.saturating_local_from(base), stop.local_from(base));
+        // (`next_start > base`: the next source starts after the step's first item.)
+        if next_start - base >= step {
+            // The whole step lies in `cur` (inside a large source): no marks needed.
+            for pair in 0..STEP / PAIRS {
+                let at = pair * PAIRS + 2 * lane;
+                let local = base.add_u32(at).local_from(cur_start);
+                let src = first_src + cur;
+                emit(f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
+            }
+            s += one;
+            continue;
+        }
+        // The warp's marks cleared, `STEP / 32` per lane in 16-byte stores.
+        for q in 0..(STEP / WARP_SIZE / 4) as usize {
+            store_shared_v4(marks.add((STEP / WARP_SIZE) as usize * lane as usize + 4 * q) as *mut [u32; 4], [0; 4]);
+        }
+        sync_warp();
+        // Mark each non-empty source starting in the step with `(source << 8) | offset`:
+        // sources after `cur` start after the step's first item, and non-empty ones at distinct
+        // offsets, so no two lanes write one mark. Each lane checks four consecutive sources
+        // per round (one 16-byte load of their bounds), 128 a round: where most sources are
+        // empty, a step spans hundreds of them.
+        let mut j = (cur + 1) & !(QUAD - 1);
+        loop {
+            let k0 = j + QUAD * lane;
+            let mut after = u32::MAX;
+            if k0 < sources {
+                // `k0 + QUAD <= FUSED_TILE`: the bounds hold the tile's end there.
+                let b = load_quad(bounds.add(k0 as usize));
+                let b_next = load_shared(bounds.add((k0 + QUAD) as usize));
+                for i in 0..QUAD as usize {
+                    let k = k0 + i as u32;
+                    let end = if i + 1 < QUAD as usize { b[i + 1] } else { b_next };
+                    // Sources after `cur` start at or after `base`: the distances are exact
+                    // (capped at `u32::MAX`, far past a step).
+                    if k > cur && end > b[i] {
+                        let at = b[i].distance_capped(base, u32::MAX);
+                        if at < STEP {
+                            store_shared_u32(marks.add(at as usize), (k << 8) | at);
+                        }
+                    }
+                }
+                after = b_next.distance_capped(base, u32::MAX);
+            }
+            // Where the first source the warp has not checked starts.
+            if shfl_idx(after, WARP_SIZE - 1) >= STEP {
+                break;
+            }
+            j += QUAD * WARP_SIZE;
+        }
+        sync_warp();
+        // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
+        // Marks grow along the step, so that is the lane's own mark or the last mark of the
+        // nearest lane below with one (a ballot and one shuffle per 64 items).
+        let mut carry = 0u32;
+        for pair in 0..STEP / PAIRS {
+            let at = pair * PAIRS + 2 * lane;
+            let [m0, m1] = load_shared::<[u32; 2]>(marks.add(at as usize) as *const [u32; 2]);
+            let last = m0.max(m1);
+            let lanes = ballot(last != 0);
+            let lower = lanes & below;
+            let from_lower = shfl_idx(last, 31u32.saturating_sub(lower.leading_zeros()));
+            let m0 = if m0 != 0 {
+                m0
+            } else if lower != 0 {
+                from_lower
+            } else {
+                carry
+            };
+            let m1 = if m1 != 0 { m1 } else { m0 };
+            let group_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
+            if lanes != 0 {
+                carry = group_last;
+            }
+            let locate = |m: u32, at: u32| {
+                if m == 0 {
+                    (first_src + cur, base.add_u32(at).local_from(cur_start))
+                } else {
+                    (first_src + (m >> 8), at - (m & 0xff))
+                }
+            };
+            let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
+            emit(f, base, at, lo..hi, [s0, s1], [l0, l1]);
+        }
+        if carry != 0 {
+            cur = carry >> 8;
+            cur_start = base.add_u32(carry & 0xff);
+            next_start = load_shared(bounds.add(cur as usize + 1));
+        }
+        // The marks are cleared for the next step only after every lane has read them.
+        sync_warp();
+        s += one;
     }
 }
-
-/// Defines `$name`, the walk of [`walk`] for destination indices of type `$O`.
-macro_rules! walk_in {
-    ($name:ident, $O:ty) => {
-        #[inline(always)]
-        pub(super) unsafe fn $name(
-            bounds: *const $O,
-            marks: *mut u32,
-            span: Span<$O>,
-            f: &mut impl FnMut($O, [u32; 2], [u32; 2], u32),
-        ) {
-            type O = $O;
-            let Span { first_src, sources, begin, stop } = span;
-            let (one, step) = (O::from_u32(1), O::from_u32(STEP));
-            // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
-            // starts at an even index; a step shared with a neighbouring unit produces only its items.
-            // (A part spans a few units: its step count is small, its step indices are `O`s.)
-            let first_step = begin / step;
-            let steps = (stop - one) / step + one - first_step;
-            let per_warp = steps.div_ceil_u32(WARPS);
-            let w = warp_id();
-            let mut s = first_step + O::from_u32(w) * per_warp;
-            let s_end = (first_step + O::from_u32(w + 1) * per_warp).min(first_step + steps);
-            if s >= s_end {
-                return;
-            }
-            let lane = lane_id();
-            let below = lanemask_lt();
-            let marks = marks.add(w as usize * STEP as usize);
-            // `cur` (warp-uniform): the last non-empty source starting at or before the step's first
-            // item (a source starting exactly there is marked at offset 0), where it starts, and where
-            // the next source starts (`cur < sources`, and `bounds[sources]` is the tile's end). Past
-            // `sources` the padding bounds all equal the end, so the marking loop stops at the last real
-            // source instead of walking the padding.
-            let mut cur = last_at_or_below(bounds, sources, (s * step).max(begin));
-            let mut cur_start = load_shared(bounds.add(cur as usize));
-            let mut next_start = load_shared(bounds.add(cur as usize + 1));
-            while s < s_end {
-                // Every step holds an item of the unit, so `base < stop`; offsets from `base` cannot wrap
-                // (and are below 2^32: a part spans a few units).
-                let base = s * step;
-                let (lo, hi) = (begin.saturating_local_from(base), stop.local_from(base));
-                // (`next_start > base`: the next source starts after the step's first item.)
-                if next_start - base >= step {
-                    // The whole step lies in `cur` (inside a large source): no marks needed.
-                    for pair in 0..STEP / PAIRS {
-                        let at = pair * PAIRS + 2 * lane;
-                        let local = base.add_u32(at).local_from(cur_start);
-                        let src = first_src + cur;
-                        emit(f, base, at, lo..hi, [src; 2], [local, local.wrapping_add(1)]);
-                    }
-                    s += one;
-                    continue;
-                }
-                // The warp's marks cleared, `STEP / 32` per lane in 16-byte stores.
-                for q in 0..(STEP / WARP_SIZE / 4) as usize {
-                    store_shared_v4(
-                        marks.add((STEP / WARP_SIZE) as usize * lane as usize + 4 * q) as *mut [u32; 4],
-                        [0; 4],
-                    );
-                }
-                sync_warp();
-                // Mark each non-empty source starting in the step with `(source << 8) | offset`:
-                // sources after `cur` start after the step's first item, and non-empty ones at distinct
-                // offsets, so no two lanes write one mark. Each lane checks four consecutive sources
-                // per round (one 16-byte load of their bounds), 128 a round: where most sources are
-                // empty, a step spans hundreds of them.
-                let mut j = (cur + 1) & !(QUAD - 1);
-                loop {
-                    let k0 = j + QUAD * lane;
-                    let mut after = u32::MAX;
-                    if k0 < sources {
-                        // `k0 + QUAD <= FUSED_TILE`: the bounds hold the tile's end there.
-                        let b = load_quad(bounds.add(k0 as usize));
-                        let b_next = load_shared(bounds.add((k0 + QUAD) as usize));
-                        for i in 0..QUAD as usize {
-                            let k = k0 + i as u32;
-                            let end = if i + 1 < QUAD as usize { b[i + 1] } else { b_next };
-                            // Sources after `cur` start at or after `base`: the distances are exact
-                            // (capped at `u32::MAX`, far past a step).
-                            if k > cur && end > b[i] {
-                                let at = b[i].distance_capped(base, u32::MAX);
-                                if at < STEP {
-                                    store_shared_u32(marks.add(at as usize), (k << 8) | at);
-                                }
-                            }
-                        }
-                        after = b_next.distance_capped(base, u32::MAX);
-                    }
-                    // Where the first source the warp has not checked starts.
-                    if shfl_idx(after, WARP_SIZE - 1) >= STEP {
-                        break;
-                    }
-                    j += QUAD * WARP_SIZE;
-                }
-                sync_warp();
-                // Item `x`'s source is the latest mark at or before it (`cur` where there is none).
-                // Marks grow along the step, so that is the lane's own mark or the last mark of the
-                // nearest lane below with one (a ballot and one shuffle per 64 items).
-                let mut carry = 0u32;
-                for pair in 0..STEP / PAIRS {
-                    let at = pair * PAIRS + 2 * lane;
-                    let [m0, m1] = load_shared::<[u32; 2]>(marks.add(at as usize) as *const [u32; 2]);
-                    let last = m0.max(m1);
-                    let lanes = ballot(last != 0);
-                    let lower = lanes & below;
-                    let from_lower = shfl_idx(last, 31u32.saturating_sub(lower.leading_zeros()));
-                    let m0 = if m0 != 0 {
-                        m0
-                    } else if lower != 0 {
-                        from_lower
-                    } else {
-                        carry
-                    };
-                    let m1 = if m1 != 0 { m1 } else { m0 };
-                    let group_last = shfl_idx(last, 31u32.saturating_sub(lanes.leading_zeros()));
-                    if lanes != 0 {
-                        carry = group_last;
-                    }
-                    let locate = |m: u32, at: u32| {
-                        if m == 0 {
-                            (first_src + cur, base.add_u32(at).local_from(cur_start))
-                        } else {
-                            (first_src + (m >> 8), at - (m & 0xff))
-                        }
-                    };
-                    let ((s0, l0), (s1, l1)) = (locate(m0, at), locate(m1, at + 1));
-                    emit(f, base, at, lo..hi, [s0, s1], [l0, l1]);
-                }
-                if carry != 0 {
-                    cur = carry >> 8;
-                    cur_start = base.add_u32(carry & 0xff);
-                    next_start = load_shared(bounds.add(cur as usize + 1));
-                }
-                // The marks are cleared for the next step only after every lane has read them.
-                sync_warp();
-                s += one;
-            }
-        }
-    };
-}
-
-walk_in!(walk_u32, u32);
-walk_in!(walk_u64, u64);
 
 /// Sources a lane checks per round of the marking loop (consecutive ones).
 const QUAD: u32 = 4;
