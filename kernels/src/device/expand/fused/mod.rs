@@ -14,11 +14,12 @@
 //! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
 //! that tile's counts into a shared-memory list of its non-empty sources (*entries*: where each
-//! starts, and which it is) and produces the items of the claim's units in that tile at once; a scheduling warp claims and finds the next part while
-//! the others walk. Claims are *guided*: [`FUSED_CLAIM_UNITS`] units while many remain, down to one at
-//! the end. A tile with a huge source is shared by as many blocks as it has claims, and the grid's
-//! tail is one unit of `FUSED_UNIT_ITEMS` items, not the heaviest tile, as when each block owned a
-//! tile. No look-back either: the scan across tiles is done once, in pass 1.
+//! starts, and which it is) and produces the items of the claim's units in that tile at once; a
+//! scheduling warp claims and finds the next part while the others walk. Claims are *guided*:
+//! [`FUSED_CLAIM_UNITS`] units while many remain, down to one at the end. A tile with a huge
+//! source is shared by as many blocks as it has claims, and the grid's tail is one unit of
+//! `FUSED_UNIT_ITEMS` items, not the heaviest tile, as when each block owned a tile. No
+//! look-back either: the scan across tiles is done once, in pass 1.
 //!
 //! The walk over a part: while the entries are written, each one that starts inside the part
 //! sets its bit in a bitmap of the part's items (one shared-memory atomic OR). Each walking warp
@@ -38,9 +39,9 @@
 //! once per claim that meets it (in shared memory; not again where the block's next part is in
 //! the same tile, whose entries it then only marks again, and its counts not loaded where the
 //! tile has no items), every non-empty source of a scanned tile is one entry store and, where it
-//! starts in the part, one atomic, and the per-item work
-//! must live in the kernel that calls [`for_each_fused`] (a closure; the host's `expand_with` has
-//! no separate pass-2 kernel to hand it).
+//! starts in the part, one atomic, and the per-item work must live in the kernel that calls
+//! [`for_each_fused`] (a closure; the host's `expand_with` has no separate pass-2 kernel to hand
+//! it). The one launch (P1 ≤ 2^18) keeps the walk this one replaced: see `once_walk`.
 
 mod lookback;
 // The one launch is warpwork's own kernel only (no building block for users' kernels yet).

@@ -48,8 +48,8 @@ pub(super) struct Span<O> {
 
 /// Scans the part's tile into the bounds (every thread; ends with a barrier) and returns the
 /// items of its units (`begin >= stop` when it has none), given the tile's first and end items
-/// (every thread passes the same). The tile's counts are loaded and its bounds written only where its items are needed
-/// and not already in the bounds: an empty tile (every tile has a unit, so sparse counts make
+/// (every thread passes the same). The tile's counts are loaded and its bounds written only
+/// where its items are needed and not already in the bounds: an empty tile (every tile has a unit, so sparse counts make
 /// many parts without items) and the tile the block scanned last (a huge source's tile, part
 /// after part) skip the trip to memory. The block scan and the barriers run either way, so
 /// that no barrier sits on a path that depends on the tile (LLVM would otherwise copy the

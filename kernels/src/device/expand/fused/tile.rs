@@ -83,8 +83,9 @@ fn s32<O: Offset>(x: O) -> u32 {
     x.to_u64() as u32
 }
 
-/// Scans the part's tile into the entries and marks the part's bitmap (every thread; ends with
-/// a barrier after the walk of the block's previous part), returning the part's span.
+/// Scans the part's tile into the entries and marks the part's bitmap, returning the part's
+/// span (every thread, after the barrier that ended the block's previous walk; ends with a
+/// barrier).
 #[inline(always)]
 pub(super) unsafe fn scan_part<O: Offset>(
     v: &ExpandView,
