@@ -11,7 +11,7 @@
 //! cost its one-tile form 0.3–0.5 µs (measured side by side on an H100, 2026-11-27).
 
 use super::schedule::Part;
-use super::walk::emit;
+use super::walk::{emit, warp_steps};
 use super::{load_run, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
 use crate::arch::{
     ballot, lane_id, lanemask_lt, load_shared, load_shared_v4, shfl_idx, store_shared_u32, store_shared_v4,
@@ -22,7 +22,6 @@ use crate::block::{block_exclusive_sum, ScanValue};
 use crate::device::expand::{ExpandView, Offset};
 use crate::warp::warp_last_holding;
 use core::ptr::{addr_of_mut, write_volatile};
-use warpwork_abi::expand::fused::{fused_part_items, fused_part_items_wide};
 
 /// The one launch's shared memory, as one struct (the layout `FusedShared` had before pass 2
 /// listed its tiles' non-empty sources).
@@ -79,14 +78,7 @@ pub(super) unsafe fn scan_tile<O: Offset>(
     // The bounds are written, and the caller's warps have read what they read before the scan
     // (the schedule's slot).
     sync_threads();
-    // The tile's items in the windows of the part's units (unit `u` of tile `t` is window `u - t`).
-    let (begin, stop) = if O::WIDE {
-        let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
-        (O::from_u64(b), O::from_u64(s))
-    } else {
-        let (b, s) = fused_part_items(t, part.start, part.end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
-        (O::from_u32(b), O::from_u32(s))
-    };
+    let (begin, stop) = part.items(tile_begin, tile_end);
     Span { first_src, sources: (v.p1 - first_src).min(FUSED_TILE), begin, stop }
 }
 
@@ -129,15 +121,8 @@ pub(super) unsafe fn walk(
     type O = u32;
     let Span { first_src, sources, begin, stop } = span;
     let (one, step) = (O::from_u32(1), O::from_u32(STEP));
-    // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
-    // starts at an even index; a step shared with a neighbouring unit produces only its items.
-    // (A part spans a few units: its step count is small, its step indices are `O`s.)
-    let first_step = begin / step;
-    let steps = (stop - one) / step + one - first_step;
-    let per_warp = steps.div_ceil_u32(WARPS);
     let w = warp_id();
-    let mut s = first_step + O::from_u32(w) * per_warp;
-    let s_end = (first_step + O::from_u32(w + 1) * per_warp).min(first_step + steps);
+    let (mut s, s_end) = warp_steps(begin, stop, w);
     if s >= s_end {
         return;
     }

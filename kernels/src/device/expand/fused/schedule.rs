@@ -13,7 +13,7 @@ use crate::block::BLOCK_SCAN_SCRATCH;
 use crate::device::expand::{ExpandView, Offset};
 use crate::warp::warp_last_holding;
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
-use warpwork_abi::expand::fused::fused_tiles;
+use warpwork_abi::expand::fused::{fused_part_items, fused_part_items_wide, fused_tiles};
 
 /// Pass 2 of S2.5f: calls `f` for every destination item planned by pass 1, as calls `f(dst,
 /// [src; 2], [local; 2], count)`: items `dst .. dst + count` (`dst` of the view's destination
@@ -102,6 +102,20 @@ impl Part {
     #[inline(always)]
     unsafe fn load(slot: *const u32) -> Part {
         Part { start: read_volatile(slot), end: read_volatile(slot.add(1)), tile: read_volatile(slot.add(2)) }
+    }
+
+    /// The items of tile `self.tile` (whose items are `tile_begin..tile_end`) in the windows of
+    /// the part's units (unit `u` of tile `t` is window `u - t`): none when `begin >= stop`.
+    #[inline(always)]
+    pub(super) fn items<O: Offset>(self, tile_begin: O, tile_end: O) -> (O, O) {
+        let (t, start, end) = (self.tile, self.start, self.end);
+        if O::WIDE {
+            let (b, s) = fused_part_items_wide(t, start, end, tile_begin.to_u64(), tile_end.to_u64());
+            (O::from_u64(b), O::from_u64(s))
+        } else {
+            let (b, s) = fused_part_items(t, start, end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
+            (O::from_u32(b), O::from_u32(s))
+        }
     }
 
     #[inline(always)]

@@ -13,7 +13,7 @@ use crate::arch::{
 use crate::block::block_exclusive_sum;
 use crate::device::expand::{ExpandView, Offset};
 use core::ptr::addr_of_mut;
-use warpwork_abi::expand::fused::{fused_part_items, fused_part_items_wide, FUSED_CLAIM_UNITS, FUSED_UNIT_ITEMS};
+use warpwork_abi::expand::fused::{FUSED_CLAIM_UNITS, FUSED_UNIT_ITEMS};
 
 /// The most destination items in one part: a claim's units.
 const PART_ITEMS: u32 = FUSED_CLAIM_UNITS * FUSED_UNIT_ITEMS;
@@ -118,13 +118,7 @@ unsafe fn scan_tile<O: Offset>(
     let t = part.tile;
     let fresh = tile_begin.to_u64() != tile_end.to_u64() && t != held.tile;
     let c = if fresh { load_run(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
-    let (begin, stop) = if O::WIDE {
-        let (b, s) = fused_part_items_wide(t, part.start, part.end, tile_begin.to_u64(), tile_end.to_u64());
-        (O::from_u64(b), O::from_u64(s))
-    } else {
-        let (b, s) = fused_part_items(t, part.start, part.end, s32(tile_begin), s32(tile_end));
-        (O::from_u32(b), O::from_u32(s))
-    };
+    let (begin, stop) = part.items(tile_begin, tile_end);
     let base = bitmap_base(begin);
     // Cleared before the scan's barrier, marked after it.
     clear_bitmap(smem);

@@ -47,15 +47,7 @@ macro_rules! walk_in {
             type O = $O;
             let Span { first_src, entries: n, begin, stop } = span;
             let (one, step) = (O::from_u32(1), O::from_u32(STEP));
-            // Steps are aligned to multiples of `STEP` in the *global* index space, so every pair
-            // starts at an even index; a step shared with a neighbouring part produces only its
-            // items. (A part spans a few units: its step count is small, its step indices are `O`s.)
-            let first_step = begin / step;
-            let steps = (stop - one) / step + one - first_step;
-            let per_warp = steps.div_ceil_u32(WARPS);
-            let w = warp_id();
-            let mut s = first_step + O::from_u32(w) * per_warp;
-            let s_end = (first_step + O::from_u32(w + 1) * per_warp).min(first_step + steps);
+            let (mut s, s_end) = warp_steps(begin, stop, warp_id());
             if s >= s_end {
                 return;
             }
@@ -103,6 +95,21 @@ macro_rules! walk_in {
 
 walk_in!(walk_u32, u32);
 walk_in!(walk_u64, u64);
+
+/// The steps `s..s_end` of the items `begin..stop` (`begin < stop`) that walking warp `w` walks:
+/// its contiguous share of the [`STEP`]-item steps. Steps are aligned to multiples of `STEP` in
+/// the *global* index space, so every pair starts at an even index; a step shared with a
+/// neighbouring part produces only its items. (A part spans a few units: its step count is
+/// small, its step indices are `O`s.) None when `s >= s_end`.
+#[inline(always)]
+pub(super) fn warp_steps<O: Offset>(begin: O, stop: O, w: u32) -> (O, O) {
+    let (one, step) = (O::from_u32(1), O::from_u32(STEP));
+    let first_step = begin / step;
+    let steps = (stop - one) / step + one - first_step;
+    let per_warp = steps.div_ceil_u32(WARPS);
+    let s = first_step + O::from_u32(w) * per_warp;
+    (s, (first_step + O::from_u32(w + 1) * per_warp).min(first_step + steps))
+}
 
 /// Calls `f` for the items `base + at` and `base + at + 1` that lie in the part (offsets
 /// `valid` from `base`), as [`super::for_each_fused`] promises: one call for a pair, else one per item.
