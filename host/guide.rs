@@ -19,9 +19,9 @@
 //!
 //! The notes name files of warpwork's source repository by their paths: the device code
 //! (`kernels/`, published as the `warpwork-kernels` crate), the tests (`tests/`), benches,
-//! scripts, the examples (`examples/`) and the demonstration crates (`demos/`: `warpwork-life`,
-//! `warpwork-access`) with their own notes, `docs/life.md` and `docs/access.md`. Those are not
-//! part of this package; links to the demos' notes lead here.
+//! scripts, the tuning lab (`lab/`), the examples (`examples/`) and the demonstration crates
+//! (`demos/`: `warpwork-life`, `warpwork-access`) with their own notes, `docs/life.md` and
+//! `docs/access.md`. Those are not part of this package; links to the demos' notes lead here.
 
 // Every page gets the same link definitions before its text: Markdown keeps the first definition
 // of a label, so these intra-doc links win over the repository paths each note defines at its end
