@@ -168,6 +168,31 @@ pub unsafe fn load_v4_u32(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// [`load_v4_u32`] that marks the lines it reads to be kept in L2 ahead of others
+/// (`createpolicy.fractional.L2::evict_last` and `ld.global.L2::cache_hint`; sm_80+, the sm_90
+/// module): for data a later kernel reads again. Give the lines back with
+/// [`l2_priority_normal`] where that kernel does not (a plain load gives them back too).
+#[cfg(feature = "sm90")]
+#[inline(always)]
+pub unsafe fn load_v4_u32_evict_last(p: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .b64 %g, %pol; cvta.to.global.u64 %g, {p}; \
+          createpolicy.fractional.L2::evict_last.b64 %pol, 1.0; \
+          ld.global.L2::cache_hint.v4.u32 {{{a}, {b}, {c}, {d}}}, [%g], %pol; }}",
+         p = in(reg64) p, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         options(nostack, readonly));
+    [a, b, c, d]
+}
+
+/// `applypriority.global.L2::evict_normal`: the 128-byte L2 line at `p` (128-byte aligned, in
+/// global memory) back to the normal eviction priority (sm_80+: the sm_90 module).
+#[cfg(feature = "sm90")]
+#[inline(always)]
+pub unsafe fn l2_priority_normal(p: *const u8) {
+    asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; applypriority.global.L2::evict_normal [%g], 128; }}",
+         p = in(reg64) p, options(nostack));
+}
+
 /// `ld.relaxed.gpu.global.v2.u64`: two 64-bit words at a 16-byte aligned `p`, each read as by
 /// [`load_relaxed_u64`] (each single-copy atomic; the pair is not), in one instruction.
 #[inline(always)]

@@ -7,7 +7,8 @@
 //! tile's output range that falls in one aligned window of [`FUSED_UNIT_ITEMS`] destination items.
 //! Per tile it stores `(first item, first unit)`; the last block adds the end record, the
 //! total, the unit count and the capacity flag. Pass 1 moves only the counts (which then sit
-//! in L2 for pass 2). Units are numbered without a scan of their own: tile `t`'s first unit is
+//! in L2 for pass 2: on sm_90 read with an `evict_last` policy, the lines of the tiles without
+//! items given back at once, those with items by pass 2's own load). Units are numbered without a scan of their own: tile `t`'s first unit is
 //! `first item / FUSED_UNIT_ITEMS + t` (see [`warpwork_abi::expand::fused::fused_plan_record`]), which leaves an empty unit per tile
 //! that ends on a window boundary (or is empty), for pass 2 to skip.
 //!
@@ -99,14 +100,14 @@ pub const STEP: u32 = 4 * PAIRS;
 const PAIRS: u32 = 2 * WARP_SIZE;
 
 /// This thread's run of `counts` (`p1` of them) in tile `tile`, zero past `p1` (and for the
-/// threads past [`FUSED_THREADS`]).
+/// threads past [`FUSED_THREADS`]); full runs kept in L2 when `KEEP` ([`load_full_run`]).
 #[inline(always)]
-unsafe fn load_run(counts: *const u32, p1: u32, tile: usize) -> [u32; FUSED_ITEMS] {
+unsafe fn load_run<const KEEP: bool>(counts: *const u32, p1: u32, tile: usize) -> [u32; FUSED_ITEMS] {
     let tid = thread_idx_x() as usize;
     let first = tile * FUSED_TILE as usize + tid * FUSED_ITEMS;
     let valid = if tid < FUSED_THREADS as usize { (p1 as usize).saturating_sub(first).min(FUSED_ITEMS) } else { 0 };
     if valid == FUSED_ITEMS {
-        return load_full_run(counts, first);
+        return load_full_run::<KEEP>(counts, first);
     }
     let mut c = [0u32; FUSED_ITEMS];
     // A fixed trip count (constant indices) keeps `c` in registers.
@@ -118,12 +119,21 @@ unsafe fn load_run(counts: *const u32, p1: u32, tile: usize) -> [u32; FUSED_ITEM
     c
 }
 
-/// The `FUSED_ITEMS` counts from `first` (a multiple of 4), all inside the array: 16-byte loads.
+/// The `FUSED_ITEMS` counts from `first` (a multiple of 4), all inside the array: 16-byte loads,
+/// marked to be kept in L2 when `KEEP` (sm_90 builds: pass 1's loads, for pass 2 to find the
+/// counts in L2; see [`plan`]).
 #[inline(always)]
-unsafe fn load_full_run(counts: *const u32, first: usize) -> [u32; FUSED_ITEMS] {
+unsafe fn load_full_run<const KEEP: bool>(counts: *const u32, first: usize) -> [u32; FUSED_ITEMS] {
+    let load = |p: *const [u32; 4]| {
+        #[cfg(feature = "sm90")]
+        if KEEP {
+            return crate::arch::load_v4_u32_evict_last(p);
+        }
+        load_v4_u32(p)
+    };
     let mut c = [0u32; FUSED_ITEMS];
     for q in 0..FUSED_ITEMS / 4 {
-        let [a, b, cc, d] = load_v4_u32(counts.add(first + 4 * q) as *const [u32; 4]);
+        let [a, b, cc, d] = load(counts.add(first + 4 * q) as *const [u32; 4]);
         (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (a, b, cc, d);
     }
     c

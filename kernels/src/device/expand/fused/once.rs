@@ -101,7 +101,7 @@ pub(crate) unsafe fn fused_once(
     let scratch = addr_of_mut!((*plan).scratch) as *mut u64;
     let block = block_idx_x();
     if block < tiles {
-        let (_, sum) = block_exclusive_sum(scratch, run_sum(load_run(v.counts(), v.p1, block as usize)));
+        let (_, sum) = block_exclusive_sum(scratch, run_sum(load_run::<false>(v.counts(), v.p1, block as usize)));
         if thread_idx_x() == 0 {
             forced_stall(forced_fallback, block as usize);
             store_relaxed_u64(sums.add(block as usize), PUBLISHED | sum);
@@ -205,7 +205,7 @@ unsafe fn one_tile(
     plan: *mut OncePlan,
     mut f: impl FnMut(u32, [u32; 2], [u32; 2], u32),
 ) {
-    let c = load_run(v.counts(), v.p1, 0);
+    let c = load_run::<false>(v.counts(), v.p1, 0);
     // The exact total (2048 counts may pass 2^32), with the plan's 64-bit scratch.
     let (excl, total) = block_exclusive_sum(addr_of_mut!((*plan).scratch) as *mut u64, run_sum(c));
     let cap = v.capacity as u64;

@@ -66,7 +66,7 @@ pub(super) unsafe fn scan_tile<O: Offset>(
     let t = part.tile;
     let first_src = t * FUSED_TILE;
     let fresh = tile_begin.to_u64() != tile_end.to_u64() && t != *scanned;
-    let c = if fresh { load_run(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
+    let c = if fresh { load_run::<false>(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
     let (excl, _) = block_exclusive_sum(
         addr_of_mut!((*smem).scratch) as *mut O,
         c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x)),

@@ -59,12 +59,12 @@ unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
     let first_tile = pos as usize * FUSED_PUSH_TILES;
     let inside = (first_tile + FUSED_PUSH_TILES) * FUSED_TILE as usize <= v.p1 as usize;
     let fast = |k: usize| {
-        run_sum(load_full_run(
+        run_sum(load_full_run::<true>(
             v.counts(),
             (first_tile + k) * FUSED_TILE as usize + thread_idx_x() as usize * FUSED_ITEMS,
         ))
     };
-    let slow = |k: usize| run_sum(load_run(v.counts(), v.p1, first_tile + k));
+    let slow = |k: usize| run_sum(load_run::<true>(v.counts(), v.p1, first_tile + k));
     let sums: [u64; FUSED_PUSH_TILES] =
         if inside { [fast(0), fast(1), fast(2), fast(3)] } else { [slow(0), slow(1), slow(2), slow(3)] };
     let w = warp_id() as usize;
@@ -75,6 +75,37 @@ unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
         }
     }
 }
+
+/// Warp 0 of pass 1's block, once the block's records are out: the lines of the block's tiles
+/// that sum to zero (lane `k` says whether its tile `k` does) go back to the normal L2 priority.
+/// Pass 1 reads the counts to be kept in L2 for pass 2 ([`load_full_run`]); pass 2 reads every
+/// tile with items again, which gives its lines back, but never an empty one, whose lines would
+/// otherwise stay ahead of the caller's data after the call. Only lines wholly inside the tile
+/// (all of them when the counts start on a 128-byte line, as an allocation does).
+// Not inlined: inlined, it took pass 1 to 65 registers (three blocks per SM instead of four).
+#[cfg(feature = "sm90")]
+#[inline(never)]
+unsafe fn release_empty_tiles(v: &ExpandView, empty: bool, pos: u32) {
+    const LINE: usize = 128;
+    let mut empty = crate::arch::ballot(empty);
+    while empty != 0 {
+        let k = empty.trailing_zeros() as usize;
+        empty &= empty - 1;
+        let first = (pos as usize * FUSED_PUSH_TILES + k) * FUSED_TILE as usize;
+        let end = (first + FUSED_TILE as usize).min(v.p1 as usize);
+        let (lo, hi) = (v.counts().add(first) as usize, v.counts().add(end) as usize);
+        let mut line = lo.next_multiple_of(LINE) + lane_id() as usize * LINE;
+        while line + LINE <= hi {
+            crate::arch::l2_priority_normal(line as *const u8);
+            line += WARP_SIZE as usize * LINE;
+        }
+    }
+}
+
+/// Nothing is kept in L2 without the sm_90 loads.
+#[cfg(not(feature = "sm90"))]
+#[inline(always)]
+unsafe fn release_empty_tiles(_: &ExpandView, _: bool, _: u32) {}
 
 /// Warp 0 of pass 1's block: publishes the block's sum, looks back for the sum before it,
 /// publishes the sum through it and writes the plan records of its tiles; the last block writes
@@ -136,4 +167,5 @@ unsafe fn publish_and_plan<O: Offset>(v: &ExpandView, scratch: *const u64, launc
             store_relaxed_u64(addr_of_mut!((*v.ctrl()).packed), (!launch & LAUNCH_PARITY) | (grid as u64) << 32);
         }
     }
+    release_empty_tiles(v, k < FUSED_PUSH_TILES && tile < tiles && tile_sum == 0, pos);
 }

@@ -117,7 +117,7 @@ unsafe fn scan_tile<O: Offset>(
 ) -> Span<O> {
     let t = part.tile;
     let fresh = tile_begin.to_u64() != tile_end.to_u64() && t != held.tile;
-    let c = if fresh { load_run(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
+    let c = if fresh { load_run::<false>(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
     let (begin, stop) = part.items(tile_begin, tile_end);
     let base = bitmap_base(begin);
     // Cleared before the scan's barrier, marked after it.
