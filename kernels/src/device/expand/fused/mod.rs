@@ -8,9 +8,10 @@
 //! Per tile it stores `(first item, first unit)`; the last block adds the end record, the
 //! total, the unit count and the capacity flag. Pass 1 moves only the counts (which then sit
 //! in L2 for pass 2: on sm_90 read with an `evict_last` policy, the lines of the tiles without
-//! items given back at once, those with items by pass 2's own load). Units are numbered without a scan of their own: tile `t`'s first unit is
-//! `first item / FUSED_UNIT_ITEMS + t` (see [`warpwork_abi::expand::fused::fused_plan_record`]), which leaves an empty unit per tile
-//! that ends on a window boundary (or is empty), for pass 2 to skip.
+//! items given back at once, those with items by pass 2's own load). Units are numbered
+//! without a scan of their own: tile `t`'s first unit is `first item / FUSED_UNIT_ITEMS + t`
+//! (see [`warpwork_abi::expand::fused::fused_plan_record`]), which leaves an empty unit per
+//! tile that ends on a window boundary (or is empty), for pass 2 to skip.
 //!
 //! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
