@@ -66,7 +66,7 @@ pub use schedule::for_each_fused;
 use crate::arch::store_relaxed_u64;
 use crate::arch::{load_nc_u32, load_nc_u64, load_v4_u32, thread_idx_x, WARP_SIZE};
 use crate::block::BLOCK_SCAN_SCRATCH;
-use crate::device::expand::{Offset, FLAG_CAPACITY};
+use crate::device::expand::{ExpandView, Offset, FLAG_CAPACITY};
 use core::ptr::{addr_of_mut, write_volatile};
 use warpwork_abi::expand::fused::{fused_first_unit, fused_plan_record, FUSED_WIDE_RECORD_SLOTS};
 use warpwork_abi::expand::Control;
@@ -118,6 +118,16 @@ unsafe fn load_run<const KEEP: bool>(counts: *const u32, p1: u32, tile: usize) -
         }
     }
     c
+}
+
+/// The counts a part's scan needs: this thread's run of tile `t` unless the tile is `empty` (it
+/// has no items) or `held` (its scan is already in shared memory), then zeros; and whether they
+/// were loaded. An empty tile (every tile has a unit, so sparse counts make many parts without
+/// items) and the held one (a huge source's tile, part after part) skip the trip to memory.
+#[inline(always)]
+unsafe fn counts_to_scan(v: &ExpandView, t: u32, empty: bool, held: u32) -> (bool, [u32; FUSED_ITEMS]) {
+    let fresh = !empty && t != held;
+    (fresh, if fresh { load_run::<false>(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] })
 }
 
 /// The `FUSED_ITEMS` counts from `first` (a multiple of 4), all inside the array: 16-byte loads,

@@ -12,7 +12,7 @@
 
 use super::schedule::Part;
 use super::walk::{emit, warp_steps};
-use super::{load_run, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
+use super::{counts_to_scan, FUSED_ITEMS, FUSED_THREADS, FUSED_TILE, PAIRS, STEP, WARPS};
 use crate::arch::{
     ballot, lane_id, lanemask_lt, load_shared, load_shared_v4, shfl_idx, store_shared_u32, store_shared_v4,
     sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
@@ -47,13 +47,11 @@ pub(super) struct Span<O> {
 
 /// Scans the part's tile into the bounds (every thread; ends with a barrier) and returns the
 /// items of its units (`begin >= stop` when it has none), given the tile's first and end items
-/// (every thread passes the same). The tile's counts are loaded and its bounds written only
-/// where its items are needed and not already in the bounds: an empty tile (every tile has a unit, so sparse counts make
-/// many parts without items) and the tile the block scanned last (a huge source's tile, part
-/// after part) skip the trip to memory. The block scan and the barriers run either way, so
-/// that no barrier sits on a path that depends on the tile (LLVM would otherwise copy the
-/// barrier onto two paths; see `scripts/check-ptx.sh`). `scanned` is block-uniform: the tile
-/// whose bounds are in shared memory, updated here.
+/// (every thread passes the same). The tile's bounds are written only where its counts are
+/// loaded ([`counts_to_scan`]: not for an empty tile, nor for the tile scanned last). The block
+/// scan and the barriers run either way, so that no barrier sits on a path that depends on the
+/// tile (LLVM would otherwise copy the barrier onto two paths; see `scripts/check-ptx.sh`).
+/// `scanned` is block-uniform: the tile whose bounds are in shared memory, updated here.
 #[inline(always)]
 pub(super) unsafe fn scan_tile<O: Offset>(
     v: &ExpandView,
@@ -65,8 +63,7 @@ pub(super) unsafe fn scan_tile<O: Offset>(
 ) -> Span<O> {
     let t = part.tile;
     let first_src = t * FUSED_TILE;
-    let fresh = tile_begin.to_u64() != tile_end.to_u64() && t != *scanned;
-    let c = if fresh { load_run::<false>(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
+    let (fresh, c) = counts_to_scan(v, t, tile_begin.to_u64() == tile_end.to_u64(), *scanned);
     let (excl, _) = block_exclusive_sum(
         addr_of_mut!((*smem).scratch) as *mut O,
         c.iter().fold(O::from_u32(0), |a, &x| a.add_u32(x)),

@@ -5,7 +5,7 @@
 //! the `r`-th entry, whatever the number of empty sources in between.
 
 use super::schedule::Part;
-use super::{load_run, record_item, FusedShared, FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_TILE, STEP};
+use super::{counts_to_scan, record_item, FusedShared, FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_TILE, STEP};
 use crate::arch::{
     load_shared_v2, load_shared_v4, shared_atomic_or_u32, store_shared_u32, store_shared_v2, store_shared_v4,
     sync_threads, thread_idx_x,
@@ -100,10 +100,8 @@ pub(super) unsafe fn scan_part<O: Offset>(
 }
 
 /// [`scan_part`] with the part's tile's first and end items given (every thread passes the
-/// same). The tile's counts are loaded and its entries written only where its items are needed
-/// and not held already: an empty tile (every tile has a unit, so sparse counts make many parts
-/// without items) and the tile the block holds (a huge source's tile, part after part) skip the
-/// trip to memory; the held tile's part is marked from its entries. The block scan and the
+/// same). The tile's entries are written only where its counts are loaded
+/// ([`counts_to_scan`]); the held tile's part is marked from its entries. The block scan and the
 /// barriers run either way, so that no barrier sits on a path that depends on the tile (LLVM
 /// would otherwise copy the barrier onto two paths; see `scripts/check-ptx.sh`).
 #[inline(always)]
@@ -116,8 +114,7 @@ unsafe fn scan_tile<O: Offset>(
     held: &mut Held,
 ) -> Span<O> {
     let t = part.tile;
-    let fresh = tile_begin.to_u64() != tile_end.to_u64() && t != held.tile;
-    let c = if fresh { load_run::<false>(v.counts(), v.p1, t as usize) } else { [0; FUSED_ITEMS] };
+    let (fresh, c) = counts_to_scan(v, t, tile_begin.to_u64() == tile_end.to_u64(), held.tile);
     let (begin, stop) = part.items(tile_begin, tile_end);
     let base = bitmap_base(begin);
     // Cleared before the scan's barrier, marked after it.
