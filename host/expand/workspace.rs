@@ -5,7 +5,9 @@ use super::facts::Facts;
 use super::{Control, ExpandView, Strategy};
 use crate::{Error, Result};
 use std::ops::Range;
-use warpwork_abi::expand::fused::{FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_TILE, FUSED_WIDE_RECORD_SLOTS};
+use warpwork_abi::expand::fused::{
+    FUSED_LIST_WORDS, FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_RECORD_SLOTS, FUSED_TILE,
+};
 use warpwork_abi::expand::BUCKETS;
 use warpwork_abi::scan::tile_state_words;
 
@@ -24,7 +26,7 @@ pub(super) enum Workspace {
     Packed,
     /// Records in power-of-two buckets (S3).
     Buckets,
-    /// A plan record per tile and two 64-bit look-back words per pass-1 block (S2.5f).
+    /// A plan record and a list per tile, two 64-bit look-back words per pass-1 block (S2.5f).
     Fused,
 }
 
@@ -89,16 +91,16 @@ impl Layout {
             Workspace::Buckets => Layout { records: bucket_layout(p1, capacity).0, ..none },
             Workspace::Fused => {
                 // `warpwork_abi::expand::fused::fused_tiles` for any `usize`, two `u64` look-back
-                // words per pass-1 block; 64-bit plan records take two `[u32; 2]` slots.
+                // words per pass-1 block; plan records take two `[u32; 2]` slots.
                 // The one launch (32-bit offsets only) takes a count of summed tiles on a line
                 // of its own, then a `u64` sum per tile, up to its largest input.
                 let tiles = p1.div_ceil(FUSED_TILE as usize);
                 let words = 4 * push_blocks;
-                let (slots, sums) = match offset_bytes {
-                    8 => (FUSED_WIDE_RECORD_SLOTS, 0),
-                    _ => (1, 2 * (FUSED_ONCE_SUMS_AT + tiles.min(FUSED_ONCE_TILES as usize))),
-                };
-                Layout { records: slots * (tiles + 1), lookback_words: words + sums, sums_at: words, ..none }
+                let sums =
+                    if offset_bytes == 8 { 0 } else { 2 * (FUSED_ONCE_SUMS_AT + tiles.min(FUSED_ONCE_TILES as usize)) };
+                // And each tile's list for pass 2 (where pass 1 lists the tile's non-empty sources).
+                let (records, srcs) = (FUSED_RECORD_SLOTS * (tiles + 1), tiles.saturating_mul(FUSED_LIST_WORDS));
+                Layout { records, srcs, lookback_words: words + sums, sums_at: words, ..none }
             }
         }
     }
@@ -278,13 +280,14 @@ mod tests {
         // Past u32::MAX destination items: 8-byte prefixes, 16-byte tile states.
         let scan = parts(Strategy::ScanBinarySearch, 1 << 36);
         assert_eq!((scan.offsets.len(), scan.state.len() - ctrl), (p1 * 8, (p1 / 4096) * 16));
-        // S2.5f: a plan record per tile of 2048 and the end record, 16 bytes per pass-1 block,
-        // and the one launch's count and sums (a u64 per tile, up to its 128 tiles).
+        // S2.5f: a 16-byte plan record per tile of 2048 and the end record, 16 bytes per
+        // pass-1 block, the one launch's count and sums (a u64 per tile, up to its 128 tiles),
+        // and a list of 2176 bytes per tile.
         let fused = parts(Strategy::ScanFused, cap);
-        let records = ((p1 / 2048 + 1) * 8).next_multiple_of(PART_ALIGN);
         let state = (p1 / 8192) * 16 + (16 + 128) * 8;
-        assert_eq!((fused.records.len(), fused.state.len() - ctrl), (records, state));
-        // Past u32::MAX: 16-byte plan records.
+        assert_eq!((fused.records.len(), fused.state.len() - ctrl), ((p1 / 2048 + 1) * 16, state));
+        assert_eq!(fused.srcs.len(), p1 / 2048 * 2176);
+        // Past u32::MAX: the same plan records, no one launch.
         let fused = parts(Strategy::ScanFused, 1 << 36);
         assert_eq!((fused.records.len(), fused.state.len() - ctrl), ((p1 / 2048 + 1) * 16, (p1 / 8192) * 16));
         assert!(parts(Strategy::Po2Buckets, cap).records.len() > parts(Strategy::ScanBinarySearch, cap).offsets.len());
@@ -391,7 +394,7 @@ mod tests {
         // S2.5f, 5 tiles in 2 pass-1 blocks: two u64 look-back words per block, then (32-bit
         // offsets only) the one launch's count, on a 128-byte line, and a u64 sum per tile.
         let fused = Layout::new(s25f, 10_000, 0, 4);
-        assert_eq!((fused.records, fused.lookback_words, fused.sums_at), (5 + 1, 8 + 32 + 10, 8));
+        assert_eq!((fused.records, fused.lookback_words, fused.sums_at), (2 * (5 + 1), 8 + 32 + 10, 8));
         let fused_wide = Layout::new(s25f, 10_000, 0, 8);
         assert_eq!((fused_wide.records, fused_wide.lookback_words), (2 * (5 + 1), 8));
     }

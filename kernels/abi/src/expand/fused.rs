@@ -25,6 +25,61 @@ pub const FUSED_CLAIM_UNITS: u32 = 4;
 /// Destination items per unit window: the grain of pass 2's tail.
 pub const FUSED_UNIT_ITEMS: u32 = 2048;
 
+/// Most non-empty sources of a pass-1 warp's part of a *listed* tile. Pass 1 lists, for pass
+/// 2, the non-empty sources of each tile where every warp's part (256 sources) has at most this
+/// many and at most [`FUSED_LIST_PART_ITEMS`] items, and one part has some
+/// ([`fused_part_listed`]), and sets the tile's flag in its plan record
+/// ([`FUSED_RECORD_FLAG_WORD`]); pass 2 then reads the list instead of scanning the tile's
+/// counts, which is most of a part's work where most sources are empty. Each warp writes its
+/// part of the list as it sums, with no wait for the others.
+pub const FUSED_LIST_WARP_ENTRIES: u32 = 64;
+/// Most items of a pass-1 warp's part of a listed tile: an entry's first item, counted from its
+/// part's, must fit the entry's `32 -` [`FUSED_LIST_SRC_BITS`] bits. (A limit of 1024, to leave
+/// tiles with long walks unlisted, was slower on an H100: culled 90% at 2^22 sources +5%.)
+pub const FUSED_LIST_PART_ITEMS: u64 = 1 << 21;
+const _: () = assert!(FUSED_LIST_PART_ITEMS <= 1 << (32 - FUSED_LIST_SRC_BITS));
+/// `u32` words at the start of a tile's list: a `u64` *head* per pass-1 warp, the packed sum
+/// (`items << 16 | entries`) of its part of the tile; then padding to a 128-byte line.
+pub const FUSED_LIST_HEAD_WORDS: usize = 32;
+const _: () = assert!(2 * FUSED_THREADS / WARP_SIZE <= FUSED_LIST_HEAD_WORDS as u32);
+/// `u32` words per tile of the lists: the heads, then [`FUSED_LIST_WARP_ENTRIES`] entry slots
+/// per pass-1 warp ([`fused_list_entry`]; warp `w`'s in source order from slot
+/// `w · FUSED_LIST_WARP_ENTRIES`, those past its count unused).
+pub const FUSED_LIST_WORDS: usize =
+    FUSED_LIST_HEAD_WORDS + (FUSED_THREADS / WARP_SIZE * FUSED_LIST_WARP_ENTRIES) as usize;
+/// Bits of a list entry that hold the source's index in its tile; the source's first item,
+/// counted from the first of its warp's part, is above them.
+pub const FUSED_LIST_SRC_BITS: u32 = 11;
+const _: () = assert!(FUSED_TILE == 1 << FUSED_LIST_SRC_BITS);
+
+/// Where tile `t`'s list starts, in `u32` words from the lists' start: [`FUSED_LIST_WORDS`]
+/// per tile.
+#[inline(always)]
+pub fn fused_list_at(t: u32) -> usize {
+    t as usize * FUSED_LIST_WORDS
+}
+
+/// Whether a pass-1 warp's part of `entries` non-empty sources and `items` items can be listed
+/// (a tile is listed where all its parts can and one has entries).
+#[inline(always)]
+pub fn fused_part_listed(entries: u32, items: u64) -> bool {
+    entries <= FUSED_LIST_WARP_ENTRIES && items <= FUSED_LIST_PART_ITEMS
+}
+
+/// A list entry: a source's first item counted from the first of its warp's part (`first`,
+/// below 2^(32 - [`FUSED_LIST_SRC_BITS`])) and its index in the tile (`src < FUSED_TILE`).
+#[inline(always)]
+pub fn fused_list_entry(first: u32, src: u32) -> u32 {
+    first << FUSED_LIST_SRC_BITS | src
+}
+
+/// The `(first item in its warp's part, source in the tile)` of a list entry
+/// ([`fused_list_entry`]).
+#[inline(always)]
+pub fn fused_list_entry_parts(entry: u32) -> (u32, u32) {
+    (entry >> FUSED_LIST_SRC_BITS, entry & ((1 << FUSED_LIST_SRC_BITS) - 1))
+}
+
 /// The most sources at which the host runs S2.5f's two passes as one launch
 /// (`expand_fused_once`: the first blocks of a persistent grid sum a tile each, then every
 /// block reads all the sums and produces its share of the units), where the grid holds a block
@@ -66,9 +121,14 @@ pub fn fused_first_unit(first_item: u64, t: u32) -> u32 {
     (first_item / FUSED_UNIT_ITEMS as u64) as u32 + t
 }
 
-/// `[u32; 2]` slots a plan record takes with 64-bit destination indices: `[first item: u64,
-/// first unit: u32, 0]` (with 32-bit ones a record is one slot, [`fused_plan_record`]).
-pub const FUSED_WIDE_RECORD_SLOTS: usize = 2;
+/// `[u32; 2]` slots a plan record takes: with 32-bit destination indices
+/// `[fused_plan_record, flag]`, with 64-bit ones `[first item: u64, first unit: u32, flag]`;
+/// the tile's list flag ([`FUSED_RECORD_FLAG_WORD`]) is written apart from the rest, by
+/// another warp of pass 1.
+pub const FUSED_RECORD_SLOTS: usize = 2;
+/// The `u32` of a plan record that holds the tile's list flag: nonzero where pass 1 listed the
+/// tile ([`FUSED_LIST_WARP_ENTRIES`]).
+pub const FUSED_RECORD_FLAG_WORD: usize = 3;
 
 /// The largest capacity of S2.5f with 64-bit destination indices: its unit numbers
 /// (`first item / FUSED_UNIT_ITEMS + tile`, tiles < 2^21) stay 32-bit.
@@ -223,6 +283,18 @@ mod tests {
             assert_eq!(fused_part_items_wide(t, start, end, b as u64, e as u64), (nb as u64, ne as u64));
         }
         assert!(fused_first_unit(FUSED_MAX_CAPACITY, 1 << 21) < u32::MAX);
+    }
+
+    #[test]
+    fn list_entries_round_trip() {
+        let last = (1 << (32 - FUSED_LIST_SRC_BITS)) - 1;
+        for (first, src) in [(0, 0), (5, 2047), (last, 1), (last, FUSED_TILE - 1)] {
+            assert_eq!(fused_list_entry_parts(fused_list_entry(first, src)), (first, src));
+        }
+        let most = FUSED_LIST_WARP_ENTRIES;
+        assert!(fused_part_listed(0, 0) && fused_part_listed(most, FUSED_LIST_PART_ITEMS));
+        assert!(!fused_part_listed(most + 1, 100) && !fused_part_listed(1, FUSED_LIST_PART_ITEMS + 1));
+        assert_eq!(fused_list_at(2), 2 * FUSED_LIST_WORDS);
     }
 
     #[test]

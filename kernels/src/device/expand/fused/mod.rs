@@ -11,12 +11,15 @@
 //! items given back at once, those with items by pass 2's own load). Units are numbered
 //! without a scan of their own: tile `t`'s first unit is `first item / FUSED_UNIT_ITEMS + t`
 //! (see [`warpwork_abi::expand::fused::fused_plan_record`]), which leaves an empty unit per
-//! tile that ends on a window boundary (or is empty), for pass 2 to skip.
+//! tile that ends on a window boundary (or is empty), for pass 2 to skip. Where most of a
+//! tile's sources are empty, pass 1 also *lists* them as it sums (each warp its part, see
+//! [`warpwork_abi::expand::fused::FUSED_LIST_WARP_ENTRIES`]) and flags the tile's record.
 //!
 //! **Pass 2** ([`for_each_fused`], a persistent grid) claims runs of consecutive units with one
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
 //! that tile's counts into a shared-memory list of its non-empty sources (*entries*: where each
-//! starts, and which it is) and produces the items of the claim's units in that tile at once; a
+//! starts, and which it is; read from pass 1's list where the tile is listed) and produces the
+//! items of the claim's units in that tile at once; a
 //! scheduling warp claims and finds the next part while the others walk. Claims are *guided*:
 //! [`FUSED_CLAIM_UNITS`] units while many remain, down to one at the end. A tile with a huge
 //! source is shared by as many blocks as it has claims, and the grid's tail is one unit of
@@ -33,7 +36,7 @@
 //!
 //! **Width.** Everything is generic over the destination index width ([`Offset`]): `u32`
 //! below 2^32 items, `u64` past it (the host's choice; plan records then take
-//! `FUSED_WIDE_RECORD_SLOTS` slots and the entries in shared memory 16 bytes). Unit numbers and
+//! 64-bit fields and the entries in shared memory 16 bytes). Unit numbers and
 //! everything inside a part (a few units) stay 32-bit, so the capacity stops at
 //! [`FUSED_MAX_CAPACITY`].
 //!
@@ -68,7 +71,10 @@ use crate::arch::{load_nc_u32, load_nc_u64, load_v4_u32, thread_idx_x, WARP_SIZE
 use crate::block::BLOCK_SCAN_SCRATCH;
 use crate::device::expand::{ExpandView, Offset, FLAG_CAPACITY};
 use core::ptr::{addr_of_mut, write_volatile};
-use warpwork_abi::expand::fused::{fused_first_unit, fused_plan_record, FUSED_WIDE_RECORD_SLOTS};
+use warpwork_abi::expand::fused::{
+    fused_first_unit, fused_list_at, fused_plan_record, FUSED_LIST_HEAD_WORDS, FUSED_RECORD_FLAG_WORD,
+    FUSED_RECORD_SLOTS,
+};
 use warpwork_abi::expand::Control;
 
 pub use warpwork_abi::expand::fused::{
@@ -151,48 +157,91 @@ unsafe fn load_full_run<const KEEP: bool>(counts: *const u32, first: usize) -> [
 }
 
 /// Writes plan record `t` (first item `first_item`, at most the capacity) in the layout of
-/// the width `O`: one 64-bit word (`fused_plan_record`) for `u32`, `[first item, first unit]`
-/// as two `u64`s for `u64`. Returns the first unit.
+/// the width `O` ([`FUSED_RECORD_SLOTS`] slots): `fused_plan_record` for `u32`, `[first item,
+/// first unit]` as a `u64` and a `u32` for `u64`; not the tile's list flag
+/// ([`record_flag`]). Returns the first unit.
 #[inline(always)]
 unsafe fn store_record<O: Offset>(records: *mut [u32; 2], t: u32, first_item: u64) -> u32 {
+    let r = records.add(FUSED_RECORD_SLOTS * t as usize) as *mut u64;
     if O::WIDE {
-        let r = records.add(FUSED_WIDE_RECORD_SLOTS * t as usize) as *mut u64;
         let first_unit = fused_first_unit(first_item, t);
         write_volatile(r, first_item);
-        write_volatile(r.add(1), first_unit as u64);
+        write_volatile(r.add(1) as *mut u32, first_unit);
         first_unit
     } else {
         let record = fused_plan_record(first_item, t);
-        write_volatile(records.add(t as usize) as *mut u64, record);
+        write_volatile(r, record);
         (record >> 32) as u32
     }
+}
+
+/// The list flag of plan record `t`: nonzero where pass 1 listed the tile.
+#[inline(always)]
+unsafe fn record_flag(records: *mut [u32; 2], t: u32) -> *mut u32 {
+    (records.add(FUSED_RECORD_SLOTS * t as usize) as *mut u32).add(FUSED_RECORD_FLAG_WORD)
 }
 
 /// The first item of plan record `t` (written by an earlier launch: read through the
 /// non-coherent cache).
 #[inline(always)]
 unsafe fn record_item<O: Offset>(records: *const [u32; 2], t: u32) -> O {
+    let r = records.add(FUSED_RECORD_SLOTS * t as usize);
     if O::WIDE {
-        O::from_u64(load_nc_u64(records.add(FUSED_WIDE_RECORD_SLOTS * t as usize) as *const u64))
+        O::from_u64(load_nc_u64(r as *const u64))
     } else {
-        O::from_u32(load_nc_u32(records.add(t as usize) as *const u32))
+        O::from_u32(load_nc_u32(r as *const u32))
     }
 }
 
 /// The first unit of plan record `t` (as [`record_item`]).
 #[inline(always)]
 unsafe fn record_unit<O: Offset>(records: *const [u32; 2], t: u32) -> u32 {
-    if O::WIDE {
-        load_nc_u32((records.add(FUSED_WIDE_RECORD_SLOTS * t as usize) as *const u32).add(2))
-    } else {
-        load_nc_u32((records.add(t as usize) as *const u32).add(1))
-    }
+    let r = records.add(FUSED_RECORD_SLOTS * t as usize) as *const u32;
+    load_nc_u32(r.add(if O::WIDE { 2 } else { 1 }))
 }
 
 /// The exact sum of a run of counts.
 #[inline(always)]
 fn run_sum(c: [u32; FUSED_ITEMS]) -> u64 {
     c.iter().map(|&x| x as u64).sum()
+}
+
+/// Bits of a packed sum that count non-empty sources (*entries*: a tile has at most
+/// [`FUSED_TILE`]); the items are above them.
+const ENTRY_BITS: u32 = 16;
+const _: () = assert!(FUSED_TILE < 1 << ENTRY_BITS);
+
+/// A run's items and non-empty sources, packed for one sum or scan: items above [`ENTRY_BITS`]
+/// (a tile's at most 2^43 items, and a pass-1 block's four tiles, stay below 2^61), sources
+/// below.
+#[inline(always)]
+fn packed_sum(c: [u32; FUSED_ITEMS]) -> u64 {
+    run_sum(c) << ENTRY_BITS | c.iter().map(|&x| (x != 0) as u32).sum::<u32>() as u64
+}
+
+/// The entry count of a packed sum (or the rank of a packed exclusive prefix).
+#[inline(always)]
+fn entry_count(packed: u64) -> u32 {
+    (packed & ((1 << ENTRY_BITS) - 1)) as u32
+}
+
+/// The items of a packed sum (or exclusive prefix).
+#[inline(always)]
+fn item_count(packed: u64) -> u64 {
+    packed >> ENTRY_BITS
+}
+
+/// The heads of tile `t`'s list (in the view's `srcs`; see [`fused_list_at`]): `head[w]` the
+/// [`packed_sum`] of pass-1 warp `w`'s part of the tile.
+#[inline(always)]
+unsafe fn list_head(v: &ExpandView, t: u32) -> *mut u64 {
+    v.srcs().add(fused_list_at(t)) as *mut u64
+}
+
+/// Entry slot `i` of tile `t`'s list (warp `w`'s part from slot `w·FUSED_LIST_WARP_ENTRIES`).
+#[inline(always)]
+unsafe fn list_slot(v: &ExpandView, t: u32, i: u32) -> *mut u32 {
+    v.srcs().add(fused_list_at(t) + FUSED_LIST_HEAD_WORDS + i as usize)
 }
 
 /// Units a block claims when about `left` units remain to be claimed by a grid of `grid` blocks:

@@ -31,7 +31,7 @@
 
 use super::once_walk::{scan_tile, walk, write_bounds, OnceShared, Span};
 use super::schedule::Part;
-use super::{guided_claim, load_run, run_sum, store_plan_end, STEP, WARPS};
+use super::{guided_claim, load_run, record_flag, run_sum, store_plan_end, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
     shfl_idx_any, store_relaxed_u64, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
@@ -42,7 +42,8 @@ use crate::device::lookback::{fallback_after, forced_stall};
 use crate::warp::{warp_inclusive_sum_u64, warp_last_holding};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
 use warpwork_abi::expand::fused::{
-    fused_first_unit, fused_plan_record, fused_tiles, FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_TILE,
+    fused_first_unit, fused_plan_record, fused_tiles, FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_RECORD_SLOTS,
+    FUSED_TILE,
 };
 
 /// Tiles each lane of the reading warp takes (consecutive ones).
@@ -213,9 +214,8 @@ unsafe fn one_tile(
     if block_idx_x() == 0 && thread_idx_x() == 0 {
         let ctrl = v.ctrl();
         let units = if over { 0 } else { fused_first_unit(total, 1) };
-        let records = v.records() as *mut u64;
-        write_volatile(records, fused_plan_record(0, 0));
-        write_volatile(records.add(1), fused_plan_record(total.min(cap), 1));
+        write_record(v, 0, fused_plan_record(0, 0), true);
+        write_record(v, 1, fused_plan_record(total.min(cap), 1), false);
         store_plan_end(ctrl, total, units, over);
     }
     if over {
@@ -260,13 +260,13 @@ unsafe fn read_plan(v: &ExpandView, plan: *mut OncePlan, sums: *mut u64, tiles: 
     for (k, &x) in s.iter().enumerate() {
         let t = (lane * PER_LANE + k) as u32;
         if t < tiles {
-            put(v, plan, t, first.min(cap));
+            put(v, plan, t, first.min(cap), true);
         }
         first += x;
     }
     if lane == 0 {
         // The end: the total (at most the capacity) and the unit count.
-        put(v, plan, tiles, total.min(cap));
+        put(v, plan, tiles, total.min(cap), false);
         write_volatile(addr_of_mut!((*plan).units), units);
         if block_idx_x() == 0 {
             store_plan_end(v.ctrl(), total, units, over);
@@ -275,13 +275,24 @@ unsafe fn read_plan(v: &ExpandView, plan: *mut OncePlan, sums: *mut u64, tiles: 
 }
 
 /// Tile `t`'s first item `item` (at most the capacity) and first unit into the plan, and by
-/// block 0 into plan record `t`.
+/// block 0 into plan record `t` (and, for a tile but the end, `tile`, a flag that says it has
+/// no list: a pass 2 after this launch scans its counts).
 #[inline(always)]
-unsafe fn put(v: &ExpandView, plan: *mut OncePlan, t: u32, item: u64) {
+unsafe fn put(v: &ExpandView, plan: *mut OncePlan, t: u32, item: u64, tile: bool) {
     write_volatile(addr_of_mut!((*plan).first_item[t as usize]), item as u32);
     write_volatile(addr_of_mut!((*plan).first_unit[t as usize]), fused_first_unit(item, t));
     if block_idx_x() == 0 {
-        write_volatile((v.records() as *mut u64).add(t as usize), fused_plan_record(item, t));
+        write_record(v, t, fused_plan_record(item, t), tile);
+    }
+}
+
+/// Plan record `t` (32-bit: `record`), and for a tile but the end, `tile`, a list flag that says
+/// it has no list (a pass 2 after this launch scans its counts).
+#[inline(always)]
+unsafe fn write_record(v: &ExpandView, t: u32, record: u64, tile: bool) {
+    write_volatile(v.records().add(FUSED_RECORD_SLOTS * t as usize) as *mut u64, record);
+    if tile {
+        write_volatile(record_flag(v.records(), t), 0);
     }
 }
 

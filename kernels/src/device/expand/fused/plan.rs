@@ -4,16 +4,20 @@
 
 use super::lookback::{look_back, sat_add, wait_for_all, LAUNCH_PARITY, LB_AGGREGATE, LB_PREFIX};
 use super::{
-    load_full_run, load_run, run_sum, store_plan_end, store_record, FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS,
+    entry_count, item_count, list_head, load_full_run, load_run, packed_sum, record_flag, store_plan_end, store_record,
+    FUSED_ITEMS, FUSED_PUSH_TILES, FUSED_TILE, WARPS,
 };
 use crate::arch::{
-    block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, load_relaxed_u64, shfl_idx_any, store_relaxed_u64,
-    sync_threads, thread_idx_x, warp_id, WARP_SIZE,
+    block_idx_x, grid_dim_x, grid_launch_dependents, lane_id, load_relaxed_u64, shfl_idx, shfl_idx_any,
+    store_relaxed_u64, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::device::expand::{ExpandView, Offset};
 use crate::warp::warp_inclusive_sum_u64;
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
-use warpwork_abi::expand::fused::fused_tiles;
+use warpwork_abi::expand::fused::{
+    fused_list_entry, fused_part_listed, fused_tiles, FUSED_LIST_HEAD_WORDS, FUSED_LIST_SRC_BITS,
+    FUSED_LIST_WARP_ENTRIES, FUSED_LIST_WORDS,
+};
 
 /// Pass 1 of S2.5f, its records in the destination index width `O` (see [`super::FusedShared`]):
 /// block `b` sums tiles `FUSED_PUSH_TILES·b ..` of `v`'s counts, finds the sum of
@@ -31,7 +35,7 @@ use warpwork_abi::expand::fused::fused_tiles;
 ///
 /// # Safety
 /// `v` is a valid view of strategy `SCAN_FUSED` whose width is `O` (`u64` exactly when
-/// `v.wide()`) with `tiles + 1` records (of `FUSED_WIDE_RECORD_SLOTS` slots each for `u64`) and two look-back words
+/// `v.wide()`) with `tiles + 1` records (of `FUSED_RECORD_SLOTS` slots each) and two look-back words
 /// per block (`v.scan_status()`, as `u64`s) that, like the control block, were zeroed before the
 /// first pass 1 (every pass 1 leaves them ready for the next); `scratch` is
 /// [`super::FUSED_PUSH_SCRATCH_U64`] shared `u64`s; the launch has `ceil(tiles / FUSED_PUSH_TILES)` blocks
@@ -47,33 +51,90 @@ pub unsafe fn push_fused_tiles<O: Offset>(v: &ExpandView, scratch: *mut u64) {
     grid_launch_dependents();
     if warp_id() == 0 {
         publish_and_plan::<O>(v, scratch, launch);
+    } else if warp_id() == 1 {
+        mark_listed(v, scratch, block_idx_x());
     }
 }
 
-/// Sums the `FUSED_PUSH_TILES` tiles of the block at position `pos` into `scratch[w·FUSED_PUSH_TILES + k]`
-/// (warp `w`'s part of tile `k`). All loads first (`FUSED_PUSH_TILES` runs in flight per thread), and
-/// a block inside `p1` loads without branches. Written out per tile (constant indices; a loop
-/// over the tiles put `sums` on the stack).
+/// Warp 1 of pass 1's block (while warp 0 looks back), lane `k` for the block's tile `k`: the
+/// tile's list flag in its plan record, 1 where each of its parts can be listed and one has
+/// entries. (Written by warp 0 with the record, the flag took pass 1 to 66 registers: three
+/// blocks per SM instead of four.)
+#[inline(always)]
+unsafe fn mark_listed(v: &ExpandView, scratch: *const u64, pos: u32) {
+    let k = lane_id() as usize;
+    let t = pos * FUSED_PUSH_TILES as u32 + lane_id();
+    if k < FUSED_PUSH_TILES && t < fused_tiles(v.p1) {
+        let sum = (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * FUSED_PUSH_TILES + k)));
+        write_volatile(record_flag(v.records(), t), (1..UNLISTED as u32).contains(&entry_count(sum)) as u32);
+    }
+}
+
+/// Added to a part's [`packed_sum`] in the scratch where the part cannot be listed
+/// ([`fused_part_listed`]): a tile's entries stay below it (at most [`FUSED_TILE`]), and its
+/// eight parts' at most eight times it below the items (16 bits).
+const UNLISTED: u64 = 1 << 12;
+const _: () = assert!(FUSED_TILE < UNLISTED as u32 && WARPS as u64 * UNLISTED < 1 << 16);
+
+/// Sums the `FUSED_PUSH_TILES` tiles of the block at position `pos` into
+/// `scratch[w·FUSED_PUSH_TILES + k]` (warp `w`'s part of tile `k`: its items and non-empty
+/// sources, a [`packed_sum`], plus [`UNLISTED`] where the part cannot be listed), and writes
+/// warp `w`'s part of each tile's list for pass 2: the part's sum (the list's head `w`), and
+/// its entries where it has some and at most [`FUSED_LIST_WARP_ENTRIES`] (whether the tile is
+/// listed, [`mark_listed`] decides from the sums). All loads first (`FUSED_PUSH_TILES` runs in
+/// flight per thread), and a block inside `p1` loads without branches. Written out per tile
+/// (constant indices; a loop over the tiles put the runs on the stack).
 #[inline(always)]
 unsafe fn sum_tiles(v: &ExpandView, scratch: *mut u64, pos: u32) {
     let first_tile = pos as usize * FUSED_PUSH_TILES;
     let inside = (first_tile + FUSED_PUSH_TILES) * FUSED_TILE as usize <= v.p1 as usize;
     let fast = |k: usize| {
-        run_sum(load_full_run::<true>(
+        load_full_run::<true>(
             v.counts(),
             (first_tile + k) * FUSED_TILE as usize + thread_idx_x() as usize * FUSED_ITEMS,
-        ))
+        )
     };
-    let slow = |k: usize| run_sum(load_run::<true>(v.counts(), v.p1, first_tile + k));
-    let sums: [u64; FUSED_PUSH_TILES] =
+    let slow = |k: usize| load_run::<true>(v.counts(), v.p1, first_tile + k);
+    let [c0, c1, c2, c3]: [[u32; FUSED_ITEMS]; FUSED_PUSH_TILES] =
         if inside { [fast(0), fast(1), fast(2), fast(3)] } else { [slow(0), slow(1), slow(2), slow(3)] };
-    let w = warp_id() as usize;
-    for (k, &s) in sums.iter().enumerate() {
-        let s = warp_inclusive_sum_u64(s);
+    let w = warp_id();
+    // The block's first tile's list, and how many of its tiles there are.
+    let lists = list_head(v, first_tile as u32) as *mut u32;
+    let tiles = fused_tiles(v.p1) as usize - first_tile;
+    let list = |k: usize, c: [u32; FUSED_ITEMS]| {
+        let mine = packed_sum(c);
+        let incl = warp_inclusive_sum_u64(mine);
+        let list = lists.add(k * FUSED_LIST_WORDS);
         if lane_id() == WARP_SIZE - 1 {
-            write_volatile(scratch.add(w * FUSED_PUSH_TILES + k), s);
+            // A part that cannot be listed counts `UNLISTED` more entries in the scratch.
+            let unlisted = if fused_part_listed(entry_count(incl), item_count(incl)) { 0 } else { UNLISTED };
+            write_volatile(scratch.add(w as usize * FUSED_PUSH_TILES + k), incl + unlisted);
+            if k < tiles {
+                write_volatile((list as *mut u64).add(w as usize), incl);
+            }
         }
-    }
+        // The part's entries, where it has some and not too many (the count from the warp's
+        // last lane: warp-uniform; none past the last tile, whose counts read as zeros).
+        if (1..=FUSED_LIST_WARP_ENTRIES).contains(&shfl_idx(entry_count(incl), WARP_SIZE - 1)) {
+            let excl = incl - mine;
+            let slot = FUSED_LIST_HEAD_WORDS + (w * FUSED_LIST_WARP_ENTRIES + entry_count(excl)) as usize;
+            let mut at = list.add(slot);
+            let mut e = fused_list_entry(item_count(excl) as u32, thread_idx_x() * FUSED_ITEMS as u32);
+            for &n in c.iter() {
+                if n != 0 {
+                    write_volatile(at, e);
+                    at = at.add(1);
+                }
+                // The next source's first item and index (an entry past a part's
+                // `FUSED_LIST_PART_ITEMS` is not read: such a tile is not listed).
+                e = e.wrapping_add(n << FUSED_LIST_SRC_BITS | 1);
+            }
+        }
+    };
+    list(0, c0);
+    list(1, c1);
+    list(2, c2);
+    list(3, c3);
 }
 
 /// Warp 0 of pass 1's block, once the block's records are out: the lines of the block's tiles
@@ -121,7 +182,7 @@ unsafe fn publish_and_plan<O: Offset>(v: &ExpandView, scratch: *const u64, launc
     // Lane `k < FUSED_PUSH_TILES`: tile `k`'s sum, and the block's sums through it.
     let k = lane as usize;
     let tile_sum = if k < FUSED_PUSH_TILES {
-        (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * FUSED_PUSH_TILES + k)))
+        (0..WARPS as usize).fold(0u64, |a, w| a + item_count(read_volatile(scratch.add(w * FUSED_PUSH_TILES + k))))
     } else {
         0
     };

@@ -5,25 +5,25 @@
 //! the `r`-th entry, whatever the number of empty sources in between.
 
 use super::schedule::Part;
-use super::{counts_to_scan, record_item, FusedShared, FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_TILE, STEP};
+use super::{
+    counts_to_scan, entry_count, item_count, list_head, list_slot, packed_sum, record_flag, record_item, FusedShared,
+    FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_TILE, STEP, WARPS,
+};
 use crate::arch::{
-    load_shared_v2, load_shared_v4, shared_atomic_or_u32, store_shared_u32, store_shared_v2, store_shared_v4,
-    sync_threads, thread_idx_x,
+    lane_id, load_nc_u32, load_nc_u64, load_shared, load_shared_v2, load_shared_v4, shared_atomic_or_u32, shfl_idx_any,
+    shfl_up_any, store_shared_u32, store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id,
 };
 use crate::block::block_exclusive_sum;
 use crate::device::expand::{ExpandView, Offset};
-use core::ptr::addr_of_mut;
-use warpwork_abi::expand::fused::{FUSED_CLAIM_UNITS, FUSED_UNIT_ITEMS};
+use core::ptr::{addr_of_mut, write_volatile};
+use warpwork_abi::expand::fused::{
+    fused_list_entry_parts, FUSED_CLAIM_UNITS, FUSED_LIST_WARP_ENTRIES, FUSED_UNIT_ITEMS,
+};
 
 /// The most destination items in one part: a claim's units.
 const PART_ITEMS: u32 = FUSED_CLAIM_UNITS * FUSED_UNIT_ITEMS;
 /// Words of the bitmap: a part's items from the [`STEP`] that holds its first one.
 pub(super) const BITMAP_WORDS: usize = ((PART_ITEMS + STEP) / 32) as usize;
-/// Bits of a packed scan value that count entries (a tile has at most [`FUSED_TILE`]); the
-/// items are above them.
-const ENTRY_BITS: u32 = 16;
-const _: () = assert!(FUSED_TILE < 1 << ENTRY_BITS);
-
 /// A part ready to walk: its items `begin..stop` (none when `begin >= stop`) of the tile whose
 /// entries are in shared memory, the tile's first source and its entry count.
 #[derive(Clone, Copy)]
@@ -96,7 +96,88 @@ pub(super) unsafe fn scan_part<O: Offset>(
     let t = part.tile;
     let tile_begin = record_item::<O>(v.records(), t);
     let tile_end = record_item::<O>(v.records(), t + 1);
-    scan_tile(v, smem, part, tile_begin, tile_end, held)
+    let listed = load_nc_u32(record_flag(v.records(), t)) != 0;
+    // A listed tile's part reads the list, but not the held tile's (its entries are in shared
+    // memory already). Bound to a name first: tested in the `if` itself, the branches came out
+    // laid out the other way round and pass 2 took 64 registers instead of 56 on sm_90.
+    let read = listed && t != held.tile;
+    if read {
+        read_list(v, smem, part, tile_begin, tile_end, held)
+    } else {
+        scan_tile(v, smem, part, tile_begin, tile_end, held)
+    }
+}
+
+/// A listed tile's part (see [`warpwork_abi::expand::fused::FUSED_LIST_WARP_ENTRIES`]): its
+/// entries come from pass 1's list, so no counts are read and no block scan runs (every
+/// thread; ends with a barrier, as [`scan_tile`]). Warp 0 scans the list's heads into the block
+/// scan's scratch (unused here): the entries and items before each part, and the tile's. Slot
+/// `i` of the list (pass-1 warp `i / 64`'s entry `i % 64`, when that part has that many) is
+/// thread `i`'s, or thread `i - FUSED_PASS2_THREADS`'s: the entry's rank and first item are
+/// those before its part plus its own. (One slot is loaded before the barrier: with both, pass
+/// 2 took 64 registers instead of 56.)
+#[inline(always)]
+unsafe fn read_list<O: Offset>(
+    v: &ExpandView,
+    smem: *mut FusedShared<O>,
+    part: Part,
+    tile_begin: O,
+    tile_end: O,
+    held: &mut Held,
+) -> Span<O> {
+    const SLOTS: u32 = WARPS * FUSED_LIST_WARP_ENTRIES;
+    let t = part.tile;
+    let (begin, stop) = part.items(tile_begin, tile_end);
+    let base = bitmap_base(begin);
+    let entries = addr_of_mut!((*smem).entries) as *mut [O; 2];
+    // Per part `w` (and `WARPS`: the tile), the entries and items before it.
+    let ranks = addr_of_mut!((*smem).scratch) as *mut u32;
+    let firsts = ranks.add(WARPS as usize + 1);
+    if warp_id() == 0 {
+        // An inclusive scan over the first `WARPS` lanes; lane `WARPS` stores the tile's sum.
+        let head = if lane_id() < WARPS { load_nc_u64(list_head(v, t).add(lane_id() as usize)) } else { 0 };
+        let mut incl = head;
+        let mut d = 1;
+        while d < WARPS {
+            let y = shfl_up_any(incl, d);
+            if lane_id() >= d {
+                incl += y;
+            }
+            d *= 2;
+        }
+        let total = shfl_idx_any(incl, WARPS - 1);
+        let lane = lane_id();
+        if lane <= WARPS {
+            let before = if lane < WARPS { incl - head } else { total };
+            write_volatile(ranks.add(lane as usize), entry_count(before));
+            write_volatile(firsts.add(lane as usize), item_count(before) as u32);
+        }
+    }
+    let mut i = thread_idx_x();
+    let mut e = if i < SLOTS { load_nc_u32(list_slot(v, t, i)) } else { 0 };
+    // Cleared before the barrier, marked after it (and the sums are written).
+    clear_bitmap(smem);
+    sync_threads();
+    while i < SLOTS {
+        let w = (i / FUSED_LIST_WARP_ENTRIES) as usize;
+        let (rank, next) = (load_shared(ranks.add(w)), load_shared(ranks.add(w + 1)));
+        let k = i % FUSED_LIST_WARP_ENTRIES;
+        if k < next - rank {
+            let (first, src) = fused_list_entry_parts(e);
+            let start = tile_begin.add_u32(load_shared(firsts.add(w)) + first);
+            store_entry(entries, rank + k, start, src);
+            mark(smem, start, base, stop);
+        }
+        i += FUSED_PASS2_THREADS;
+        if i < SLOTS {
+            e = load_nc_u32(list_slot(v, t, i));
+        }
+    }
+    let listed = load_shared(ranks.add(WARPS as usize));
+    *held = Held { tile: t, entries: listed };
+    // The entries and the bitmap are written.
+    sync_threads();
+    Span { first_src: t * FUSED_TILE, entries: listed, begin, stop }
 }
 
 /// [`scan_part`] with the part's tile's first and end items given (every thread passes the
@@ -129,25 +210,6 @@ unsafe fn scan_tile<O: Offset>(
     // The entries and the bitmap are written.
     sync_threads();
     Span { first_src: t * FUSED_TILE, entries: held.entries, begin, stop }
-}
-
-/// A run's items and non-empty sources, packed for one block scan: items above [`ENTRY_BITS`]
-/// (a tile's at most 2^43 items stay below 2^59), sources below.
-#[inline(always)]
-fn packed_sum(c: [u32; FUSED_ITEMS]) -> u64 {
-    c.iter().map(|&x| ((x as u64) << ENTRY_BITS) | (x != 0) as u64).sum()
-}
-
-/// The entry count of a packed block total (or the rank of a packed exclusive prefix).
-#[inline(always)]
-fn entry_count(packed: u64) -> u32 {
-    (packed & ((1 << ENTRY_BITS) - 1)) as u32
-}
-
-/// The items of a packed block total (or exclusive prefix).
-#[inline(always)]
-fn item_count(packed: u64) -> u64 {
-    packed >> ENTRY_BITS
 }
 
 /// Clears the bitmap, one word per thread (the caller's barrier then orders it before any
