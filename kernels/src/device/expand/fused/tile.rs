@@ -1,5 +1,6 @@
 //! Pass 2 of S2.5f, a part's *tile* in shared memory: the tile's non-empty sources as a list of
-//! *entries* (where each starts, and which source it is), and a bitmap of the part's destination
+//! *entries* (where each starts, and which source it is: from a block scan of the tile's counts,
+//! or from pass 1's list where it listed the tile), and a bitmap of the part's destination
 //! items with a bit set where a non-empty source starts. The walk ([`super::walk`]) then gives
 //! an item its source by counting bits: the `r`-th set bit up to an item means it belongs to
 //! the `r`-th entry, whatever the number of empty sources in between.
@@ -83,9 +84,9 @@ fn s32<O: Offset>(x: O) -> u32 {
     x.to_u64() as u32
 }
 
-/// Scans the part's tile into the entries and marks the part's bitmap, returning the part's
-/// span (every thread, after the barrier that ended the block's previous walk; ends with a
-/// barrier).
+/// Scans the part's tile (or reads its list) into the entries and marks the part's bitmap,
+/// returning the part's span (every thread, after the barrier that ended the block's previous
+/// walk; ends with a barrier).
 #[inline(always)]
 pub(super) unsafe fn scan_part<O: Offset>(
     v: &ExpandView,
