@@ -18,7 +18,7 @@ const PART: usize = 256;
 /// The most items of a listed part.
 const ITEMS: u32 = 1 << 21;
 
-/// Both passes apart on `counts` (poisoned output, the exact capacity plus `slack`), checked.
+/// Both passes apart on `counts` (a poisoned output three pairs longer than the total), checked.
 fn two_launches(gpu: &Gpu, counts: &[u32], dispatch: Dispatch, what: &str) {
     let total = cpu::total(counts) as usize;
     let d = gpu.upload(counts).unwrap();
@@ -35,8 +35,8 @@ fn two_launches(gpu: &Gpu, counts: &[u32], dispatch: Dispatch, what: &str) {
 /// Tiles on each side of the limits: 0, a part of 64 sources of one item (listed); 1, a part
 /// of 65 (not); 2, one source of 2^21 items, the tile's last (listed); 3, a part of 2^21 + 1
 /// items (not); 4, a part of 2^21 items whose last source starts at item 2^21 - 1 (the largest
-/// first item an entry holds) and another part of 64 sources (listed, with more than 2^21
-/// items before that part); 5, none; 6, a short last tile of 100 sources, 40 of one item
+/// first item an entry holds) and another part of 64 sources (listed, with 2^21 items before
+/// that part); 5, none; 6, a short last tile of 100 sources, 40 of one item
 /// (listed).
 fn edge_tiles() -> Vec<u32> {
     let mut c = vec![0u32; 6 * TILE + 100];
