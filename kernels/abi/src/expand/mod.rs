@@ -114,12 +114,13 @@ pub struct ExpandView {
     /// S2.5: exclusive prefix per source (`p1` `u32`s, or `u64`s when [`ExpandView::wide`]);
     /// S2.5+: exclusive prefix per record (`p1` `u32`s).
     pub offsets: u64,
-    /// S2.5+: source of each record. `p1` `u32`s.
+    /// S2.5+: source of each record. `p1` `u32`s. S2.5f: the tiles' lists for pass 2
+    /// (`fused::FUSED_LIST_WORDS` `u32`s per tile).
     pub srcs: u64,
     /// `[u32; 2]` records. S1: `(src, local)` per item (`capacity`); S2: `(src, count)` per
     /// record (`p1`); S3: `(src, first local)` per bucket record (bucket `b` at
-    /// `bucket_base[b]`); S2.5f: `(first item, first unit)` per tile, plus one end record
-    /// (`tiles + 1`; two `[u32; 2]` each when [`ExpandView::wide`]).
+    /// `bucket_base[b]`); S2.5f: `(first item, first unit)` and a list flag per tile, plus one
+    /// end record (`tiles + 1`, two `[u32; 2]` each: `fused::FUSED_RECORD_SLOTS`).
     pub records: u64,
     /// S2.5: the tile states of its scan (`device::lookback::TileStates` of the offset width,
     /// one per scan tile). S2.5f: pass 1's look-back words (two `u64`s per pass-1 block).
