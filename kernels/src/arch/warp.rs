@@ -115,14 +115,6 @@ pub fn shfl_idx_any<T: Copy>(v: T, lane: u32) -> T {
     by_words(v, |w| shfl_idx(w, lane))
 }
 
-/// [`shfl_up`] for any `Copy` value, moved one 32-bit word at a time: lane `l` gets lane
-/// `l - delta`'s value (lanes below `delta` keep their own). `T`'s size must be a multiple of 4
-/// bytes (checked at compile time).
-#[inline(always)]
-pub fn shfl_up_any<T: Copy>(v: T, delta: u32) -> T {
-    by_words(v, |w| shfl_up(w, delta))
-}
-
 /// [`shfl_down`] for any `Copy` value, moved one 32-bit word at a time: lane `l` gets lane
 /// `l + delta`'s value (the top `delta` lanes keep their own). `T`'s size must be a multiple of
 /// 4 bytes (checked at compile time).

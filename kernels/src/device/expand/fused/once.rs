@@ -31,7 +31,7 @@
 
 use super::once_walk::{scan_tile, walk, write_bounds, OnceShared, Span};
 use super::schedule::Part;
-use super::{guided_claim, load_run, record_flag, run_sum, store_plan_end, STEP, WARPS};
+use super::{guided_claim, load_run, record_flag, run_sum, store_plan_end, store_record, STEP, WARPS};
 use crate::arch::{
     atomic_add_u32, block_idx_x, fence_gpu, grid_dim_x, lane_id, load_acquire_u32, load_relaxed_u64, nanosleep,
     shfl_idx_any, store_relaxed_u64, sync_threads, sync_warp, thread_idx_x, warp_id, WARP_SIZE,
@@ -41,10 +41,7 @@ use crate::device::expand::ExpandView;
 use crate::device::lookback::{fallback_after, forced_stall};
 use crate::warp::{warp_inclusive_sum_u64, warp_last_holding};
 use core::ptr::{addr_of_mut, read_volatile, write_volatile};
-use warpwork_abi::expand::fused::{
-    fused_first_unit, fused_plan_record, fused_tiles, FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_RECORD_SLOTS,
-    FUSED_TILE,
-};
+use warpwork_abi::expand::fused::{fused_first_unit, fused_tiles, FUSED_ONCE_SUMS_AT, FUSED_ONCE_TILES, FUSED_TILE};
 
 /// Tiles each lane of the reading warp takes (consecutive ones).
 const PER_LANE: usize = FUSED_ONCE_TILES as usize / WARP_SIZE as usize;
@@ -214,8 +211,8 @@ unsafe fn one_tile(
     if block_idx_x() == 0 && thread_idx_x() == 0 {
         let ctrl = v.ctrl();
         let units = if over { 0 } else { fused_first_unit(total, 1) };
-        write_record(v, 0, fused_plan_record(0, 0), true);
-        write_record(v, 1, fused_plan_record(total.min(cap), 1), false);
+        write_record(v, 0, 0, true);
+        write_record(v, 1, total.min(cap), false);
         store_plan_end(ctrl, total, units, over);
     }
     if over {
@@ -282,15 +279,16 @@ unsafe fn put(v: &ExpandView, plan: *mut OncePlan, t: u32, item: u64, tile: bool
     write_volatile(addr_of_mut!((*plan).first_item[t as usize]), item as u32);
     write_volatile(addr_of_mut!((*plan).first_unit[t as usize]), fused_first_unit(item, t));
     if block_idx_x() == 0 {
-        write_record(v, t, fused_plan_record(item, t), tile);
+        write_record(v, t, item, tile);
     }
 }
 
-/// Plan record `t` (32-bit: `record`), and for a tile but the end, `tile`, a list flag that says
-/// it has no list (a pass 2 after this launch scans its counts).
+/// Plan record `t` (first item `item`), as pass 1 writes it ([`store_record`]), and for a tile
+/// but the end, `tile`, a list flag that says it has no list (a pass 2 after this launch scans
+/// its counts).
 #[inline(always)]
-unsafe fn write_record(v: &ExpandView, t: u32, record: u64, tile: bool) {
-    write_volatile(v.records().add(FUSED_RECORD_SLOTS * t as usize) as *mut u64, record);
+unsafe fn write_record(v: &ExpandView, t: u32, item: u64, tile: bool) {
+    store_record::<u32>(v.records(), t, item);
     if tile {
         write_volatile(record_flag(v.records(), t), 0);
     }

@@ -65,9 +65,16 @@ unsafe fn mark_listed(v: &ExpandView, scratch: *const u64, pos: u32) {
     let k = lane_id() as usize;
     let t = pos * FUSED_PUSH_TILES as u32 + lane_id();
     if k < FUSED_PUSH_TILES && t < fused_tiles(v.p1) {
-        let sum = (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * FUSED_PUSH_TILES + k)));
-        write_volatile(record_flag(v.records(), t), (1..UNLISTED as u32).contains(&entry_count(sum)) as u32);
+        let listed = (1..UNLISTED as u32).contains(&entry_count(parts_sum(scratch, k)));
+        write_volatile(record_flag(v.records(), t), listed as u32);
     }
+}
+
+/// Tile `k`'s sum from its parts' in the scratch (see [`sum_tiles`]): its items and entries, the
+/// latter plus [`UNLISTED`] per part that cannot be listed.
+#[inline(always)]
+unsafe fn parts_sum(scratch: *const u64, k: usize) -> u64 {
+    (0..WARPS as usize).fold(0u64, |a, w| a + read_volatile(scratch.add(w * FUSED_PUSH_TILES + k)))
 }
 
 /// Added to a part's [`packed_sum`] in the scratch where the part cannot be listed
@@ -181,11 +188,7 @@ unsafe fn publish_and_plan<O: Offset>(v: &ExpandView, scratch: *const u64, launc
     let words = v.scan_status() as *mut u64;
     // Lane `k < FUSED_PUSH_TILES`: tile `k`'s sum, and the block's sums through it.
     let k = lane as usize;
-    let tile_sum = if k < FUSED_PUSH_TILES {
-        (0..WARPS as usize).fold(0u64, |a, w| a + item_count(read_volatile(scratch.add(w * FUSED_PUSH_TILES + k))))
-    } else {
-        0
-    };
+    let tile_sum = if k < FUSED_PUSH_TILES { item_count(parts_sum(scratch, k)) } else { 0 };
     let through = warp_inclusive_sum_u64(tile_sum);
     let aggregate = shfl_idx_any(through, FUSED_PUSH_TILES as u32 - 1);
     let mine = words.add(2 * pos as usize + parity);

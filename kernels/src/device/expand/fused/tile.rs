@@ -11,11 +11,12 @@ use super::{
     FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_TILE, STEP, WARPS,
 };
 use crate::arch::{
-    lane_id, load_nc_u32, load_nc_u64, load_shared, load_shared_v2, load_shared_v4, shared_atomic_or_u32, shfl_idx_any,
-    shfl_up_any, store_shared_u32, store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id,
+    lane_id, load_nc_u32, load_nc_u64, load_shared, load_shared_v2, load_shared_v4, shared_atomic_or_u32,
+    store_shared_u32, store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id,
 };
 use crate::block::block_exclusive_sum;
 use crate::device::expand::{ExpandView, Offset};
+use crate::warp::warp_inclusive_sum_u64;
 use core::ptr::{addr_of_mut, write_volatile};
 use warpwork_abi::expand::fused::{
     fused_list_entry_parts, FUSED_CLAIM_UNITS, FUSED_LIST_WARP_ENTRIES, FUSED_UNIT_ITEMS,
@@ -135,21 +136,12 @@ unsafe fn read_list<O: Offset>(
     let ranks = addr_of_mut!((*smem).scratch) as *mut u32;
     let firsts = ranks.add(WARPS as usize + 1);
     if warp_id() == 0 {
-        // An inclusive scan over the first `WARPS` lanes; lane `WARPS` stores the tile's sum.
-        let head = if lane_id() < WARPS { load_nc_u64(list_head(v, t).add(lane_id() as usize)) } else { 0 };
-        let mut incl = head;
-        let mut d = 1;
-        while d < WARPS {
-            let y = shfl_up_any(incl, d);
-            if lane_id() >= d {
-                incl += y;
-            }
-            d *= 2;
-        }
-        let total = shfl_idx_any(incl, WARPS - 1);
+        // Lane `l ≤ WARPS`: the sum of the heads before `l` (the lanes past the heads add 0, so
+        // lane `WARPS`'s is the tile's).
         let lane = lane_id();
+        let head = if lane < WARPS { load_nc_u64(list_head(v, t).add(lane as usize)) } else { 0 };
+        let before = warp_inclusive_sum_u64(head) - head;
         if lane <= WARPS {
-            let before = if lane < WARPS { incl - head } else { total };
             write_volatile(ranks.add(lane as usize), entry_count(before));
             write_volatile(firsts.add(lane as usize), item_count(before) as u32);
         }
