@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::{check_pairs, gpu, is_poisoned, poisoned, small};
+use common::{check_pairs, expand_and_check, gpu, is_poisoned, poisoned, small};
 use warpwork::abi::kernels::EXPAND_FOR_EACH_HISTOGRAM;
 use warpwork::expand::{Dispatch, Strategy};
-use warpwork::{Error, Gpu};
+use warpwork::Error;
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
 fn distributions(p1: usize) -> Vec<(&'static str, Vec<u32>)> {
@@ -51,23 +51,6 @@ fn strategies(p1: usize, counts: &[u32]) -> Vec<Strategy> {
     v
 }
 
-/// Runs `strategy` on `counts` with a poisoned output `slack` pairs longer than the total and
-/// checks the result.
-fn run_and_check(gpu: &Gpu, counts: &[u32], strategy: Strategy, dispatch: Dispatch, what: &str) {
-    let total = cpu::total(counts) as usize;
-    let slack = 5;
-    let d = gpu.upload(counts).unwrap();
-    let mut e = gpu.expander(strategy, counts.len(), total + slack).unwrap();
-    let mut out = poisoned::<[u32; 2]>(gpu, total + slack);
-    let mut planned = e.pass1(gpu, &d).unwrap();
-    planned.pass2(gpu, &mut out, dispatch).unwrap();
-    let count = planned.count(gpu).unwrap_or_else(|err| panic!("{what}: {err}"));
-    assert_eq!(count, total, "{what}: count");
-    let got = gpu.download(&out).unwrap();
-    assert!(is_poisoned(&got[total..]), "{what}: wrote past the count");
-    check_pairs(counts, &got[..total], strategy.is_canonical(), what);
-}
-
 #[test]
 #[ignore = "needs a GPU: run the GPU suite"]
 fn every_strategy_matches_cpu() {
@@ -80,9 +63,9 @@ fn every_strategy_matches_cpu() {
         for (dist, counts) in distributions(p1) {
             for s in strategies(p1, &counts) {
                 let what = format!("{} P1={p1} N={dist}", s.name());
-                run_and_check(&gpu, &counts, s, Dispatch::Persistent, &what);
+                expand_and_check(&gpu, &counts, s, Dispatch::Persistent, &what);
                 if p1 <= 100_000 {
-                    run_and_check(&gpu, &counts, s, Dispatch::ReadBack, &format!("{what} read-back"));
+                    expand_and_check(&gpu, &counts, s, Dispatch::ReadBack, &format!("{what} read-back"));
                 }
             }
         }
@@ -214,13 +197,13 @@ fn expand_convenience_matches_cpu() {
 fn max_n_edge_cases() {
     let gpu = gpu();
     let ones = vec![1u32; 1000];
-    run_and_check(&gpu, &ones, Strategy::MaxN { max_n: 1 }, Dispatch::Persistent, "max_n=1, all one");
+    expand_and_check(&gpu, &ones, Strategy::MaxN { max_n: 1 }, Dispatch::Persistent, "max_n=1, all one");
     let full = vec![7u32; 777];
-    run_and_check(&gpu, &full, Strategy::MaxN { max_n: 7 }, Dispatch::Persistent, "N = max_n = 7");
+    expand_and_check(&gpu, &full, Strategy::MaxN { max_n: 7 }, Dispatch::Persistent, "N = max_n = 7");
     let mut upto = inputs::uniform_range(5000, 4, 0, 65);
     upto[17] = 64;
-    run_and_check(&gpu, &upto, Strategy::MaxN { max_n: 64 }, Dispatch::Persistent, "N up to max_n = 64");
-    run_and_check(&gpu, &upto, Strategy::MaxN { max_n: 1000 }, Dispatch::ReadBack, "max_n far above N");
+    expand_and_check(&gpu, &upto, Strategy::MaxN { max_n: 64 }, Dispatch::Persistent, "N up to max_n = 64");
+    expand_and_check(&gpu, &upto, Strategy::MaxN { max_n: 1000 }, Dispatch::ReadBack, "max_n far above N");
     // One source above max_n is an error, not a silent truncation.
     let mut over = vec![3u32; 100];
     over[42] = 5;
@@ -266,7 +249,7 @@ fn capacity_overflow_is_an_error_and_writes_nothing_out_of_bounds() {
             assert_eq!(planned.count(&gpu).unwrap(), fits.len(), "{} reuse after overflow", s.name());
         }
         // Exactly at capacity is fine.
-        run_and_check(&gpu, &counts, s, Dispatch::Persistent, &format!("{} at capacity", s.name()));
+        expand_and_check(&gpu, &counts, s, Dispatch::Persistent, &format!("{} at capacity", s.name()));
     }
 }
 

@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::{check_pairs, gpu, is_poisoned, poisoned};
+use common::{check_pairs, expand_and_check, gpu, is_poisoned, poisoned};
 use warpwork::expand::{Dispatch, Strategy};
-use warpwork::Gpu;
 use warpwork_cpu_reference::{expand as cpu, inputs};
 
 /// Sources per tile (`FUSED_TILE`), and per part (a pass-1 warp's).
@@ -17,20 +16,6 @@ const TILE: usize = 2048;
 const PART: usize = 256;
 /// The most items of a listed part.
 const ITEMS: u32 = 1 << 21;
-
-/// Both passes apart on `counts` (a poisoned output three pairs longer than the total), checked.
-fn two_launches(gpu: &Gpu, counts: &[u32], dispatch: Dispatch, what: &str) {
-    let total = cpu::total(counts) as usize;
-    let d = gpu.upload(counts).unwrap();
-    let mut e = gpu.expander(Strategy::ScanFused, counts.len(), total + 3).unwrap();
-    let mut out = poisoned::<[u32; 2]>(gpu, total + 3);
-    let mut planned = e.pass1(gpu, &d).unwrap();
-    planned.pass2(gpu, &mut out, dispatch).unwrap();
-    assert_eq!(planned.count(gpu).unwrap(), total, "{what}: count");
-    let got = gpu.download(&out).unwrap();
-    assert!(is_poisoned(&got[total..]), "{what}: wrote past the count");
-    check_pairs(counts, &got[..total], true, what);
-}
 
 /// Tiles on each side of the limits: 0, a part of 64 sources of one item (listed); 1, a part
 /// of 65 (not); 2, one source of 2^21 items, the tile's last (listed); 3, a part of 2^21 + 1
@@ -69,12 +54,12 @@ fn tiles_on_each_side_of_the_list_limits_match_cpu() {
     let gpu = gpu();
     let c = edge_tiles();
     for dispatch in [Dispatch::Persistent, Dispatch::ReadBack] {
-        two_launches(&gpu, &c, dispatch, &format!("edge tiles {dispatch:?}"));
+        expand_and_check(&gpu, &c, Strategy::ScanFused, dispatch, &format!("edge tiles {dispatch:?}"));
     }
     // Every tile listed, one source in eight with a few items (a claim's units then span
     // several listed tiles).
     let every_8th: Vec<u32> = (0..40 * TILE + 3).map(|i| if i % 8 == 5 { 1 + (i / 8 % 5) as u32 } else { 0 }).collect();
-    two_launches(&gpu, &every_8th, Dispatch::Persistent, "every 8th source");
+    expand_and_check(&gpu, &every_8th, Strategy::ScanFused, Dispatch::Persistent, "every 8th source");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Helpers shared by the GPU test binaries (each declares `mod common;`): the device, the
-//! small-input switch of the sanitizer runs, poisoned outputs, and the check of expansion pairs.
+//! small-input switch of the sanitizer runs, poisoned outputs, and the run and check of an
+//! expansion.
 //!
 //! Every GPU test is `#[ignore]`d so that machines without a GPU report it as ignored; the GPU
 //! suite runs them with `--include-ignored` (see README).
@@ -13,6 +14,7 @@ pub mod values;
 
 use bytemuck::Pod;
 use warpwork::cudarc::driver::CudaSlice;
+use warpwork::expand::{Dispatch, Strategy};
 use warpwork::Gpu;
 use warpwork_cpu_reference::expand as cpu;
 
@@ -61,4 +63,22 @@ pub fn check_pairs(counts: &[u32], pairs: &[[u32; 2]], canonical: bool, what: &s
             at += 1;
         }
     }
+}
+
+/// Runs `strategy` on `counts` (both passes apart, `dispatch`) with a poisoned output 5 pairs
+/// longer than the total, and checks the count, the pairs and that nothing past the count was
+/// written.
+pub fn expand_and_check(gpu: &Gpu, counts: &[u32], strategy: Strategy, dispatch: Dispatch, what: &str) {
+    let total = cpu::total(counts) as usize;
+    let slack = 5;
+    let d = gpu.upload(counts).unwrap();
+    let mut e = gpu.expander(strategy, counts.len(), total + slack).unwrap();
+    let mut out = poisoned::<[u32; 2]>(gpu, total + slack);
+    let mut planned = e.pass1(gpu, &d).unwrap();
+    planned.pass2(gpu, &mut out, dispatch).unwrap();
+    let count = planned.count(gpu).unwrap_or_else(|err| panic!("{what}: {err}"));
+    assert_eq!(count, total, "{what}: count");
+    let got = gpu.download(&out).unwrap();
+    assert!(is_poisoned(&got[total..]), "{what}: wrote past the count");
+    check_pairs(counts, &got[..total], strategy.is_canonical(), what);
 }
