@@ -2,7 +2,8 @@
 //! where each of its eight parts of 256 has at most 64 of them and 2^21 items, and pass 2 reads
 //! the list instead of scanning the counts. Tiles on each side of both limits, and one expander
 //! alternating sparse inputs (lists written) with dense ones (not listed) and the one launch
-//! (which writes no lists), so that no pass 2 reads a list that an earlier run left. Outputs
+//! (which writes no lists), so that no pass 2 reads a list that an earlier run left; and runs
+//! of listed tiles, which pass 2 reads up to four at a time. Outputs
 //! are poisoned; pairs past the count must stay so.
 
 mod common;
@@ -60,6 +61,32 @@ fn tiles_on_each_side_of_the_list_limits_match_cpu() {
     // several listed tiles).
     let every_8th: Vec<u32> = (0..40 * TILE + 3).map(|i| if i % 8 == 5 { 1 + (i / 8 % 5) as u32 } else { 0 }).collect();
     expand_and_check(&gpu, &every_8th, Strategy::ScanFused, Dispatch::Persistent, "every 8th source");
+}
+
+/// Pass 2 reads the lists of up to four consecutive listed tiles as one part where a claim
+/// runs on into them: runs of listed tiles (one to seven, a few items each, so that a claim's
+/// units span several) broken by a tile that is not listed (dense), by an empty tile and by the
+/// input's end, both dispatches, at a tile count that is not a multiple of four.
+#[test]
+#[ignore = "needs a GPU: run the GPU suite"]
+fn parts_over_several_listed_tiles_match_cpu() {
+    let gpu = gpu();
+    // Per tile: 's' sparse (one source in 16, 1 to 4 items: listed), 'd' dense (not listed),
+    // 'e' empty.
+    let layout = "ssdsesssssssdsssssesdssss";
+    let mut c = vec![0u32; layout.len() * TILE - 5];
+    for (k, kind) in layout.chars().enumerate() {
+        for i in k * TILE..((k + 1) * TILE).min(c.len()) {
+            c[i] = match kind {
+                's' if i % 16 == k % 16 => 1 + (i / 16 % 4) as u32,
+                'd' => (i % 7) as u32,
+                _ => 0,
+            };
+        }
+    }
+    for dispatch in [Dispatch::Persistent, Dispatch::ReadBack] {
+        expand_and_check(&gpu, &c, Strategy::ScanFused, dispatch, &format!("listed runs {dispatch:?}"));
+    }
 }
 
 #[test]

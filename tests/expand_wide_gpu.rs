@@ -154,7 +154,7 @@ fn scan_strategies_refuse_a_total_past_a_capacity_past_2_pow_32() {
 }
 
 /// Small expansions through the 64-bit kernels (an expander of capacity [`TOTAL`]): sizes 0, 1,
-/// 33, 2^16 + 1 and 2^20, both dispatches, every pair and the guard after them checked; and
+/// 33, 2^16 + 1, 2^20 and a sparse 2^20 + 9, both dispatches, every pair and the guard after them checked; and
 /// S2.5's 64-bit `for_each` in a user's pass 2.
 #[test]
 #[ignore = "needs a GPU with 36 GB: run the GPU suite"]
@@ -163,11 +163,16 @@ fn the_64_bit_kernels_expand_small_totals_as_the_cpu() {
     let Some(mut large) = large() else { return };
     let (gpu, out) = (&large.gpu, &mut large.out);
     let guard = 1 << 20;
-    for (p1, seed) in [(0usize, 1u64), (1, 2), (33, 3), ((1 << 16) + 1, 4), (1 << 20, 5)] {
+    // The last input is sparse (one source in 16 not empty): S2.5f's pass 1 lists its tiles and
+    // pass 2 reads several of them as one part.
+    for (p1, seed) in [(0usize, 1u64), (1, 2), (33, 3), ((1 << 16) + 1, 4), (1 << 20, 5), ((1 << 20) + 9, 7)] {
         let mut counts = inputs::uniform_range(p1, seed, 0, 64);
         // Empty sources, and one large source for the walk inside a source.
         for c in counts.iter_mut().step_by(7) {
             *c = 0;
+        }
+        if seed == 7 {
+            counts.iter_mut().enumerate().filter(|(i, _)| i % 16 != 3).for_each(|(_, c)| *c = 0);
         }
         if p1 > 40 {
             counts[40] = 100_000;

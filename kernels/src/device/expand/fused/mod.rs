@@ -19,7 +19,9 @@
 //! atomic each, finds a unit's tile with a 32-way warp search over the tiles' first units, scans
 //! that tile's counts into a shared-memory list of its non-empty sources (*entries*: where each
 //! starts, and which it is; read from pass 1's list where the tile is listed) and produces the
-//! items of the claim's units in that tile at once; a
+//! items of the claim's units in that tile at once (a *part*; where the tile is listed and the
+//! claim runs on into tiles listed too, the part takes those as well: their lists are read
+//! together, so a sparse claim is one part, not one per tile); a
 //! scheduling warp claims and finds the next part while the others walk. Claims are *guided*:
 //! [`FUSED_CLAIM_UNITS`] units while many remain, down to one at the end. A tile with a huge
 //! source is shared by as many blocks as it has claims, and the grid's tail is one unit of
@@ -93,11 +95,14 @@ pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * FUSED_PUSH_TILES;
 pub struct FusedShared<O = u32> {
     /// The tile's non-empty sources in order, each as `[first item, source in the tile]`.
     entries: [[O; 2]; FUSED_TILE as usize],
+    /// A listed part's list slots, copied from pass 1's lists (16-byte aligned: after the
+    /// entries).
+    slots: [u32; tile::LIST_SLOTS],
     /// One bit per destination item of the part (from the step that holds its first): set where
     /// an entry starts.
     bitmap: [u32; tile::BITMAP_WORDS],
-    /// The block scan's scratch, then the next [`Part`](schedule::Part) for the block (three
-    /// `u32`s).
+    /// The block scan's scratch (or a listed part's sums, see `tile::read_list`), then the next
+    /// [`Part`](schedule::Part) for the block (four `u32`s).
     scratch: [u64; BLOCK_SCAN_SCRATCH + 2],
 }
 

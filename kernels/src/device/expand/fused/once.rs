@@ -146,7 +146,7 @@ pub(crate) unsafe fn fused_once(
         while u < end {
             let t = warp_last_holding(tiles, |k| read_volatile(first_unit.add(k as usize)) <= u);
             let stop = end.min(read_volatile(first_unit.add(t as usize + 1)));
-            let part = Part { start: u, end: stop, tile: t };
+            let part = Part { start: u, end: stop, tile: t, listed: 0 };
             let (begin, last) =
                 (read_volatile(first_item.add(t as usize)), read_volatile(first_item.add(t as usize + 1)));
             let span = scan_tile(v, smem, part, begin, last, &mut scanned);

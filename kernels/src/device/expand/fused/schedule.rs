@@ -4,10 +4,10 @@
 
 use super::tile::{scan_part, Held};
 use super::walk::walk;
-use super::{guided_claim, record_unit, FusedShared, FUSED_CLAIM_UNITS, WARPS};
+use super::{guided_claim, record_flag, record_unit, FusedShared, FUSED_CLAIM_UNITS, WARPS};
 use crate::arch::{
-    atomic_add_u32, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, shfl_idx, sync_threads, thread_idx_x,
-    warp_id,
+    atomic_add_u32, ballot, block_idx_x, grid_dependency_wait, grid_dim_x, lane_id, load_nc_u32, shfl_idx, shfl_up,
+    sync_threads, thread_idx_x, warp_id,
 };
 use crate::block::BLOCK_SCAN_SCRATCH;
 use crate::device::expand::{ExpandView, Offset};
@@ -88,27 +88,45 @@ struct Claim {
     next_tile: Option<u32>,
 }
 
-/// What a block produces next: the units `start..end` of a claim, all in tile `tile`.
+/// What a block produces next: the units `start..end` of a claim, in tile `tile` and, where
+/// pass 1 listed it and the claim runs on into tiles it listed too, in those: `listed` tiles
+/// from `tile` (at most [`FUSED_CLAIM_UNITS`]: every tile has a unit), 0 where `tile` is not
+/// listed (the part is then in it alone).
 #[derive(Clone, Copy)]
 pub(super) struct Part {
     pub(super) start: u32,
     pub(super) end: u32,
     pub(super) tile: u32,
+    pub(super) listed: u32,
 }
 
 impl Part {
-    /// From the three shared words at `slot` (word by word: a struct access goes through the
+    /// From the four shared words at `slot` (word by word: a struct access goes through the
     /// stack).
     #[inline(always)]
     unsafe fn load(slot: *const u32) -> Part {
-        Part { start: read_volatile(slot), end: read_volatile(slot.add(1)), tile: read_volatile(slot.add(2)) }
+        Part {
+            start: read_volatile(slot),
+            end: read_volatile(slot.add(1)),
+            tile: read_volatile(slot.add(2)),
+            listed: read_volatile(slot.add(3)),
+        }
     }
 
-    /// The items of tile `self.tile` (whose items are `tile_begin..tile_end`) in the windows of
-    /// the part's units (unit `u` of tile `t` is window `u - t`): none when `begin >= stop`.
+    /// The part's tiles: `listed`, or 1.
+    #[inline(always)]
+    pub(super) fn tiles(self) -> u32 {
+        self.listed.max(1)
+    }
+
+    /// The items of the part's tiles (whose items are `tile_begin..tile_end`) in the windows of
+    /// its units (unit `u` of tile `t` is window `u - t`): none when `begin >= stop`. Its
+    /// windows run from its first unit's in its first tile to its last unit's in its last
+    /// tile (a tile's last window is the next tile's first): those of units `start..end -
+    /// (tiles - 1)` of its first tile.
     #[inline(always)]
     pub(super) fn items<O: Offset>(self, tile_begin: O, tile_end: O) -> (O, O) {
-        let (t, start, end) = (self.tile, self.start, self.end);
+        let (t, start, end) = (self.tile, self.start, self.end - (self.tiles() - 1));
         if O::WIDE {
             let (b, s) = fused_part_items_wide(t, start, end, tile_begin.to_u64(), tile_end.to_u64());
             (O::from_u64(b), O::from_u64(s))
@@ -123,6 +141,7 @@ impl Part {
         write_volatile(slot, self.start);
         write_volatile(slot.add(1), self.end);
         write_volatile(slot.add(2), self.tile);
+        write_volatile(slot.add(3), self.listed);
     }
 }
 
@@ -151,12 +170,25 @@ unsafe fn schedule<O: Offset>(v: &ExpandView, slot: *mut u32, claim: &mut Claim,
         Some(t) => t,
         None => find_tile::<O>(v.records(), tiles, start),
     };
-    // The claim's units in tile `t` end where the next tile's begin (the end record holds
-    // `units`, so a part never passes it). Without tiles (`p1 = 0`) there are no units, and no
-    // record to read.
-    let end = if t < tiles { claim.units.end.min(record_unit::<O>(v.records(), t + 1)) } else { start };
-    let part = Part { start, end, tile: t };
-    *claim = Claim { units: end..claim.units.end, next_tile: Some(t + 1) };
+    // Lane `k`: whether tile `t + k` is listed and in the claim (tile `t` is), and where its
+    // units end (the end record holds `units`, so a part never passes it). Without tiles
+    // (`p1 = 0`) there are no units, and no record to read.
+    let k = lane_id();
+    let here = k < FUSED_CLAIM_UNITS && t + k < tiles;
+    let (unit_end, listed) = if here {
+        (record_unit::<O>(v.records(), t + k + 1), load_nc_u32(record_flag(v.records(), t + k)) != 0)
+    } else {
+        (start, false)
+    };
+    // Tile `t + k`'s first unit (the shuffle by every lane: not behind the `||`).
+    let first = shfl_up(unit_end, 1);
+    let in_claim = k == 0 || first < claim.units.end;
+    // The part: the claim's units in tile `t`, and in the listed tiles after it when `t` is
+    // listed.
+    let run = (!ballot(listed && in_claim)).trailing_zeros();
+    let end = claim.units.end.min(shfl_idx(unit_end, run.max(1) - 1));
+    let part = Part { start, end, tile: t, listed: run };
+    *claim = Claim { units: end..claim.units.end, next_tile: Some(t + run.max(1)) };
     if lane_id() == 0 {
         part.store(slot);
     }

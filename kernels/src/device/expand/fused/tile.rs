@@ -1,18 +1,19 @@
 //! Pass 2 of S2.5f, a part's *tile* in shared memory: the tile's non-empty sources as a list of
 //! *entries* (where each starts, and which source it is: from a block scan of the tile's counts,
-//! or from pass 1's list where it listed the tile), and a bitmap of the part's destination
-//! items with a bit set where a non-empty source starts. The walk ([`super::walk`]) then gives
+//! or from pass 1's lists where it listed the tile, then of up to four consecutive listed
+//! tiles at once), and a bitmap of the part's destination items with a bit set where a
+//! non-empty source starts. The walk ([`super::walk`]) then gives
 //! an item its source by counting bits: the `r`-th set bit up to an item means it belongs to
 //! the `r`-th entry, whatever the number of empty sources in between.
 
 use super::schedule::Part;
 use super::{
-    counts_to_scan, entry_count, item_count, list_head, list_slot, packed_sum, record_flag, record_item, FusedShared,
-    FUSED_ITEMS, FUSED_PASS2_THREADS, FUSED_TILE, STEP, WARPS,
+    counts_to_scan, entry_count, item_count, list_head, list_slot, packed_sum, record_item, FusedShared, FUSED_ITEMS,
+    FUSED_PASS2_THREADS, FUSED_TILE, STEP, WARPS,
 };
 use crate::arch::{
     lane_id, load_nc_u32, load_nc_u64, load_shared, load_shared_v2, load_shared_v4, shared_atomic_or_u32,
-    store_shared_u32, store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id,
+    store_shared_u32, store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::block_exclusive_sum;
 use crate::device::expand::{ExpandView, Offset};
@@ -26,6 +27,11 @@ use warpwork_abi::expand::fused::{
 const PART_ITEMS: u32 = FUSED_CLAIM_UNITS * FUSED_UNIT_ITEMS;
 /// Words of the bitmap: a part's items from the [`STEP`] that holds its first one.
 pub(super) const BITMAP_WORDS: usize = ((PART_ITEMS + STEP) / 32) as usize;
+/// List slots a listed part reads at most: [`FUSED_LIST_WARP_ENTRIES`] per pass-1 warp of
+/// each of its tiles (at most [`FUSED_CLAIM_UNITS`]).
+pub(super) const LIST_SLOTS: usize = (FUSED_CLAIM_UNITS * WARPS * FUSED_LIST_WARP_ENTRIES) as usize;
+// `read_list` finds a pass-1 part's tile's first source as `(p & !(WARPS - 1)) << 8`.
+const _: () = assert!(FUSED_TILE == WARPS << 8);
 /// A part ready to walk: its items `begin..stop` (none when `begin >= stop`) of the tile whose
 /// entries are in shared memory, the tile's first source and its entry count.
 #[derive(Clone, Copy)]
@@ -97,27 +103,28 @@ pub(super) unsafe fn scan_part<O: Offset>(
 ) -> Span<O> {
     let t = part.tile;
     let tile_begin = record_item::<O>(v.records(), t);
-    let tile_end = record_item::<O>(v.records(), t + 1);
-    let listed = load_nc_u32(record_flag(v.records(), t)) != 0;
-    // A listed tile's part reads the list, but not the held tile's (its entries are in shared
-    // memory already). Bound to a name first: tested in the `if` itself, the branches came out
-    // laid out the other way round and pass 2 took 64 registers instead of 56 on sm_90.
-    let read = listed && t != held.tile;
-    if read {
+    let tile_end = record_item::<O>(v.records(), t + part.tiles());
+    // A listed part reads the lists, but not a part of the held tile alone (its entries are
+    // in shared memory already).
+    let read = part.listed > 1 || (part.listed == 1 && t != held.tile);
+    let span = if read {
         read_list(v, smem, part, tile_begin, tile_end, held)
     } else {
         scan_tile(v, smem, part, tile_begin, tile_end, held)
-    }
+    };
+    // The entries and the bitmap are written (one barrier for both paths: see
+    // `scripts/check-ptx.sh`).
+    sync_threads();
+    span
 }
 
-/// A listed tile's part (see [`warpwork_abi::expand::fused::FUSED_LIST_WARP_ENTRIES`]): its
-/// entries come from pass 1's list, so no counts are read and no block scan runs (every
-/// thread; ends with a barrier, as [`scan_tile`]). Warp 0 scans the list's heads into the block
-/// scan's scratch (unused here): the entries and items before each part, and the tile's. Slot
-/// `i` of the list (pass-1 warp `i / 64`'s entry `i % 64`, when that part has that many) is
-/// thread `i`'s, or thread `i - FUSED_PASS2_THREADS`'s: the entry's rank and first item are
-/// those before its part plus its own. (One slot is loaded before the barrier: with both, pass
-/// 2 took 64 registers instead of 56.)
+/// A listed part (see [`warpwork_abi::expand::fused::FUSED_LIST_WARP_ENTRIES`]): its entries
+/// come from pass 1's lists of its tiles, so no counts are read and no block scan runs (every
+/// thread; [`scan_part`]'s barrier then ends it, as [`scan_tile`]). The threads copy the lists' slots (16 bytes
+/// at a time, whether or not they hold entries: the counts are not known yet) into shared
+/// memory while warp 0 scans the heads of the pass-1 parts (eight per tile) into the block
+/// scan's scratch (unused here): the entries and items before each part, and the part's. After
+/// the barrier, thread `i` writes slots `i, i + 288, ..` that hold entries.
 #[inline(always)]
 unsafe fn read_list<O: Offset>(
     v: &ExpandView,
@@ -127,57 +134,82 @@ unsafe fn read_list<O: Offset>(
     tile_end: O,
     held: &mut Held,
 ) -> Span<O> {
-    const SLOTS: u32 = WARPS * FUSED_LIST_WARP_ENTRIES;
-    let t = part.tile;
+    const CHUNK: u32 = 4;
+    let (t, parts) = (part.tile, part.listed * WARPS);
     let (begin, stop) = part.items(tile_begin, tile_end);
     let base = bitmap_base(begin);
     let entries = addr_of_mut!((*smem).entries) as *mut [O; 2];
-    // Per part `w` (and `WARPS`: the tile), the entries and items before it.
+    let slots = addr_of_mut!((*smem).slots) as *mut u32;
+    // Per part `p ≤ parts`, the entries and items before it.
     let ranks = addr_of_mut!((*smem).scratch) as *mut u32;
-    let firsts = ranks.add(WARPS as usize + 1);
+    let firsts = ranks.add(WARP_SIZE as usize + 1);
     if warp_id() == 0 {
-        // Lane `l ≤ WARPS`: the sum of the heads before `l` (the lanes past the heads add 0, so
-        // lane `WARPS`'s is the tile's).
+        // Lanes past the heads add 0: lane `parts`'s sum before it is the part's.
         let lane = lane_id();
-        let head = if lane < WARPS { load_nc_u64(list_head(v, t).add(lane as usize)) } else { 0 };
-        let before = warp_inclusive_sum_u64(head) - head;
-        if lane <= WARPS {
-            write_volatile(ranks.add(lane as usize), entry_count(before));
-            write_volatile(firsts.add(lane as usize), item_count(before) as u32);
+        let head =
+            if lane < parts { load_nc_u64(list_head(v, t + lane / WARPS).add((lane % WARPS) as usize)) } else { 0 };
+        let incl = warp_inclusive_sum_u64(head);
+        let before = incl - head;
+        write_volatile(ranks.add(lane as usize), entry_count(before));
+        write_volatile(firsts.add(lane as usize), item_count(before) as u32);
+        if lane == WARP_SIZE - 1 {
+            write_volatile(ranks.add(WARP_SIZE as usize), entry_count(incl));
         }
     }
-    let mut i = thread_idx_x();
-    let mut e = if i < SLOTS { load_nc_u32(list_slot(v, t, i)) } else { 0 };
+    let total = parts * FUSED_LIST_WARP_ENTRIES;
+    let mut c = thread_idx_x() * CHUNK;
+    while c < total {
+        let (p, k) = (c / FUSED_LIST_WARP_ENTRIES, c % FUSED_LIST_WARP_ENTRIES);
+        let src = list_slot(v, t + p / WARPS, (p % WARPS) * FUSED_LIST_WARP_ENTRIES + k) as *const [u32; 4];
+        copy_16(slots.add(c as usize) as *mut [u32; 4], src);
+        c += FUSED_PASS2_THREADS * CHUNK;
+    }
+    copy_done();
     // Cleared before the barrier, marked after it (and the sums are written).
     clear_bitmap(smem);
     sync_threads();
-    while i < SLOTS {
-        let w = (i / FUSED_LIST_WARP_ENTRIES) as usize;
-        let (rank, next) = (load_shared(ranks.add(w)), load_shared(ranks.add(w + 1)));
-        let k = i % FUSED_LIST_WARP_ENTRIES;
+    let mut i = thread_idx_x();
+    while i < total {
+        let (p, k) = (i / FUSED_LIST_WARP_ENTRIES, i % FUSED_LIST_WARP_ENTRIES);
+        let (rank, next) = (load_shared(ranks.add(p as usize)), load_shared(ranks.add(p as usize + 1)));
         if k < next - rank {
-            let (first, src) = fused_list_entry_parts(e);
-            let start = tile_begin.add_u32(load_shared(firsts.add(w)) + first);
-            store_entry(entries, rank + k, start, src);
+            let (at, src) = fused_list_entry_parts(load_shared(slots.add(i as usize)));
+            let start = tile_begin.add_u32(load_shared(firsts.add(p as usize)) + at);
+            // Tile `p / WARPS`'s source `src`, counted from the part's first tile. (Written as
+            // `p / WARPS * FUSED_TILE + src`, pass 2 took 64 registers instead of 56 on sm_90.)
+            store_entry(entries, rank + k, start, (p & !(WARPS - 1)) << 8 | src);
             mark(smem, start, base, stop);
         }
         i += FUSED_PASS2_THREADS;
-        if i < SLOTS {
-            e = load_nc_u32(list_slot(v, t, i));
-        }
     }
-    let listed = load_shared(ranks.add(WARPS as usize));
-    *held = Held { tile: t, entries: listed };
-    // The entries and the bitmap are written.
-    sync_threads();
+    let listed = load_shared(ranks.add(parts as usize));
+    *held = if part.listed == 1 { Held { tile: t, entries: listed } } else { Held::NONE };
     Span { first_src: t * FUSED_TILE, entries: listed, begin, stop }
 }
 
-/// [`scan_part`] with the part's tile's first and end items given (every thread passes the
-/// same). The tile's entries are written only where its counts are loaded
-/// ([`counts_to_scan`]); the held tile's part is marked from its entries. The block scan and the
-/// barriers run either way, so that no barrier sits on a path that depends on the tile (LLVM
-/// would otherwise copy the barrier onto two paths; see `scripts/check-ptx.sh`).
+/// 16 bytes from global `src` to shared `dst` (both 16-byte aligned), done by [`copy_done`]:
+/// with `cp.async` on sm_90, through registers before.
+#[inline(always)]
+unsafe fn copy_16(dst: *mut [u32; 4], src: *const [u32; 4]) {
+    #[cfg(feature = "sm90")]
+    crate::arch::copy_async_16(dst, src);
+    #[cfg(not(feature = "sm90"))]
+    store_shared_v4(dst, crate::arch::load_v4_u32(src));
+}
+
+/// This thread's [`copy_16`]s have landed (others see them after a barrier).
+#[inline(always)]
+fn copy_done() {
+    #[cfg(feature = "sm90")]
+    crate::arch::copy_async_wait_all();
+}
+
+/// [`scan_part`] for a part in one tile, not listed or held, with the tile's first and end items
+/// given (every thread passes the same; [`scan_part`]'s barrier ends it). The tile's entries
+/// are written only where its counts are loaded ([`counts_to_scan`]); the held tile's part is
+/// marked from its entries. The block scan and its barrier run either way, so that no barrier
+/// sits on a path that depends on the tile (LLVM would otherwise copy the barrier onto two
+/// paths; see `scripts/check-ptx.sh`).
 #[inline(always)]
 unsafe fn scan_tile<O: Offset>(
     v: &ExpandView,
@@ -200,8 +232,6 @@ unsafe fn scan_tile<O: Offset>(
     } else if begin < stop {
         mark_entries(smem, held.entries, base, stop);
     }
-    // The entries and the bitmap are written.
-    sync_threads();
     Span { first_src: t * FUSED_TILE, entries: held.entries, begin, stop }
 }
 
