@@ -12,8 +12,8 @@ use super::{
     FUSED_PASS2_THREADS, FUSED_TILE, STEP, WARPS,
 };
 use crate::arch::{
-    lane_id, load_nc_u32, load_nc_u64, load_shared, load_shared_v2, load_shared_v4, shared_atomic_or_u32,
-    store_shared_u32, store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
+    lane_id, load_nc_u64, load_shared, load_shared_v2, load_shared_v4, shared_atomic_or_u32, store_shared_u32,
+    store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
 };
 use crate::block::block_exclusive_sum;
 use crate::device::expand::{ExpandView, Offset};
