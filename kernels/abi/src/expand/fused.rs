@@ -134,12 +134,15 @@ pub const FUSED_RECORD_FLAG_WORD: usize = 3;
 /// (`first item / FUSED_UNIT_ITEMS + tile`, tiles < 2^21) stay 32-bit.
 pub const FUSED_MAX_CAPACITY: u64 = 1 << 42;
 
-/// The destination items `begin..stop` of units `start..end` (`start < end`) of tile `t`, whose
-/// items are `tile_begin..tile_end`: the tile's items in the windows `start - t ..= end - 1 - t`.
-/// Empty (`begin >= stop`) when those are only the tile's empty last unit.
+/// The destination items `begin..stop` of units `start..end` of the `tiles` consecutive tiles
+/// from tile `t` (`tiles ≥ 1`, and at least one unit in each: `end - start ≥ tiles`), whose
+/// items are `tile_begin..tile_end`: their items in the windows `start - t ..= end - tiles - t`
+/// (unit `u` of tile `t'` is window `u - t'`, and a tile's last window is the next tile's first,
+/// so the windows of the last unit, in tile `t + tiles - 1`, end there). Empty (`begin >=
+/// stop`) when those are only a tile's empty last unit.
 #[inline(always)]
-pub fn fused_part_items(t: u32, start: u32, end: u32, tile_begin: u32, tile_end: u32) -> (u32, u32) {
-    let (first, last) = (start - t, end - 1 - t);
+pub fn fused_part_items(t: u32, tiles: u32, start: u32, end: u32, tile_begin: u32, tile_end: u32) -> (u32, u32) {
+    let (first, last) = (start - t, end - tiles - t);
     let begin = tile_begin.max(first.saturating_mul(FUSED_UNIT_ITEMS));
     let stop = tile_end.min(last.saturating_mul(FUSED_UNIT_ITEMS).saturating_add(FUSED_UNIT_ITEMS));
     (begin, stop)
@@ -148,8 +151,8 @@ pub fn fused_part_items(t: u32, start: u32, end: u32, tile_begin: u32, tile_end:
 /// [`fused_part_items`] with 64-bit destination indices (a tile's items may then start past
 /// 2^32, and one tile may hold more than 2^32 of them).
 #[inline(always)]
-pub fn fused_part_items_wide(t: u32, start: u32, end: u32, tile_begin: u64, tile_end: u64) -> (u64, u64) {
-    let (first, last) = ((start - t) as u64, (end - 1 - t) as u64);
+pub fn fused_part_items_wide(t: u32, tiles: u32, start: u32, end: u32, tile_begin: u64, tile_end: u64) -> (u64, u64) {
+    let (first, last) = ((start - t) as u64, (end - tiles - t) as u64);
     let begin = tile_begin.max(first * FUSED_UNIT_ITEMS as u64);
     let stop = tile_end.min((last + 1) * FUSED_UNIT_ITEMS as u64);
     (begin, stop)
@@ -174,8 +177,18 @@ mod tests {
     }
 
     /// Pass 2 over the plan, one unit per claim and then whole runs: every destination item is
-    /// produced exactly once, in order, and every part stays inside one tile and its windows.
+    /// produced exactly once, in order, and every part stays inside its tiles and windows;
+    /// with no tile listed, every one, and some.
     fn check_cover(tile_sums: &[u32]) {
+        check_cover_listed(tile_sums, |_| false);
+        check_cover_listed(tile_sums, |_| true);
+        check_cover_listed(tile_sums, |t| t % 3 != 1);
+    }
+
+    /// [`check_cover`] with the tiles `listed` says pass 1 listed: as pass 2's scheduler, a part
+    /// that starts in a listed tile runs on through the listed tiles after it that start inside
+    /// the claim, up to [`FUSED_CLAIM_UNITS`] tiles.
+    fn check_cover_listed(tile_sums: &[u32], listed: impl Fn(usize) -> bool) {
         let records = plan(tile_sums);
         let tiles = tile_sums.len();
         let units = records[tiles][1];
@@ -185,19 +198,29 @@ mod tests {
             let mut u = 0;
             while u < units {
                 let end = (u + claim).min(units);
-                // The scheduler: the tile of unit `u` is the last whose first unit is at most `u`.
-                let t = (0..tiles).rev().find(|&t| records[t][1] <= u).unwrap() as u32;
-                let part_end = end.min(records[t as usize + 1][1]);
-                let [tile_begin, tile_end] = [records[t as usize][0], records[t as usize + 1][0]];
-                let (begin, stop) = fused_part_items(t, u, part_end, tile_begin, tile_end);
-                if begin < stop {
-                    assert_eq!(begin, next, "sums {tile_sums:?}: a gap or an overlap before unit {u}");
-                    assert!(tile_begin <= begin && stop <= tile_end, "part outside its tile");
-                    let window = (u - t) * FUSED_UNIT_ITEMS;
-                    assert!(begin >= window, "part starts before its first window");
-                    next = stop;
+                // The claim's parts: the tile of unit `u` is the last whose first unit is at
+                // most `u`.
+                while u < end {
+                    let t = (0..tiles).rev().find(|&t| records[t][1] <= u).unwrap();
+                    let run = (0..FUSED_CLAIM_UNITS as usize)
+                        .take_while(|&k| t + k < tiles && listed(t + k) && (k == 0 || records[t + k][1] < end))
+                        .count();
+                    let n = run.max(1);
+                    let part_end = end.min(records[t + n][1]);
+                    let [tile_begin, tile_end] = [records[t][0], records[t + n][0]];
+                    let (begin, stop) = fused_part_items(t as u32, n as u32, u, part_end, tile_begin, tile_end);
+                    if begin < stop {
+                        assert_eq!(begin, next, "sums {tile_sums:?}: a gap or an overlap before unit {u}");
+                        assert!(tile_begin <= begin && stop <= tile_end, "part outside its tiles");
+                        let window = (u - t as u32) * FUSED_UNIT_ITEMS;
+                        assert!(begin >= window, "part starts before its first window");
+                        if claim <= FUSED_CLAIM_UNITS {
+                            assert!(stop - window <= claim * FUSED_UNIT_ITEMS, "part past its claim's windows");
+                        }
+                        next = stop;
+                    }
+                    u = part_end;
                 }
-                u = part_end;
             }
             assert_eq!(next, total, "sums {tile_sums:?}, claims of {claim}: items produced");
         }
@@ -260,7 +283,7 @@ mod tests {
             let t = (0..tiles).rev().find(|&t| records[t].1 <= u).unwrap() as u32;
             let part_end = end.min(records[t as usize + 1].1);
             let (tile_begin, tile_end) = (records[t as usize].0, records[t as usize + 1].0);
-            let (begin, stop) = fused_part_items_wide(t, u, part_end, tile_begin, tile_end);
+            let (begin, stop) = fused_part_items_wide(t, 1, u, part_end, tile_begin, tile_end);
             if begin < stop {
                 assert_eq!(begin, next, "sums {tile_sums:?}: a gap or an overlap before unit {u}");
                 assert!(tile_begin <= begin && stop <= tile_end && stop - begin <= 4 * FUSED_UNIT_ITEMS as u64);
@@ -279,8 +302,8 @@ mod tests {
         check_cover_wide(&[1, (1 << 33) + 4093, 2048, 0]);
         // Below 2^32 the wide and the 32-bit arithmetic agree.
         for (t, start, end, b, e) in [(0, 0, 1, 0, 5), (3, 5, 9, 2053, 10_000), (1, 2, 3, 4095, 4097)] {
-            let (nb, ne) = fused_part_items(t, start, end, b, e);
-            assert_eq!(fused_part_items_wide(t, start, end, b as u64, e as u64), (nb as u64, ne as u64));
+            let (nb, ne) = fused_part_items(t, 1, start, end, b, e);
+            assert_eq!(fused_part_items_wide(t, 1, start, end, b as u64, e as u64), (nb as u64, ne as u64));
         }
         assert!(fused_first_unit(FUSED_MAX_CAPACITY, 1 << 21) < u32::MAX);
     }

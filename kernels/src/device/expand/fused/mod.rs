@@ -93,7 +93,8 @@ pub const FUSED_PUSH_SCRATCH_U64: usize = WARPS as usize * FUSED_PUSH_TILES;
 /// [`crate::device::expand::ExpandView::wide`]).
 #[repr(C, align(16))]
 pub struct FusedShared<O = u32> {
-    /// The tile's non-empty sources in order, each as `[first item, source in the tile]`.
+    /// The part's tiles' non-empty sources in order, each as `[first item, source]` (the source
+    /// counted from the part's first tile's first).
     entries: [[O; 2]; FUSED_TILE as usize],
     /// A listed part's list slots, copied from pass 1's lists (16-byte aligned: after the
     /// entries).

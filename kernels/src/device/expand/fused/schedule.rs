@@ -120,18 +120,15 @@ impl Part {
     }
 
     /// The items of the part's tiles (whose items are `tile_begin..tile_end`) in the windows of
-    /// its units (unit `u` of tile `t` is window `u - t`): none when `begin >= stop`. Its
-    /// windows run from its first unit's in its first tile to its last unit's in its last
-    /// tile (a tile's last window is the next tile's first): those of units `start..end -
-    /// (tiles - 1)` of its first tile.
+    /// its units (see [`fused_part_items`]): none when `begin >= stop`.
     #[inline(always)]
     pub(super) fn items<O: Offset>(self, tile_begin: O, tile_end: O) -> (O, O) {
-        let (t, start, end) = (self.tile, self.start, self.end - (self.tiles() - 1));
+        let (t, n, start, end) = (self.tile, self.tiles(), self.start, self.end);
         if O::WIDE {
-            let (b, s) = fused_part_items_wide(t, start, end, tile_begin.to_u64(), tile_end.to_u64());
+            let (b, s) = fused_part_items_wide(t, n, start, end, tile_begin.to_u64(), tile_end.to_u64());
             (O::from_u64(b), O::from_u64(s))
         } else {
-            let (b, s) = fused_part_items(t, start, end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
+            let (b, s) = fused_part_items(t, n, start, end, tile_begin.to_u64() as u32, tile_end.to_u64() as u32);
             (O::from_u32(b), O::from_u32(s))
         }
     }
@@ -186,9 +183,11 @@ unsafe fn schedule<O: Offset>(v: &ExpandView, slot: *mut u32, claim: &mut Claim,
     // The part: the claim's units in tile `t`, and in the listed tiles after it when `t` is
     // listed.
     let run = (!ballot(listed && in_claim)).trailing_zeros();
-    let end = claim.units.end.min(shfl_idx(unit_end, run.max(1) - 1));
+    // Its tiles (`Part::tiles`), and where it ends: at the claim's end or its last tile's.
+    let n = run.max(1);
+    let end = claim.units.end.min(shfl_idx(unit_end, n - 1));
     let part = Part { start, end, tile: t, listed: run };
-    *claim = Claim { units: end..claim.units.end, next_tile: Some(t + run.max(1)) };
+    *claim = Claim { units: end..claim.units.end, next_tile: Some(t + n) };
     if lane_id() == 0 {
         part.store(slot);
     }

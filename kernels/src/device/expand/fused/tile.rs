@@ -15,12 +15,13 @@ use crate::arch::{
     lane_id, load_nc_u64, load_shared, load_shared_v2, load_shared_v4, shared_atomic_or_u32, store_shared_u32,
     store_shared_v2, store_shared_v4, sync_threads, thread_idx_x, warp_id, WARP_SIZE,
 };
-use crate::block::block_exclusive_sum;
+use crate::block::{block_exclusive_sum, BLOCK_SCAN_SCRATCH};
 use crate::device::expand::{ExpandView, Offset};
 use crate::warp::warp_inclusive_sum_u64;
 use core::ptr::{addr_of_mut, write_volatile};
 use warpwork_abi::expand::fused::{
-    fused_list_entry_parts, FUSED_CLAIM_UNITS, FUSED_LIST_WARP_ENTRIES, FUSED_UNIT_ITEMS,
+    fused_list_entry_parts, FUSED_CLAIM_UNITS, FUSED_LIST_HEAD_WORDS, FUSED_LIST_WARP_ENTRIES, FUSED_LIST_WORDS,
+    FUSED_UNIT_ITEMS,
 };
 
 /// The most destination items in one part: a claim's units.
@@ -30,8 +31,16 @@ pub(super) const BITMAP_WORDS: usize = ((PART_ITEMS + STEP) / 32) as usize;
 /// List slots a listed part reads at most: [`FUSED_LIST_WARP_ENTRIES`] per pass-1 warp of
 /// each of its tiles (at most [`FUSED_CLAIM_UNITS`]).
 pub(super) const LIST_SLOTS: usize = (FUSED_CLAIM_UNITS * WARPS * FUSED_LIST_WARP_ENTRIES) as usize;
-// `read_list` finds a pass-1 part's tile's first source as `(p & !(WARPS - 1)) << 8`.
+// `read_list` finds a pass-1 part's tile's first source as `(p & !(WARPS - 1)) << 8`, keeps
+// the sums before each of its up to 32 parts (and the part's) in the block scan's scratch, and
+// copies slots 16 bytes at a time (the lists start on 16-byte lines: see `fused_list_at`).
 const _: () = assert!(FUSED_TILE == WARPS << 8);
+const _: () = assert!(2 * (WARP_SIZE as usize) < 2 * BLOCK_SCAN_SCRATCH);
+const _: () = assert!(
+    FUSED_LIST_HEAD_WORDS.is_multiple_of(4)
+        && FUSED_LIST_WARP_ENTRIES.is_multiple_of(4)
+        && FUSED_LIST_WORDS.is_multiple_of(4)
+);
 /// A part ready to walk: its items `begin..stop` (none when `begin >= stop`) of the tile whose
 /// entries are in shared memory, the tile's first source and its entry count.
 #[derive(Clone, Copy)]
@@ -120,11 +129,11 @@ pub(super) unsafe fn scan_part<O: Offset>(
 
 /// A listed part (see [`warpwork_abi::expand::fused::FUSED_LIST_WARP_ENTRIES`]): its entries
 /// come from pass 1's lists of its tiles, so no counts are read and no block scan runs (every
-/// thread; [`scan_part`]'s barrier then ends it, as [`scan_tile`]). The threads copy the lists' slots (16 bytes
-/// at a time, whether or not they hold entries: the counts are not known yet) into shared
-/// memory while warp 0 scans the heads of the pass-1 parts (eight per tile) into the block
-/// scan's scratch (unused here): the entries and items before each part, and the part's. After
-/// the barrier, thread `i` writes slots `i, i + 288, ..` that hold entries.
+/// thread; [`scan_part`]'s barrier then ends it, as [`scan_tile`]). The threads copy the lists'
+/// slots (16 bytes at a time, whether or not they hold entries: the counts are not known yet)
+/// into shared memory while warp 0 scans the heads of the pass-1 parts (eight per tile) into
+/// the block scan's scratch (unused here): the entries and items before each part, and the
+/// part's. After the barrier, thread `i` writes slots `i, i + 288, ..` that hold entries.
 #[inline(always)]
 unsafe fn read_list<O: Offset>(
     v: &ExpandView,
