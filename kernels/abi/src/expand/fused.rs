@@ -6,7 +6,9 @@
 //! `first item / FUSED_UNIT_ITEMS + t` ([`fused_plan_record`]), so unit `u` of tile `t` is window
 //! `u - t`, and a tile that ends on a window boundary (or is empty) has one empty unit, which
 //! pass 2 skips ([`fused_part_items`]). Pass 2 claims runs of units; a claim's units in one tile
-//! are a *part*.
+//! are a *part*, and where that tile and the next ones the claim reaches are listed
+//! ([`FUSED_LIST_WARP_ENTRIES`]), its units in all of them (at most [`FUSED_CLAIM_UNITS`]
+//! tiles: every tile has a unit).
 
 use crate::WARP_SIZE;
 
