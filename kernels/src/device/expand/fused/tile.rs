@@ -41,8 +41,8 @@ const _: () = assert!(
         && FUSED_LIST_WARP_ENTRIES.is_multiple_of(4)
         && FUSED_LIST_WORDS.is_multiple_of(4)
 );
-/// A part ready to walk: its items `begin..stop` (none when `begin >= stop`) of the tile whose
-/// entries are in shared memory, the tile's first source and its entry count.
+/// A part ready to walk: its items `begin..stop` (none when `begin >= stop`) of the tiles whose
+/// entries are in shared memory, their first source and their entry count.
 #[derive(Clone, Copy)]
 pub(super) struct Span<O> {
     pub(super) first_src: u32,
@@ -51,7 +51,8 @@ pub(super) struct Span<O> {
     pub(super) stop: O,
 }
 
-/// The tile whose entries the block holds in shared memory (block-uniform), and how many.
+/// The tile whose entries alone the block holds in shared memory (block-uniform), and how
+/// many (none after a part of several tiles).
 #[derive(Clone, Copy)]
 pub(super) struct Held {
     tile: u32,
