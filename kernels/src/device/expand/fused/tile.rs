@@ -32,10 +32,12 @@ pub(super) const BITMAP_WORDS: usize = ((PART_ITEMS + STEP) / 32) as usize;
 /// each of its tiles (at most [`FUSED_CLAIM_UNITS`]).
 pub(super) const LIST_SLOTS: usize = (FUSED_CLAIM_UNITS * WARPS * FUSED_LIST_WARP_ENTRIES) as usize;
 // `read_list` finds a pass-1 part's tile's first source as `(p & !(WARPS - 1)) << 8`, keeps
-// the sums before each of its up to 32 parts (and the part's) in the block scan's scratch, and
-// copies slots 16 bytes at a time (the lists start on 16-byte lines: see `fused_list_at`).
+// the sums before each of its up to 32 parts in the block scan's scratch (`2 ·
+// BLOCK_SCAN_SCRATCH` words: the entries before each and the part's, `WARP_SIZE + 1` words,
+// then the items before each, `WARP_SIZE`), and copies slots 16 bytes at a time (the lists
+// start on 16-byte lines: see `fused_list_at`).
 const _: () = assert!(FUSED_TILE == WARPS << 8);
-const _: () = assert!(2 * (WARP_SIZE as usize) < 2 * BLOCK_SCAN_SCRATCH);
+const _: () = assert!((WARP_SIZE as usize + 1) + WARP_SIZE as usize <= 2 * BLOCK_SCAN_SCRATCH);
 const _: () = assert!(
     FUSED_LIST_HEAD_WORDS.is_multiple_of(4)
         && FUSED_LIST_WARP_ENTRIES.is_multiple_of(4)
