@@ -16,19 +16,14 @@
 //   cargo run --release -p warpwork-cpu-reference --example dump_counts -- counts
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o expand_unordered lab/expand_unordered.cu
 //   ./expand_unordered counts
-#include <cstdio>
-#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 #include <algorithm>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1);} } while (0)
+#include "expand_lab.cuh"
 
 struct Ctrl { uint32_t cursor, exits, heavy, open; };  // open: no entry before it has chunks left
 struct Heavy { uint32_t w, n, next, pad; };
-
-__global__ void hold(volatile uint32_t* flag) { while (*flag == 0) {} }
 
 // This lane's K sources of warp w: each one's first item in the warp (p), the lane's first
 // (excl) and the warp's total.
@@ -36,17 +31,10 @@ template <int K>
 __device__ __forceinline__ void warp_sources(const uint32_t* counts, uint32_t p1, uint32_t w, uint32_t lane,
                                              uint32_t (&p)[K], uint32_t& excl, uint32_t& total) {
   const uint32_t first = w * 32 * K + lane * K;
-  uint32_t c[K], sum = 0;
+  uint32_t c[K];
 #pragma unroll
-  for (int j = 0; j < K; j++) { c[j] = first + j < p1 ? counts[first + j] : 0; sum += c[j]; }
-  uint32_t incl = sum;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) { uint32_t y = __shfl_up_sync(~0u, incl, d); if (lane >= d) incl += y; }
-  total = __shfl_sync(~0u, incl, 31);
-  excl = incl - sum;
-  uint32_t r = excl;
-#pragma unroll
-  for (int j = 0; j < K; j++) { p[j] = r; r += c[j]; }
+  for (int j = 0; j < K; j++) c[j] = first + j < p1 ? counts[first + j] : 0;
+  warp_scan_counts<K>(c, lane, p, excl, total);
 }
 
 // Items begin..end of warp w (whose items start at base), 32 at a time.

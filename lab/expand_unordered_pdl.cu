@@ -19,15 +19,11 @@
 //   ./expand_unordered_pdl counts              # floors, then every distribution at 2^16 and 2^18
 //   ./expand_unordered_pdl counts small        # only the distributions whose name holds "small"
 //   PACED=1 ./expand_unordered_pdl counts floors  # floors only, no held stream (for a profiler)
-#include <cstdio>
-#include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 #include <algorithm>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s (line %d)\n", #x, cudaGetErrorString(e), __LINE__); exit(1);} } while (0)
+#include "expand_lab.cuh"
 
 struct __align__(128) Ctrl {
   uint32_t cursor; uint32_t pad0[31];
@@ -35,7 +31,6 @@ struct __align__(128) Ctrl {
 };
 struct Heavy { uint32_t w, base, n, next; };
 
-__global__ void hold(volatile uint32_t* flag) { while (*flag == 0) {} }
 __global__ void empty_kernel() {}
 __global__ void fill(uint4* out, uint32_t n4) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) out[i] = make_uint4(i, i, i, i);
@@ -60,7 +55,7 @@ template <int K>
 __device__ __forceinline__ void warp_sources(const uint32_t* counts, uint32_t p1, uint32_t w, uint32_t lane,
                                              uint32_t (&p)[K], uint32_t& excl, uint32_t& total) {
   const uint32_t first = w * 32 * K + lane * K;
-  uint32_t c[K], sum = 0;
+  uint32_t c[K];
   if (K == 4 && first + 4 <= p1) {
     const uint4 v = *reinterpret_cast<const uint4*>(counts + first);
     c[0] = v.x; c[K > 1 ? 1 : 0] = v.y; c[K > 2 ? 2 : 0] = v.z; c[K > 3 ? 3 : 0] = v.w;
@@ -68,16 +63,7 @@ __device__ __forceinline__ void warp_sources(const uint32_t* counts, uint32_t p1
 #pragma unroll
     for (int j = 0; j < K; j++) c[j] = first + j < p1 ? counts[first + j] : 0;
   }
-#pragma unroll
-  for (int j = 0; j < K; j++) sum += c[j];
-  uint32_t incl = sum;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) { uint32_t y = __shfl_up_sync(~0u, incl, d); if (lane >= d) incl += y; }
-  total = __shfl_sync(~0u, incl, 31);
-  excl = incl - sum;
-  uint32_t r = excl;
-#pragma unroll
-  for (int j = 0; j < K; j++) { p[j] = r; r += c[j]; }
+  warp_scan_counts<K>(c, lane, p, excl, total);
 }
 
 // Item idx of the warp: its lane L and that lane's source s, and its local number.
