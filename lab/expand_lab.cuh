@@ -1,6 +1,7 @@
 // What the expansion prototypes of this folder share (included by `expand_unordered.cu` and
 // `expand_unordered_pdl.cu`): the error check, the kernel that holds the stream while a timed
-// launch is queued, and the warp's scan of its lanes' counts.
+// launch is queued, the warp's scan of its lanes' counts, and the election of the grid's last
+// block.
 #pragma once
 #include <cstdio>
 #include <cstdint>
@@ -29,4 +30,19 @@ __device__ __forceinline__ void warp_scan_counts(const uint32_t (&c)[K], uint32_
   uint32_t r = excl;
 #pragma unroll
   for (int j = 0; j < K; j++) { p[j] = r; r += c[j]; }
+}
+
+// True in every thread of the last block of the grid to get here (each block counts itself out
+// in `exits`): that block resets the launch's shared words for the next launch, after seeing
+// every other block's writes (the fences on both sides of the count).
+__device__ __forceinline__ bool last_block_out(uint32_t* exits) {
+  __shared__ uint32_t last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(exits, 1) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
 }

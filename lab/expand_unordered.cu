@@ -107,15 +107,7 @@ __global__ void __launch_bounds__(256) once_atomic(const uint32_t* __restrict__ 
     walk<K>(hw, lane, hp, hexcl, c * CHUNK, min((c + 1) * CHUNK, htotal), hb, out);
   }
   // The last block out clears the list and the counters for the next launch.
-  __shared__ uint32_t last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(&ctrl->exits, 1) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (last) {
-    __threadfence();
+  if (last_block_out(&ctrl->exits)) {
     const uint32_t heavy = *(volatile uint32_t*)&ctrl->heavy;
     for (uint32_t i = threadIdx.x; i < heavy; i += blockDim.x) list[i] = Heavy{0, 0, 0, 0};
     if (threadIdx.x == 0) { ctrl->cursor = 0; ctrl->exits = 0; ctrl->heavy = 0; ctrl->open = 0; }

@@ -175,15 +175,7 @@ __global__ void __launch_bounds__(256) helper(const uint32_t* __restrict__ count
     warp_sources<K>(counts, p1, hw, lane, hp, hexcl, htotal);
     walk2<K>(hw * 32 * K, lane, hp, hexcl, c * CHUNK, min((c + 1) * CHUNK, htotal), hb, out);
   }
-  __shared__ uint32_t last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(&ctrl->exits, 1) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (last) {
-    __threadfence();
+  if (last_block_out(&ctrl->exits)) {
     const uint32_t h = *(volatile uint32_t*)&ctrl->heavy;
     for (uint32_t i = threadIdx.x; i < h; i += blockDim.x) list[i] = Heavy{0, 0, 0, 0};
     if (threadIdx.x == 0) { ctrl->cursor = 0; ctrl->classified = 0; ctrl->heavy = 0; ctrl->open = 0; ctrl->exits = 0; }
