@@ -125,6 +125,10 @@ void run(const std::string& name, int lg, const std::vector<uint32_t>& h, int re
   CK(cudaMalloc(&wbase, 4ull * blocks * 8)); CK(cudaMalloc(&q, sizeof(Heavy) * qn));
   CK(cudaMemcpy(d_counts, h.data(), 4ull * p1, cudaMemcpyHostToDevice)); CK(cudaMemset(ctrl, 0, sizeof(Ctrl)));
   CK(cudaMemset(q, 0, sizeof(Heavy) * qn));
+  // Those memsets run on the legacy default stream, asynchronously, and the launches' stream is a
+  // non-blocking one that does not wait for it: the first launch could start on stale control
+  // words left in reused memory (a wrong result, or a launch that never ends).
+  CK(cudaDeviceSynchronize());
   uint32_t* flag; CK(cudaHostAlloc(&flag, 4, cudaHostAllocMapped));
   cudaStream_t st; CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));

@@ -216,6 +216,10 @@ void run(const std::string& name, int lg, const std::vector<uint32_t>& h, int re
   CK(cudaMalloc(&q, sizeof(Heavy) * (nwarps + 1)));
   CK(cudaMemcpy(d_counts, h.data(), 4ull * p1, cudaMemcpyHostToDevice)); CK(cudaMemset(ctrl, 0, sizeof(Ctrl)));
   CK(cudaMemset(q, 0, sizeof(Heavy) * (nwarps + 1)));
+  // Those memsets run on the legacy default stream, asynchronously, and the launches' stream is a
+  // non-blocking one that does not wait for it: the first launch could start on stale control
+  // words left in reused memory (a wrong result, or a launch that never ends).
+  CK(cudaDeviceSynchronize());
   const uint32_t gb = g_sms * gmul;
   auto launch = [&]() {
     light<K, BUDGET, CHUNK, PERBLOCK><<<blocks, 256, 0, st>>>(d_counts, p1, out, ctrl, q);
