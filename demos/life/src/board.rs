@@ -12,7 +12,7 @@ mod band;
 mod launch;
 mod population;
 #[cfg(feature = "nccl")]
-pub(crate) use band::CurrentRows;
+pub(crate) use band::{CurrentRows, WindowOut};
 
 /// A Life board on the GPU, advanced by one chosen [`Kernel`]. It borrows the [`Gpu`] handle
 /// (its launches go to that handle's stream) and holds the Life kernels, looked up when the board
@@ -297,7 +297,7 @@ impl<'g> Life<'g> {
         let mut left = generations;
         while left > 0 {
             let gens = self.launch_generations(left);
-            self.launch(gens, self.height, None)?;
+            self.launch(gens, self.height, None, None)?;
             self.cur ^= 1;
             self.generation += gens as u64;
             left -= gens as u64;
@@ -348,7 +348,7 @@ impl<'g> Life<'g> {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn grid(&self) -> Result<BitGrid> {
-        transfer::download(self.gpu, self.boards.get(self.cur), self.width, self.height)
+        transfer::download(self.gpu, self.boards.get(self.cur), 0, self.width, self.height)
     }
 
     /// Live cells of the current generation, counted on the device (one reduction; only the

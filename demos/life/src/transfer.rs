@@ -44,9 +44,14 @@ fn walk<T>(items: &mut [T], per_row: usize, (mut y, mut x): (usize, usize), mut 
 }
 
 /// `n` row-major elements in rows of `per_row` on the device, element `(y, x)` being `f(y, x)`,
-/// converted [`CHUNK`] elements at a time.
-fn upload_chunked<T: Pod>(gpu: &Gpu, n: usize, per_row: usize, f: impl Fn(usize, usize) -> T) -> Result<CudaSlice<T>> {
-    let mut board = gpu.zeros::<T>(n)?;
+/// converted [`CHUNK`] elements at a time, followed by `spare` zeroed elements.
+fn upload_chunked<T: Pod>(
+    gpu: &Gpu,
+    (n, spare): (usize, usize),
+    per_row: usize,
+    f: impl Fn(usize, usize) -> T,
+) -> Result<CudaSlice<T>> {
+    let mut board = gpu.zeros::<T>(padded(n, spare)?)?;
     let mut host = host_buffer::<T>(CHUNK.min(n))?;
     for (first, len, y, x) in chunks(n, per_row) {
         walk(&mut host[..len], per_row, (y, x), |y, x, out| *out = f(y, x));
@@ -55,17 +60,19 @@ fn upload_chunked<T: Pod>(gpu: &Gpu, n: usize, per_row: usize, f: impl Fn(usize,
     Ok(board)
 }
 
-/// Reads a device board of `per_row` elements a row back into a `width × height` board,
-/// `put(row, x, element)` setting element `x`'s bits of its row, [`CHUNK`] elements at a time.
+/// Reads rows `first_row ..` of a device board of `per_row` elements a row back into a
+/// `width × height` board, `put(row, x, element)` setting element `x`'s bits of its row,
+/// [`CHUNK`] elements at a time.
 fn download_chunked<T: Pod>(
     gpu: &Gpu,
-    board: &CudaSlice<T>,
+    (board, first_row): (&CudaSlice<T>, usize),
     (width, height): (usize, usize),
     per_row: usize,
     put: impl Fn(&mut [u64], usize, T),
 ) -> Result<BitGrid> {
     let mut grid = readback_grid(width, height)?;
     let n = per_row * height;
+    let board = rows_of(board, first_row * per_row, n)?;
     let mut host = host_buffer::<T>(CHUNK.min(n))?;
     for (first, len, y, x) in chunks(n, per_row) {
         gpu.download_into(&board.slice(first..first + len), &mut host[..len])?;
@@ -75,10 +82,10 @@ fn download_chunked<T: Pod>(
 }
 
 /// `grid` as one `T` per cell (`alive` or zero) on the device, converted [`CHUNK`] cells at a
-/// time.
-fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T) -> Result<CudaSlice<T>> {
+/// time, followed by `spare_rows` zeroed rows.
+fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T, spare_rows: usize) -> Result<CudaSlice<T>> {
     let w = grid.width();
-    upload_chunked(gpu, w * grid.height(), w, |y, x| {
+    upload_chunked(gpu, (w * grid.height(), w * spare_rows), w, |y, x| {
         if grid.row(y)[x / 64] >> (x % 64) & 1 != 0 {
             alive
         } else {
@@ -90,7 +97,7 @@ fn upload_cells<T: Pod>(gpu: &Gpu, grid: &BitGrid, alive: T) -> Result<CudaSlice
 /// Reads one `T` per cell back into a board (`is_alive` decides), [`CHUNK`] cells at a time.
 fn download_cells<T: Pod>(
     gpu: &Gpu,
-    board: &CudaSlice<T>,
+    board: (&CudaSlice<T>, usize),
     size: (usize, usize),
     is_alive: impl Fn(T) -> bool,
 ) -> Result<BitGrid> {
@@ -185,24 +192,45 @@ impl Board {
     }
 }
 
-/// `grid` on the device in `layout`: one board.
-pub(crate) fn upload_board(gpu: &Gpu, layout: Layout, grid: &BitGrid) -> Result<Board> {
+/// `grid` on the device in `layout`: one board, followed by `spare_rows` zeroed rows (room for
+/// a band kept once to move in: [`crate::Bands::with_window`]).
+pub(crate) fn upload_board(gpu: &Gpu, layout: Layout, grid: &BitGrid, spare_rows: usize) -> Result<Board> {
     let (w, h) = (grid.width(), grid.height());
+    let per_row = elements_per_row(layout, w);
     Ok(match layout {
-        Layout::U32 => Board::U32(upload_cells(gpu, grid, 1u32)?),
-        Layout::U8 => Board::U8(upload_cells(gpu, grid, 1u8)?),
+        Layout::U32 => Board::U32(upload_cells(gpu, grid, 1u32, spare_rows)?),
+        Layout::U8 => Board::U8(upload_cells(gpu, grid, 1u8, spare_rows)?),
         // Rows of whole 64-bit words are rows of whole 32-bit words: no conversion.
-        Layout::Bits32 if w % 64 == 0 => Board::Bits32(gpu.upload::<u32>(bytemuck::cast_slice(grid.words()))?),
+        Layout::Bits32 if w % 64 == 0 => {
+            Board::Bits32(upload_words(gpu, bytemuck::cast_slice(grid.words()), per_row * spare_rows)?)
+        }
         // Each row ends with half a 64-bit word: drop the padding half, a chunk at a time.
-        Layout::Bits32 => Board::Bits32(upload_chunked(gpu, w / 32 * h, w / 32, |y, wx| word32(grid, y, wx))?),
-        Layout::Bits64 => Board::Bits64(gpu.upload(grid.words())?),
+        Layout::Bits32 => Board::Bits32(upload_chunked(gpu, (per_row * h, per_row * spare_rows), per_row, |y, wx| {
+            word32(grid, y, wx)
+        })?),
+        Layout::Bits64 => Board::Bits64(upload_words(gpu, grid.words(), per_row * spare_rows)?),
     })
+}
+
+/// `n + spare` elements, or an error where that overflows.
+fn padded(n: usize, spare: usize) -> Result<usize> {
+    n.checked_add(spare).ok_or_else(|| Error::InvalidInput(format!("a board of {n} elements and {spare} more")))
+}
+
+/// `data` copied as it is into the first elements of a device buffer `spare` elements longer.
+fn upload_words<T: Pod>(gpu: &Gpu, data: &[T], spare: usize) -> Result<CudaSlice<T>> {
+    if spare == 0 {
+        return gpu.upload(data);
+    }
+    let mut board = gpu.zeros(padded(data.len(), spare)?)?;
+    gpu.upload_into(data, &mut board.slice_mut(..data.len()))?;
+    Ok(board)
 }
 
 /// The two boards of `layout` holding `grid`. `sparse` needs both equal at the start (its
 /// skipped writes rely on it); the other kernels overwrite the second before reading it.
 pub(super) fn upload(gpu: &Gpu, layout: Layout, sparse: bool, grid: &BitGrid) -> Result<Boards> {
-    Ok(match upload_board(gpu, layout, grid)? {
+    Ok(match upload_board(gpu, layout, grid, 0)? {
         Board::U32(a) => {
             let mut b = gpu.zeros(a.len())?;
             if sparse {
@@ -225,28 +253,47 @@ pub(super) fn upload(gpu: &Gpu, layout: Layout, sparse: bool, grid: &BitGrid) ->
     })
 }
 
-/// `board`, of `width × height` cells, read back (waits for the GPU).
-pub(crate) fn download(gpu: &Gpu, board: BoardRef<'_>, width: usize, height: usize) -> Result<BitGrid> {
+/// Rows `first_row .. first_row + height` of `board`, a device board of `width` cells a row,
+/// read back (waits for the GPU).
+pub(crate) fn download(
+    gpu: &Gpu,
+    board: BoardRef<'_>,
+    first_row: usize,
+    width: usize,
+    height: usize,
+) -> Result<BitGrid> {
+    let size = (width, height);
     match board {
-        BoardRef::U32(b) => download_cells(gpu, b, (width, height), |c| c & 1 != 0),
-        BoardRef::U8(b) => download_cells(gpu, b, (width, height), |c| c != 0),
-        BoardRef::Bits32(b) if width.is_multiple_of(64) => download_words(gpu, b, width, height),
-        BoardRef::Bits32(b) => download_chunked(gpu, b, (width, height), width / 32, |row, wx, word| {
+        BoardRef::U32(b) => download_cells(gpu, (b, first_row), size, |c| c & 1 != 0),
+        BoardRef::U8(b) => download_cells(gpu, (b, first_row), size, |c| c != 0),
+        BoardRef::Bits32(b) if width.is_multiple_of(64) => download_words(gpu, (b, first_row), size),
+        BoardRef::Bits32(b) => download_chunked(gpu, (b, first_row), size, width / 32, |row, wx, word| {
             row[wx / 2] |= (word as u64) << (32 * (wx % 2))
         }),
-        BoardRef::Bits64(b) => download_words(gpu, b, width, height),
+        BoardRef::Bits64(b) => download_words(gpu, (b, first_row), size),
     }
 }
 
-/// A board whose rows are whole 64-bit words on the device, copied straight into its words.
-fn download_words<T: Pod>(gpu: &Gpu, board: &CudaSlice<T>, width: usize, height: usize) -> Result<BitGrid> {
-    let n = width.div_ceil(64) * height;
-    let bytes = board.len() * size_of::<T>();
-    if bytes != n * 8 {
-        return Err(Error::InvalidInput(format!("device board of {bytes} bytes is not {width}x{height}")));
+/// Elements `first .. first + n` of a device board, or an error where it is shorter.
+fn rows_of<T>(board: &CudaSlice<T>, first: usize, n: usize) -> Result<CudaView<'_, T>> {
+    match first.checked_add(n) {
+        Some(end) if end <= board.len() => Ok(board.slice(first..end)),
+        _ => Err(Error::InvalidInput(format!("a device board of {} elements has no {n} from {first}", board.len()))),
     }
-    let mut words = zeroed_vec(n, "Life board")?;
-    gpu.download_into(board, bytemuck::cast_slice_mut::<u64, T>(&mut words))?;
+}
+
+/// Rows `first_row ..` of a device board whose rows are whole 64-bit words, copied straight
+/// into a board's words.
+fn download_words<T: Pod>(
+    gpu: &Gpu,
+    (board, first_row): (&CudaSlice<T>, usize),
+    (width, height): (usize, usize),
+) -> Result<BitGrid> {
+    // Elements of the board per 64-bit word of a row.
+    let (row_words, per_word) = (width.div_ceil(64), 8 / size_of::<T>());
+    let rows = rows_of(board, first_row * row_words * per_word, row_words * height * per_word)?;
+    let mut words = zeroed_vec(row_words * height, "Life board")?;
+    gpu.download_into(&rows, bytemuck::cast_slice_mut::<u64, T>(&mut words))?;
     BitGrid::from_words(width, height, words)
 }
 

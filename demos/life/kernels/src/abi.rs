@@ -110,7 +110,8 @@ pub mod kernels {
     /// written in by the host): `(src, dst, words_per_row, height)`.
     pub const BIT32: &str = "life_bit32";
     /// One bit per cell, 64 per lane, one generation per launch, the rule in its `lop3` tables:
-    /// `(src, dst, words_per_row, height, strip_rows)`.
+    /// `(src, dst, words_per_row, height, strip_rows, out_row0, out_rows)`, writing output rows
+    /// `out_row0 .. out_row0 + out_rows ≤ height` of the torus to `dst`'s first `out_rows` rows.
     pub const BIT64_T1: &str = "life_bit64_t1";
     /// As [`BIT64_T1`], 2 generations per launch.
     pub const BIT64_T2: &str = "life_bit64_t2";

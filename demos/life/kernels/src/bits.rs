@@ -200,8 +200,11 @@ impl<P: Stages> Stages for Link<P> {
 /// first output row and ends `P::LEN` rows below its last (the vertical halo); rows and words wrap
 /// around the torus, so any size works (a board narrower than the warp repeats periodically).
 ///
+/// The strip's output row `strip_row0 + i` goes to row `i` of `dst`.
+///
 /// # Safety
-/// `src`/`dst` hold `words_per_row · height` 64-bit words and differ; `rows ≥ 1`,
+/// `src` holds `words_per_row · height` 64-bit words, `dst` `words_per_row · rows`, and they do
+/// not overlap; `rows ≥ 1`,
 /// `strip_row0 < height`, `first_word < words_per_row`; `rows + 3·P::LEN ≤ 2^32` (the steps are
 /// counted in `u32`; the host's `Kernel::check_size` bounds `height` so). Every lane of the warp
 /// calls this with the same strip.
@@ -225,7 +228,7 @@ pub unsafe fn bit64_strip<P: Stages, const SKEW: bool, R: SlicedRule>(
     let inputs = rows + 2 * g;
     // Input row 0 is `g` rows above the strip (mod height).
     let mut in_row = ((strip_row0 as u64 + height as u64 * g as u64 - g as u64) % height as u64) as u32;
-    let mut out_row = strip_row0;
+    let mut out_row = 0u32;
     let load = |row: u32| {
         let v = *src.add(row as usize * wpr + word);
         [v as u32, (v >> 32) as u32]

@@ -110,24 +110,31 @@ unsafe fn bit32_launch<R: SlicedRule>(src: *const u32, dst: *mut u32, words_per_
 
 /// One bit per cell, 64 per lane, `P::LEN` generations per launch: 1D launch of whole warps, warp
 /// `w` takes column chunk `w % chunks` (of [`BIT64_OUT_LANES`] words) of row strip `w / chunks`
-/// (of `strip_rows` rows).
+/// (of `strip_rows` rows) of the output rows `out_row0 .. out_row0 + out_rows` of the torus of
+/// `height` rows, which go to `dst`'s rows `0 .. out_rows` (the whole board: `0` and `height`;
+/// a window of a band kept once: its middle rows, straight into the band).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn bit64_launch<P: Stages, const SKEW: bool, R: SlicedRule>(
     src: *const u64,
     dst: *mut u64,
     words_per_row: u32,
     height: u32,
     strip_rows: u32,
+    out_row0: u32,
+    out_rows: u32,
     rule: R,
 ) {
     let chunks = words_per_row.div_ceil(BIT64_OUT_LANES) as u64;
-    let strips = height.div_ceil(strip_rows) as u64;
+    let strips = out_rows.div_ceil(strip_rows) as u64;
     let warp = global_thread_idx() / 32;
     if warp < chunks * strips {
         let (chunk, strip) = ((warp % chunks) as u32, (warp / chunks) as u32);
-        let row0 = strip * strip_rows;
-        let rows = strip_rows.min(height - row0);
-        bit64_strip::<P, SKEW, R>(src, dst, words_per_row, height, chunk * BIT64_OUT_LANES, row0, rows, rule);
+        let first = strip * strip_rows;
+        let rows = strip_rows.min(out_rows - first);
+        let out = dst.add(first as usize * words_per_row as usize);
+        let first_word = chunk * BIT64_OUT_LANES;
+        bit64_strip::<P, SKEW, R>(src, out, words_per_row, height, first_word, out_row0 + first, rows, rule);
     }
 }
 
@@ -142,8 +149,10 @@ macro_rules! bit64_kernel {
             words_per_row: u32,
             height: u32,
             strip_rows: u32,
+            out_row0: u32,
+            out_rows: u32,
         ) {
-            bit64_launch::<$gens, $skew, _>(src, dst, words_per_row, height, strip_rows, Lut);
+            bit64_launch::<$gens, $skew, _>(src, dst, words_per_row, height, strip_rows, out_row0, out_rows, Lut);
         }
 
         #[no_mangle]
@@ -153,8 +162,10 @@ macro_rules! bit64_kernel {
             words_per_row: u32,
             height: u32,
             strip_rows: u32,
+            out_row0: u32,
+            out_rows: u32,
         ) {
-            bit64_launch::<$gens, $skew, _>(src, dst, words_per_row, height, strip_rows, Conway);
+            bit64_launch::<$gens, $skew, _>(src, dst, words_per_row, height, strip_rows, out_row0, out_rows, Conway);
         }
     )*};
 }

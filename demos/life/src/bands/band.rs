@@ -1,9 +1,8 @@
 //! One rank's band: a [`Life`] of its `h + 2d` rows (two boards), or the band kept once and
 //! stepped through windows ([`Windowed`]).
 
-use super::exchange::BandRows;
+use super::exchange::{BandBoard, BandRows};
 use super::window::Windowed;
-use crate::board::CurrentRows;
 use crate::{BitGrid, Kernel, Life, Result, Rule};
 use warpwork::Gpu;
 
@@ -76,7 +75,7 @@ impl<'g> Band<'g> {
 }
 
 impl BandRows for Band<'_> {
-    fn band_rows(&mut self) -> (CurrentRows<'_>, usize, &Gpu) {
+    fn band_rows(&mut self) -> BandBoard<'_> {
         match self {
             Band::Whole(life) => life.band_rows(),
             Band::Windowed(w) => w.band_rows(),

@@ -24,13 +24,14 @@
 //! **Windows.** Each band keeps two boards of `h + 2d` rows, as a `Life` does (the kernels read
 //! one and write the other). For a board whose bands do not fit twice (2^20 × 2^20 cells is
 //! 128 GiB bit-packed: 64 GiB a band on two GPUs, 128 GiB with its second board),
-//! [`Bands::with_window`] keeps each band once and steps it `R` rows at a time: each window of
-//! `R + 2d` band rows is stepped as a torus of its own in two small scratch boards (its first
-//! launch reads the band in place) and its middle `R` rows, exact after `e ≤ d` generations,
-//! are copied back once the next window has read the rows it shares with them. That costs one
-//! more read and write of the band per round of `d` generations (with one launch per round,
-//! about twice the memory traffic; deeper halos spread it over more launches) and `2d` rows
-//! recomputed per window: use it when the two boards do not fit.
+//! [`Bands::with_window`] keeps each band once, with `R + d` rows of room, and steps it `R`
+//! rows at a time: each window of `R + 2d` band rows is stepped as a torus of its own (its
+//! first launch reads the band in place, later launches use two small scratch boards) and its
+//! middle `R` rows, exact after `e ≤ d` generations, go to the band's other place, `R + d` rows
+//! up or down, where no window of the round reads: the `bit64` kernels write them there
+//! themselves, so that the memory traffic is that of two boards; the other kernels' windows are
+//! copied there (one more read and write of the band per round). Each window recomputes `2d`
+//! rows and adds a launch's start and tail: use windows when the two boards do not fit.
 //!
 //! The board type is `BandedLife` (with the feature `nccl`): made from a [`BitGrid`](crate::BitGrid)
 //! or at random, stepped, counted and read back like a [`Life`](crate::Life), and equal to it
@@ -124,11 +125,13 @@ impl Bands {
 
     /// Keeps each band once on its GPU and steps it through windows of `rows` of its rows at a
     /// time, for boards whose bands do not fit twice (see the [module docs](self)): the band
-    /// takes `h + 2·halo` rows and two windows `rows + 2·halo` rows each, instead of two boards
-    /// of `h + 2·halo` rows. Each window is stepped as a board of its own and its result copied
-    /// back into the band: one more read and write of the band per round of `halo`
-    /// generations, and `2·halo` rows recomputed per window. [`Bands::split`] checks `rows`: at
-    /// least the halo, a window of `rows + 2·halo` rows the kernel can run, not `sparse`.
+    /// takes `h + 2·halo` rows, `rows + halo` rows more to move into and two windows of
+    /// `rows + 2·halo` rows, instead of two boards of `h + 2·halo` rows. Each window is stepped
+    /// as a board of its own and its own rows written into the band's next place (by the
+    /// `bit64` kernels themselves, with the memory traffic of two boards; copied for the
+    /// others), and `2·halo` rows are recomputed per window.
+    /// [`Bands::split`] checks `rows`: at least the halo, a window of `rows + 2·halo` rows the
+    /// kernel can run, not `sparse`.
     ///
     /// ```
     /// use warpwork_life::{Bands, Kernel};
@@ -208,7 +211,7 @@ impl Bands {
         if let Some(r) = self.window {
             ensure_input!(
                 r >= d,
-                "a window of {r} rows is shorter than the {d}-row halo (a window's copy back would overwrite rows the next window still reads)"
+                "a window of {r} rows is shorter than the {d}-row halo (it would recompute more halo rows than it keeps)"
             );
             ensure_input!(
                 self.kernel != Kernel::Sparse,

@@ -77,24 +77,32 @@ fn exchange(bands: &mut [cpu::BitGrid], heights: &[usize], d: usize) {
 }
 
 /// A band board of `h` own rows and `d`-row halos stepped `e ≤ d` generations through windows
-/// of `r` own rows, in the order the GPU does it: each window's input is read from the band
-/// before the window stepped before it is copied back (see `window.rs`).
-fn windowed_step(band: &mut cpu::BitGrid, h: usize, d: usize, r: usize, rule: crate::Rule, e: u64) {
-    let (w, wpr) = (band.width(), band.words_per_row());
-    let mut words = band.words().to_vec();
-    let mut pending: Option<(Range<usize>, Vec<u64>)> = None;
-    for own in windows(h, r) {
+/// of `r` own rows as the GPU does it (see `window.rs`): in a store of `G = min(r, h) + d` rows
+/// more, from store row `G` to row 0 when `up`, else from 0 to `G`, each window read from the
+/// store and its own rows written to the band's new place before the next window is read.
+/// The store's other rows start poisoned; the halos at the new place stay stale (the exchange
+/// refreshes them).
+fn windowed_step(band: &mut cpu::BitGrid, (h, d, r): (usize, usize, usize), rule: crate::Rule, e: u64, up: bool) {
+    let (w, wpr, g) = (band.width(), band.words_per_row(), r.min(h) + d);
+    let (from, to) = if up { (g, 0) } else { (0, g) };
+    let mut store = vec![u64::MAX; (h + 2 * d + g) * wpr];
+    store[from * wpr..(from + h + 2 * d) * wpr].copy_from_slice(band.words());
+    let mut order: Vec<Range<usize>> = windows(h, r).collect();
+    if !up {
+        order.reverse();
+    }
+    for own in order {
         let height = own.len() + 2 * d;
-        let input = words[own.start * wpr..(own.start + height) * wpr].to_vec();
+        let first = (from + own.start) * wpr;
+        let input = store[first..first + height * wpr].to_vec();
         let out = cpu::step_with(&cpu::BitGrid::from_words(w, height, input).unwrap(), rule, e);
-        if let Some((prev, rows)) = pending.take() {
-            words[(d + prev.start) * wpr..(d + prev.end) * wpr].copy_from_slice(&rows);
-        }
-        pending = Some((own.clone(), rows_of(&out, d..d + own.len()).to_vec()));
+        let at = (to + d + own.start) * wpr;
+        // One launch may read the window and write its rows at once: they must not overlap.
+        let (read, write) = (first..first + height * wpr, at..at + own.len() * wpr);
+        assert!(write.end <= read.start || read.end <= write.start, "window {own:?} writes rows it reads");
+        store[at..at + own.len() * wpr].copy_from_slice(rows_of(&out, d..d + own.len()));
     }
-    if let Some((last, rows)) = pending {
-        words[(d + last.start) * wpr..(d + last.end) * wpr].copy_from_slice(&rows);
-    }
+    let words = store[to * wpr..(to + h + 2 * d) * wpr].to_vec();
     *band = cpu::BitGrid::from_words(w, h + 2 * d, words).unwrap();
 }
 
@@ -131,16 +139,19 @@ fn bands_on_the_cpu_reference_give_the_whole_boards_cells() {
                     .map(|r| to_cpu(band_board(&Source::Grid(&start), w, h, r.clone(), d).unwrap()))
                     .collect();
                 let mut whole = to_cpu(start);
+                // Each band kept once starts at the top of its store and moves every round.
+                let mut up = false;
                 for n in [1u64, 5, 7, 24] {
                     let mut left = n;
                     while left > 0 {
                         let e = left.min(d as u64);
                         for (b, &bh) in bands.iter_mut().zip(&heights) {
                             match window {
-                                Some(r) => windowed_step(b, bh, d, r, rule, e),
+                                Some(r) => windowed_step(b, (bh, d, r), rule, e, up),
                                 None => *b = cpu::step_with(b, rule, e),
                             }
                         }
+                        up = !up;
                         exchange(&mut bands, &heights, d);
                         left -= e;
                     }

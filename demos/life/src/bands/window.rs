@@ -1,26 +1,29 @@
 //! A band kept once on its GPU ([`Bands::with_window`](super::Bands::with_window)): one board
-//! of `h + 2d` rows (its *store*, laid out as a [`Life`]'s band board: top halo, own rows,
-//! bottom halo), stepped a window of rows at a time through a small [`Life`] of two scratch
-//! boards.
+//! (its *store*) holding the band's `h + 2d` rows (laid out as a [`Life`]'s band board: top
+//! halo, own rows, bottom halo) and `G = min(R, h) + d` spare rows, stepped a window of `R`
+//! rows at a time through a small [`Life`] of two scratch boards.
 //!
-//! A round of `e ≤ d` generations, after the halo exchange, takes the band's own rows in
-//! windows of `R` rows (the last one shorter; [`windows`]). Window `k` starts at own row `s`:
-//! its input is the `R_k + 2d` store rows from store row `s` (own rows `s − d .. s + R_k + d`,
-//! contiguous in the store), which the first launch of the round reads in place; the later
-//! launches ping-pong in the scratch boards. The window is a torus of its own, so after
-//! `e ≤ d` generations its middle `R_k` rows are exact (as a band's own rows are). They are
-//! copied back into the store only after the first launch of window `k + 1` has been issued:
-//! window `k + 1` reads the last `d` own rows of window `k` as they were before the round, and
-//! the stream runs the copy after that launch. The copy must not reach rows a later window
-//! reads: the input of window `k + 2` starts at own row `s + 2R − d`, at or past the copy's
-//! end `s + R` exactly when `R ≥ d`, which the plan checks. The last window is copied back
-//! after the loop.
+//! The band sits at store row `top`, `0` or `G`, and moves to the other place every round. A
+//! round of `e ≤ d` generations, after the halo exchange, takes the band's own rows in windows
+//! ([`windows`]; the last one may be shorter), in order when the band moves up and in reverse
+//! when it moves down. Window `k`, own rows `s .. s + R_k`, reads the `R_k + 2d` store rows
+//! from `top + s` (own rows `s − d .. s + R_k + d`) in place with its first launch; the window
+//! is a torus of its own, so after `e ≤ d` generations its middle `R_k` rows are exact (as a
+//! band's own rows are), and they go to store rows `top' + d + s ..` of the band's new place
+//! `top'`: written there by the round's last launch with a `bit64` kernel, copied there from
+//! the scratch board after it with the others. No window reads what another writes: moving up
+//! (`top = G`, `top' = 0`) the rows written, `d + s .. d + s + R_k`, end at or before
+//! `G + s`, where the reads of this window and the later ones start, because `R_k + d ≤ G`;
+//! moving down, symmetrically, they start at or after `s + R_k + 2d`, where the reads of this
+//! window and the earlier ones end. So every window reads the band as it was before the round,
+//! and the band is read once and written once per round, as with two boards. The halos at the
+//! new place are stale until the exchange that follows every round.
 
-use super::exchange::BandRows;
+use super::exchange::{BandBoard, BandRows};
 use super::windows;
-use crate::board::CurrentRows;
+use crate::board::{CurrentRows, WindowOut};
 use crate::transfer::{self, Board, BoardRef, SourceRows};
-use crate::{BitGrid, Kernel, Life, Result, Rule};
+use crate::{BitGrid, Error, Kernel, Layout, Life, Result, Rule};
 use bytemuck::Pod;
 use std::ops::Range;
 use warpwork::cudarc::driver::CudaSlice;
@@ -28,9 +31,10 @@ use warpwork::Gpu;
 
 /// A band kept once, stepped through windows.
 pub(super) struct Windowed<'g> {
-    /// The band's `h + 2d` rows: the current generation, halos included.
+    /// The band's `h + 2d` rows (the current generation, halos included) from row `top`, and
+    /// `slack` rows more.
     store: Board,
-    /// Two boards of `min(R, h) + 2d` rows: the window being stepped and the one before it.
+    /// Two boards of `min(R, h) + 2d` rows: a window's generations before the last.
     scratch: Life<'g>,
     width: usize,
     /// Own rows.
@@ -39,6 +43,12 @@ pub(super) struct Windowed<'g> {
     d: usize,
     /// Own rows per window.
     window: usize,
+    /// The store rows beyond the band's: `min(R, h) + d`.
+    slack: usize,
+    /// The store row where the band starts: `0` or `slack`.
+    top: usize,
+    /// Store elements per row.
+    per_row: usize,
 }
 
 impl<'g> Windowed<'g> {
@@ -46,49 +56,116 @@ impl<'g> Windowed<'g> {
     /// once on `gpu`, stepped through windows of `window ≥ d` own rows (the plan checked all).
     pub(super) fn new(gpu: &'g Gpu, kernel: Kernel, band: &BitGrid, d: usize, window: usize) -> Result<Self> {
         let (width, h) = (band.width(), band.height() - 2 * d);
-        let store = transfer::upload_board(gpu, kernel.layout(), band)?;
+        let slack = window.min(h) + d;
+        let store = transfer::upload_board(gpu, kernel.layout(), band, slack)?;
         let rows = window.min(h) + 2 * d;
         let scratch = Life::new(gpu, kernel, &BitGrid::with_limits(width, rows, &super::source::UNLIMITED)?)?;
-        Ok(Windowed { store, scratch, width, h, d, window })
+        let per_row = transfer::elements_per_row(kernel.layout(), width);
+        Ok(Windowed { store, scratch, width, h, d, window, slack, top: 0, per_row })
     }
 
     /// Advances `e ≤ d` generations (asynchronous), after which the own rows are exact if the
-    /// halos were (see the module docs for the order of the launches and copies).
+    /// halos were, and the halos stale (see the module docs for the order of the launches).
     pub(super) fn step(&mut self, e: u64) -> Result<()> {
         if e == 0 {
             return Ok(());
         }
-        let per_row = transfer::elements_per_row(self.scratch.kernel().layout(), self.width);
-        let mut before: Option<Range<usize>> = None;
-        for own in windows(self.h, self.window) {
-            let height = own.len() + 2 * self.d;
-            // Store row `own.start` is own row `own.start − d`: the window's first halo row.
-            let src = source(&self.store, own.start * per_row..(own.start + height) * per_row);
-            let mut left = e - self.scratch.launch_window(e, height, Some(src))?;
-            if let Some(prev) = before.take() {
-                // The window before is now the spare board; the launch above has read its rows.
-                copy_back(&self.scratch, true, &mut self.store, prev, self.d, per_row)?;
-            }
-            while left > 0 {
-                left -= self.scratch.launch_window(left, height, None)?;
-            }
-            before = Some(own);
+        let up = self.top == self.slack;
+        let to = if up { 0 } else { self.slack };
+        // Only the bit64 kernels write a window's rows into the band themselves.
+        let direct = self.scratch.kernel().layout() == Layout::Bits64;
+        let mut order: Vec<Range<usize>> = windows(self.h, self.window).collect();
+        if !up {
+            order.reverse();
         }
-        match before {
-            Some(last) => copy_back(&self.scratch, false, &mut self.store, last, self.d, per_row),
-            None => Ok(()),
+        for own in order {
+            let height = own.len() + 2 * self.d;
+            // Store row `top + s` is own row `s − d`: the window's first halo row.
+            let (from, into) = (self.top + own.start, to + self.d + own.start);
+            let mut left = e;
+            let mut first = true;
+            while left > 0 {
+                let last = self.scratch.window_generations(left) == left;
+                let out = (last && direct).then_some(into..into + own.len());
+                left -= self.launch(left, height, first.then_some(from), out)?;
+                first = false;
+            }
+            if !direct {
+                self.copy_in(into, own.len())?;
+            }
+        }
+        self.top = to;
+        Ok(())
+    }
+
+    /// The next launch of a window of `height` rows with `left` generations to go: from the
+    /// store rows from `from` where given (the round's first launch), else from the scratch's
+    /// current board; into the store rows `into` where given (the last launch; `bit64`), else
+    /// into the scratch's spare board. `into` and the rows read never overlap (module docs).
+    fn launch(&mut self, left: u64, height: usize, from: Option<usize>, into: Option<Range<usize>>) -> Result<u64> {
+        let n = self.per_row;
+        let read = from.map(|f| f * n..(f + height) * n);
+        let Some(into) = into else {
+            let src = read.map(|r| source(&self.store, r));
+            return self.scratch.launch_window(left, height, src, None);
+        };
+        let Board::Bits64(store) = &mut self.store else {
+            return Err(Error::InvalidInput("only a bit64 kernel writes a window into its band".into()));
+        };
+        let rows = self.d..self.d + into.len();
+        let write = into.start * n..into.end * n;
+        let Some(read) = read else {
+            let out = WindowOut { rows, dst: store.slice_mut(write) };
+            return self.scratch.launch_window(left, height, None, Some(out));
+        };
+        // Two views of the store, split where the rows read and the rows written meet.
+        let split = if write.end <= read.start {
+            read.start
+        } else if read.end <= write.start {
+            read.end
+        } else {
+            return Err(Error::InvalidInput("a window would write rows it reads".into()));
+        };
+        let (mut before, mut after) = store.split_at_mut(split);
+        let (src, dst) = if split == read.start {
+            (after.slice(..read.len()), before.slice_mut(write))
+        } else {
+            (before.slice(read), after.slice_mut(write.start - split..write.end - split))
+        };
+        self.scratch.launch_window(left, height, Some(SourceRows::U64(src)), Some(WindowOut { rows, dst }))
+    }
+
+    /// Copies the middle `rows` rows of the window just stepped (the scratch's current board)
+    /// into the store from row `into`.
+    fn copy_in(&mut self, into: usize, rows: usize) -> Result<()> {
+        fn copy<T: Pod>(
+            gpu: &Gpu,
+            from: &CudaSlice<T>,
+            to: &mut CudaSlice<T>,
+            at: Range<usize>,
+            skip: usize,
+        ) -> Result<()> {
+            gpu.copy(&from.slice(skip..skip + at.len()), &mut to.slice_mut(at))
+        }
+        let (gpu, n, skip) = (self.scratch.gpu(), self.per_row, self.d * self.per_row);
+        let at = into * n..(into + rows) * n;
+        match (self.scratch.board(), &mut self.store) {
+            (BoardRef::U32(a) | BoardRef::Bits32(a), Board::U32(b) | Board::Bits32(b)) => copy(gpu, a, b, at, skip),
+            (BoardRef::U8(a), Board::U8(b)) => copy(gpu, a, b, at, skip),
+            (BoardRef::Bits64(a), Board::Bits64(b)) => copy(gpu, a, b, at, skip),
+            _ => Err(Error::InvalidInput("a window and its band in different layouts".into())),
         }
     }
 
     /// Live cells of the own rows (waits for the GPU).
     pub(super) fn population(&self) -> Result<u64> {
-        let store = self.store.get();
-        Ok(self.scratch.count_rows(store, self.d + self.h)? - self.scratch.count_rows(store, self.d)?)
+        let (store, own) = (self.store.get(), self.top + self.d);
+        Ok(self.scratch.count_rows(store, own + self.h)? - self.scratch.count_rows(store, own)?)
     }
 
-    /// The store read back: `h + 2d` rows, halos included (waits for the GPU).
+    /// The band read back: `h + 2d` rows, halos included (waits for the GPU).
     pub(super) fn grid(&self) -> Result<BitGrid> {
-        transfer::download(self.scratch.gpu(), self.store.get(), self.width, self.h + 2 * self.d)
+        transfer::download(self.scratch.gpu(), self.store.get(), self.top, self.width, self.h + 2 * self.d)
     }
 
     /// The rule the windows run.
@@ -108,15 +185,13 @@ impl<'g> Windowed<'g> {
 }
 
 impl BandRows for Windowed<'_> {
-    fn band_rows(&mut self) -> (CurrentRows<'_>, usize, &Gpu) {
-        let gpu = self.scratch.gpu();
-        let per_row = transfer::elements_per_row(self.scratch.kernel().layout(), self.width);
+    fn band_rows(&mut self) -> BandBoard<'_> {
         let rows = match &mut self.store {
             Board::U32(b) | Board::Bits32(b) => CurrentRows::U32(b),
             Board::U8(b) => CurrentRows::U8(b),
             Board::Bits64(b) => CurrentRows::U64(b),
         };
-        (rows, per_row, gpu)
+        BandBoard { rows, first_row: self.top, per_row: self.per_row, gpu: self.scratch.gpu() }
     }
 }
 
@@ -126,35 +201,5 @@ fn source(store: &Board, range: Range<usize>) -> SourceRows<'_> {
         Board::U32(b) | Board::Bits32(b) => SourceRows::U32(b.slice(range)),
         Board::U8(b) => SourceRows::U8(b.slice(range)),
         Board::Bits64(b) => SourceRows::U64(b.slice(range)),
-    }
-}
-
-/// Copies the middle rows of a stepped window (the scratch's current board, or its spare one)
-/// into the store: window rows `d .. d + own.len()` to store rows `d + own.start ..`.
-fn copy_back(
-    scratch: &Life<'_>,
-    spare: bool,
-    store: &mut Board,
-    own: Range<usize>,
-    d: usize,
-    per_row: usize,
-) -> Result<()> {
-    fn copy<T: Pod>(
-        gpu: &Gpu,
-        from: &CudaSlice<T>,
-        to: &mut CudaSlice<T>,
-        at: Range<usize>,
-        d: usize,
-        n: usize,
-    ) -> Result<()> {
-        let window = from.slice(d * n..(d + at.len()) * n);
-        gpu.copy(&window, &mut to.slice_mut((d + at.start) * n..(d + at.end) * n))
-    }
-    let gpu = scratch.gpu();
-    match (scratch.board(spare), store) {
-        (BoardRef::U32(a) | BoardRef::Bits32(a), Board::U32(b) | Board::Bits32(b)) => copy(gpu, a, b, own, d, per_row),
-        (BoardRef::U8(a), Board::U8(b)) => copy(gpu, a, b, own, d, per_row),
-        (BoardRef::Bits64(a), Board::Bits64(b)) => copy(gpu, a, b, own, d, per_row),
-        _ => Err(crate::Error::InvalidInput("a window and its band in different layouts".into())),
     }
 }

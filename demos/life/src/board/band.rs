@@ -5,7 +5,8 @@
 use super::Life;
 use crate::transfer::{BoardRef, Boards, SourceRows};
 use crate::Result;
-use warpwork::cudarc::driver::CudaSlice;
+use std::ops::Range;
+use warpwork::cudarc::driver::{CudaSlice, CudaViewMut};
 use warpwork::Gpu;
 
 /// The current generation's device board of a [`Life`], in its element type.
@@ -34,24 +35,50 @@ impl<'g> Life<'g> {
     }
 }
 
+/// Where the last launch of a window's round writes, with a `bit64` kernel: the window's rows
+/// `rows` (its own rows) straight into `dst`, the band's rows they become.
+#[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+pub(crate) struct WindowOut<'a> {
+    pub(crate) rows: Range<usize>,
+    pub(crate) dst: CudaViewMut<'a, u64>,
+}
+
 /// What a band kept once ([`crate::Bands::with_window`]) needs of the [`Life`] that steps its
-/// windows: launches on the first rows of its boards, the first of a round reading the band.
+/// windows: launches on the first rows of its boards, the first of a round reading the band,
+/// the last writing into it.
 impl<'g> Life<'g> {
+    /// The generations the next launch of a round advances when `left ≥ 1` remain.
+    pub(crate) fn window_generations(&self, left: u64) -> u64 {
+        self.launch_generations(left) as u64
+    }
+
     /// The next launch of a round with `left ≥ 1` generations to go, on the first `height`
     /// rows: from `src` (the window's rows of the band) where given, else from the current
-    /// board, into the spare board, which becomes the current one. Returns the generations it
-    /// advances (the board's generation count is not kept: the band keeps it).
-    pub(crate) fn launch_window(&mut self, left: u64, height: usize, src: Option<SourceRows<'_>>) -> Result<u64> {
+    /// board; into `out` where given (the round's last launch: [`Life::window_generations`]
+    /// is `left`), else into the spare board, which becomes the current one. Returns the
+    /// generations it advances (the board's generation count is not kept: the band keeps it).
+    pub(crate) fn launch_window(
+        &mut self,
+        left: u64,
+        height: usize,
+        src: Option<SourceRows<'_>>,
+        out: Option<WindowOut<'_>>,
+    ) -> Result<u64> {
         let gens = self.launch_generations(left);
-        self.launch(gens, height, src)?;
-        self.cur ^= 1;
+        let into_band = out.is_some();
+        if into_band && gens as u64 != left {
+            return Err(crate::Error::InvalidInput("a window writes into its band on its round's last launch".into()));
+        }
+        self.launch(gens, height, src, out)?;
+        if !into_band {
+            self.cur ^= 1;
+        }
         Ok(gens as u64)
     }
 
-    /// The current board, or the spare one (the window stepped before the last launch, while
-    /// the launch after it has not been issued).
-    pub(crate) fn board(&self, spare: bool) -> BoardRef<'_> {
-        self.boards.get(self.cur ^ usize::from(spare))
+    /// The current board (a window's rows after its last launch into the spare board).
+    pub(crate) fn board(&self) -> BoardRef<'_> {
+        self.boards.get(self.cur)
     }
 
     /// The GPU the board lives on.

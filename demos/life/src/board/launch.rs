@@ -1,6 +1,8 @@
 //! A [`Life`] board's kernel launches: which kernel, its arguments and its grid, from the
-//! current board into the spare one (or, for a band kept once, from a window of the band).
+//! current board into the spare one (or, for a band kept once, from a window of the band, and
+//! from the window into the band).
 
+use super::band::WindowOut;
 use super::Life;
 use crate::abi::kernels;
 use crate::transfer::{self, Boards, SourceRows};
@@ -22,12 +24,32 @@ impl Life<'_> {
 
     /// One launch of `gens` generations on the first `height` rows of the boards (all of them,
     /// but for a band's window), from the current board into the spare one, or from `src`
-    /// where given (a window of a band kept once; [`crate::BandedLife`]).
-    pub(super) fn launch(&mut self, gens: u32, height: usize, src: Option<SourceRows<'_>>) -> Result<()> {
+    /// where given (a window of a band kept once; [`crate::BandedLife`]), or into `out` where
+    /// given (the window's own rows into the band; `bit64` kernels only).
+    pub(super) fn launch(
+        &mut self,
+        gens: u32,
+        height: usize,
+        src: Option<SourceRows<'_>>,
+        mut out: Option<WindowOut<'_>>,
+    ) -> Result<()> {
         // `check_size` has bounded both sides by u32::MAX (for a window: `Bands::split`).
         let (w, h) = (self.width as u32, height as u32);
-        let strip_rows = self.strip_rows_for(gens, height);
-        let cfg = self.kernel.launch_config(w, h, strip_rows)?;
+        let per_row = transfer::elements_per_row(self.kernel.layout(), self.width);
+        let wrong = |what: &str| Error::InvalidInput(format!("a window of {height} rows: {what}"));
+        // The output rows: all, or the window's own rows, which `out` must hold.
+        let rows = out.as_ref().map_or(0..height, |o| o.rows.clone());
+        if rows.is_empty() || rows.end > height {
+            return Err(wrong("the rows to write are not rows of the window"));
+        }
+        if let Some(o) = &out {
+            if self.kernel.layout() != Layout::Bits64 || o.dst.len() < rows.len() * per_row {
+                return Err(wrong("only a bit64 kernel writes a window's rows into the band, all of them"));
+            }
+        }
+        let (row0, out_rows) = (rows.start as u32, rows.len() as u32);
+        let strip_rows = self.strip_rows_for(gens, rows.len());
+        let cfg = self.kernel.launch_config(w, out_rows, strip_rows)?;
         let (name, args) = match self.kernel {
             Kernel::Naive1d64 | Kernel::Naive1d256 => (kernels::NAIVE_1D, (w, h)),
             Kernel::Naive2d8x8 | Kernel::Naive2d16x16 => (kernels::NAIVE_2D, (w, h)),
@@ -56,8 +78,6 @@ impl Life<'_> {
             }};
         }
         // The source must hold the `height` rows the kernel reads (the boards hold theirs).
-        let per_row = transfer::elements_per_row(self.kernel.layout(), self.width);
-        let wrong = |what: &str| Error::InvalidInput(format!("a window of {height} rows: {what}"));
         if height > self.height || src.as_ref().is_some_and(|s| s.len() < per_row * height) {
             return Err(wrong("the source or the boards hold fewer rows"));
         }
@@ -88,14 +108,21 @@ impl Life<'_> {
                 unsafe { l.launch(&f, cfg)? };
             }
             (Boards::Bits64(bufs), None | Some(SourceRows::U64(_))) => {
-                let (own, dst) = pair!(bufs);
+                let (own, spare) = pair!(bufs);
                 match &src {
                     Some(SourceRows::U64(v)) => l.read(v),
                     _ => l.read(own),
                 };
-                l.write(dst).value(&args.0).value(&args.1).value(&strip_rows);
-                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows)` over
-                // boards of at least that size, strip_rows ≥ 1.
+                match &mut out {
+                    Some(o) => l.write(&mut o.dst),
+                    None => l.write(spare),
+                };
+                l.value(&args.0).value(&args.1).value(&strip_rows).value(&row0).value(&out_rows);
+                // SAFETY: `life_bit64_t*(src, dst, words_per_row, height, strip_rows, out_row0,
+                // out_rows)` reading a source of `height` rows and writing rows `out_row0 ..
+                // out_row0 + out_rows ≤ height` into a destination that holds them (checked
+                // above), strip_rows ≥ 1; the destination is another board than the source, or
+                // rows of the band that the window does not read (`bands::window`).
                 unsafe { l.launch(&f, cfg)? };
             }
             _ => return Err(wrong("the source is not in the kernel's layout")),
