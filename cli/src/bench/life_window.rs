@@ -6,7 +6,7 @@
 //!
 //! * **What windows cost**: the weak-scaling board of `bench life --gpus` (`side × side` per
 //!   GPU, 32768 by default) with two boards per band, then through windows with halos of 8 and
-//!   of 32 rows (a round of 32 generations copies each window back once for 4 launches).
+//!   of 32 rows.
 //! * **The board that needs them**: a `--size × --size` board (2^20 by default: 128 GiB
 //!   bit-packed, which two boards per band cannot fit on two 80 GB GPUs) through windows,
 //!   halos of 8 and 32 rows.
@@ -101,9 +101,10 @@ fn measure(gpus: &Gpus, plan: Bands, w: usize, h: usize, reps: usize) -> Result<
     let bytes = before.iter().zip(&after).map(|(b, a)| b.saturating_sub(*a)).max().unwrap_or(0);
     let rate = rate(w, h, &t);
     let (d, window) = (life.halo(), life.window());
-    // Bit boards: w / 8 bytes a row; a band of h rows takes h + 2d rows, twice without windows.
+    // Bit boards: w / 8 bytes a row; a band of h rows takes h + 2d rows, twice without windows;
+    // with them, once and min(r, h) + d rows to move into, and two windows of min(r, h) + 2d.
     let rows = |h: usize| match window {
-        Some(r) => h + 2 * d + 2 * (r.min(h) + 2 * d),
+        Some(r) => h + 2 * d + (r.min(h) + d) + 2 * (r.min(h) + 2 * d),
         None => 2 * (h + 2 * d),
     };
     let boards = life.rows().iter().map(|r| (rows(r.len()) * w / 8) as u64).max().unwrap_or(0);
