@@ -76,7 +76,8 @@ impl<'g> Life<'g> {
         Ok(gens as u64)
     }
 
-    /// The current board (a window's rows after its last launch into the spare board).
+    /// The current board (for a band kept once: the window just stepped, where its last
+    /// launch did not write into the band).
     pub(crate) fn board(&self) -> BoardRef<'_> {
         self.boards.get(self.cur)
     }
