@@ -12,7 +12,9 @@ mod band;
 mod launch;
 mod population;
 #[cfg(feature = "nccl")]
-pub(crate) use band::{CurrentRows, WindowOut};
+pub(crate) use band::CurrentRows;
+#[cfg(feature = "nccl")]
+pub(crate) use launch::WindowOut;
 
 /// A Life board on the GPU, advanced by one chosen [`Kernel`]. It borrows the [`Gpu`] handle
 /// (its launches go to that handle's stream) and holds the Life kernels, looked up when the board

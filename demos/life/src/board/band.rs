@@ -2,11 +2,10 @@
 //! the device rows of the current generation, to exchange halos in place, and for a band kept
 //! once the launches on its windows.
 
-use super::Life;
+use super::{Life, WindowOut};
 use crate::transfer::{BoardRef, Boards, SourceRows};
 use crate::Result;
-use std::ops::Range;
-use warpwork::cudarc::driver::{CudaSlice, CudaViewMut};
+use warpwork::cudarc::driver::CudaSlice;
 use warpwork::Gpu;
 
 /// The current generation's device board of a [`Life`], in its element type.
@@ -33,14 +32,6 @@ impl<'g> Life<'g> {
             Boards::Bits64(b) => (CurrentRows::U64(&mut b[cur]), w / 64, self.gpu),
         }
     }
-}
-
-/// Where the last launch of a window's round writes, with a `bit64` kernel: the window's rows
-/// `rows` (its own rows) straight into `dst`, the band's rows they become.
-#[cfg_attr(not(feature = "nccl"), allow(dead_code))]
-pub(crate) struct WindowOut<'a> {
-    pub(crate) rows: Range<usize>,
-    pub(crate) dst: CudaViewMut<'a, u64>,
 }
 
 /// What a band kept once ([`crate::Bands::with_window`]) needs of the [`Life`] that steps its

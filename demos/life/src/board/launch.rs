@@ -2,12 +2,21 @@
 //! current board into the spare one (or, for a band kept once, from a window of the band, and
 //! from the window into the band).
 
-use super::band::WindowOut;
 use super::Life;
 use crate::abi::kernels;
 use crate::transfer::{self, Boards, SourceRows};
 use crate::{Error, Kernel, Layout, Result};
-use warpwork::cudarc::driver::CudaFunction;
+use std::ops::Range;
+use warpwork::cudarc::driver::{CudaFunction, CudaViewMut};
+
+/// Where the last launch of a window's round writes, with a `bit64` kernel: the window's rows
+/// `rows` (its own rows) straight into `dst`, the band's rows they become
+/// ([`crate::Bands::with_window`]).
+#[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+pub(crate) struct WindowOut<'a> {
+    pub(crate) rows: Range<usize>,
+    pub(crate) dst: CudaViewMut<'a, u64>,
+}
 
 impl Life<'_> {
     /// Generations the next launch advances when `left ≥ 1` remain: as many as the kernel
