@@ -16,8 +16,8 @@
 //! `G + s`, where the reads of this window and the later ones start, because `R_k + d ≤ G`;
 //! moving down, symmetrically, they start at or after `s + R_k + 2d`, where the reads of this
 //! window and the earlier ones end. So every window reads the band as it was before the round,
-//! and the band is read once and written once per round, as with two boards. The halos at the
-//! new place are stale until the exchange that follows every round.
+//! and the band is read once and written once per round. The halos at the new place are stale
+//! until the exchange that follows every round.
 
 use super::exchange::{BandBoard, BandRows};
 use super::windows;
