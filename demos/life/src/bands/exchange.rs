@@ -67,7 +67,7 @@ pub(super) fn exchange<B: BandRows>(gpus: &Gpus, bands: &mut [B], heights: &[usi
 }
 
 /// One rank's part of the exchange on its band of `h + 2d` rows of `per_row` elements from
-/// row `first` of `board`: sends band rows `d .. 2d` to `up` and `h .. h + d` to `down`,
+/// row `first` of `board` (`at = (first, per_row, h, d)`): sends band rows `d .. 2d` to `up` and `h .. h + d` to `down`,
 /// receives into rows `h + d .. h + 2d` from `down` and `0 .. d` from `up`. With two ranks
 /// `up` and `down` are the same peer, and NCCL matches the messages between two ranks in the
 /// order they are issued: the first send (the top rows) meets the peer's first receive (its
@@ -75,11 +75,12 @@ pub(super) fn exchange<B: BandRows>(gpus: &Gpus, bands: &mut [B], heights: &[usi
 fn issue<T: NcclType + DeviceRepr>(
     comm: &Comm,
     board: &mut CudaSlice<T>,
-    (first, per_row, h, d): (usize, usize, usize, usize),
+    at: (usize, usize, usize, usize),
     up: i32,
     down: i32,
 ) -> Result<()> {
-    with_band(board, (first, per_row, h, d), |mut top_halo, own, mut bottom_halo| {
+    let (_, per_row, h, d) = at;
+    with_band(board, at, |mut top_halo, own, mut bottom_halo| {
         comm.send(&own.slice(..d * per_row), up).map_err(nccl_error)?;
         comm.send(&own.slice((h - d) * per_row..), down).map_err(nccl_error)?;
         comm.recv(&mut bottom_halo, down).map_err(nccl_error)?;
@@ -92,8 +93,8 @@ fn issue<T: NcclType + DeviceRepr>(
 fn wrap_in_place(band: &mut impl BandRows, h: usize, d: usize) -> Result<()> {
     let BandBoard { rows, first_row, per_row, gpu } = band.band_rows();
     fn copy<T: DeviceRepr>(gpu: &Gpu, board: &mut CudaSlice<T>, at: (usize, usize, usize, usize)) -> Result<()> {
-        let (first, per_row, h, d) = at;
-        with_band(board, (first, per_row, h, d), |mut top_halo, own, mut bottom_halo| {
+        let (_, per_row, h, d) = at;
+        with_band(board, at, |mut top_halo, own, mut bottom_halo| {
             gpu.stream().memcpy_dtod(&own.slice(..d * per_row), &mut bottom_halo)?;
             gpu.stream().memcpy_dtod(&own.slice((h - d) * per_row..), &mut top_halo)?;
             Ok(())
