@@ -12,6 +12,7 @@ use crate::{Error, Gpu, Result};
 use cudarc::driver::sys::{self, CUevent_flags};
 use cudarc::driver::{CudaEvent, LaunchConfig};
 use std::ptr::{read_volatile, write_volatile};
+use std::sync::MutexGuard;
 
 /// How long the hold waits for the host before giving up (the timing then fails).
 const HOLD_TIMEOUT_NS: u64 = 2_000_000_000;
@@ -35,29 +36,98 @@ impl Drop for HoldFlag {
     }
 }
 
-/// Releases the hold when dropped, on every path out of [`Gpu::time_ms`] (an error or a panic
-/// in the timed work included), and waits for the stream: the hold kernel reads and writes the
-/// flag, so neither the next timing nor the flag's free may come before it has finished.
-struct Release<'a> {
+/// A held stream: the hold kernel is queued on it and spins until [`Hold::release`]. Dropping
+/// it releases the hold and waits for the stream, on every path out of a timing (an error or a
+/// panic in the timed work included): the hold kernel reads and writes the flag, so neither the
+/// next timing nor the flag's free may come before it has finished. The context's hold lock is
+/// kept until then (one timing at a time per context).
+pub(crate) struct Hold<'a> {
     gpu: &'a Gpu,
     flag: *mut u32,
+    _lock: MutexGuard<'a, Option<HoldFlag>>,
 }
 
-impl Drop for Release<'_> {
-    fn drop(&mut self) {
-        // SAFETY: the hold's release word; the hold only reads it.
+impl Hold<'_> {
+    /// Lets the held stream go on (the work queued behind the hold starts).
+    pub(crate) fn release(&self) {
+        // SAFETY: the hold's release word, valid while the lock is ours; the kernel only reads it.
         unsafe { write_volatile(self.flag, 1) };
+    }
+
+    /// Releases the hold, waits for the stream, and says whether the hold saw its release
+    /// before giving up ([`Error::InvalidInput`] if not: the timed work waited for the held
+    /// stream, so the timing measured the hold's timeout).
+    pub(crate) fn finish(self) -> Result<()> {
+        self.release();
+        self.gpu.synchronize()?;
+        // SAFETY: the stream has been synchronized, so the hold has finished writing.
+        let outcome = unsafe { read_volatile(self.flag.add(1)) };
+        if outcome != 1 {
+            return Err(Error::InvalidInput(
+                "time_ms: the timed work waited for the held stream (time it with paced_time_ms)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Hold<'_> {
+    fn drop(&mut self) {
+        self.release();
         // An error here means the context has failed, and with it the hold kernel.
         let _ = self.gpu.synchronize();
     }
 }
 
 impl Gpu {
+    /// Holds the stream: queues the one-thread hold kernel, which spins until the returned
+    /// [`Hold`] is released (or gives up after [`HOLD_TIMEOUT_NS`]). Refused while another
+    /// timing on this context holds its stream.
+    pub(crate) fn hold(&self) -> Result<Hold<'_>> {
+        self.refuse_in_capture("a timing waits for the stream")?;
+        let mut lock = match self.loaded().hold.try_lock() {
+            Ok(h) => h,
+            // A panic inside an earlier timing: its `Hold` was still dropped, the flag is idle.
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                return Err(Error::InvalidInput(
+                    "time_ms: another timing is running on this context (timings hold the device, one at a time)"
+                        .into(),
+                ))
+            }
+        };
+        if lock.is_none() {
+            self.context().bind_to_thread()?;
+            // SAFETY: 8 bytes of pinned host memory; with unified addressing (every 64-bit CUDA
+            // platform) its host pointer is also its device address.
+            let p = unsafe { cudarc::driver::result::malloc_host(8, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)? };
+            *lock = Some(HoldFlag(p as *mut u32));
+        }
+        let flag = lock.as_ref().expect("set above").0;
+        // SAFETY: `flag` is the hold's two pinned words; no hold kernel is running now (the lock
+        // is ours, and every timing waits for its hold to finish before releasing it).
+        unsafe {
+            write_volatile(flag, 0);
+            write_volatile(flag.add(1), 0);
+        }
+        let f_hold = self.function(warpwork_abi::kernels::HOLD_STREAM)?;
+        let mut l = self.kernel_args();
+        let flag_addr = flag as u64;
+        l.value(&flag_addr).value(&HOLD_TIMEOUT_NS);
+        // SAFETY: `hold_stream(flag, timeout_ns)` reads `flag[0]` and writes `flag[1]`, both
+        // valid mapped host memory until the `Hold` has waited for the kernel (the flag is freed
+        // only with the context's last handle, and the lock is held until then).
+        unsafe { l.launch(f_hold, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 })? };
+        Ok(Hold { gpu: self, flag, _lock: lock })
+    }
+
     /// Milliseconds the device spends on the work `f` issues to [`Gpu::stream`], measured with
     /// a pair of CUDA events around it while the stream is held until all of it is queued (see
     /// the module docs). `f` must not wait for the stream, nor issue more launches than the
     /// driver queues (about a thousand: the host would wait for room in a held queue); use
     /// [`Gpu::paced_time_ms`] for those (criterion's batches of many iterations are the latter).
+    /// A first call of a primitive may wait (it loads the primitive's kernels): run it once
+    /// before timing it.
     /// **Waits** for the stream. One timing at a time per context: a second one while one runs
     /// (another thread, or `f` itself) is refused with [`Error::InvalidInput`].
     ///
@@ -71,57 +141,15 @@ impl Gpu {
     /// # Ok::<(), warpwork::Error>(())
     /// ```
     pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
-        self.refuse_in_capture("a timing waits for the stream")?;
-        let mut hold = match self.loaded().hold.try_lock() {
-            Ok(h) => h,
-            // A panic inside an earlier timing: its `Release` still ran, the flag is idle.
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => {
-                return Err(Error::InvalidInput(
-                    "time_ms: another timing is running on this context (timings hold the device, one at a time)"
-                        .into(),
-                ))
-            }
-        };
-        if hold.is_none() {
-            self.context().bind_to_thread()?;
-            // SAFETY: 8 bytes of pinned host memory; with unified addressing (every 64-bit CUDA
-            // platform) its host pointer is also its device address.
-            let p = unsafe { cudarc::driver::result::malloc_host(8, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)? };
-            *hold = Some(HoldFlag(p as *mut u32));
-        }
-        let flag = hold.as_ref().expect("set above").0;
-        // SAFETY: `flag` is the hold's two pinned words; no hold kernel is running now (the lock
-        // is ours, and every timing waits for its hold to finish before releasing it).
-        unsafe {
-            write_volatile(flag, 0);
-            write_volatile(flag.add(1), 0);
-        }
-        let f_hold = self.function(warpwork_abi::kernels::HOLD_STREAM)?;
-        let mut l = self.kernel_args();
-        let flag_addr = flag as u64;
-        l.value(&flag_addr).value(&HOLD_TIMEOUT_NS);
-        // SAFETY: `hold_stream(flag, timeout_ns)` reads `flag[0]` and writes `flag[1]`, both
-        // valid mapped host memory until `Release` below has waited for the kernel (the flag
-        // is freed only with the context's last handle, and the lock is held until then).
-        unsafe { l.launch(f_hold, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 })? };
-        let release = Release { gpu: self, flag };
+        let hold = self.hold()?;
         let timed = self.paced_time_ms(|| {
             let queued = f();
-            // SAFETY: as above; the hold only reads this word.
-            unsafe { write_volatile(flag, 1) };
+            hold.release();
             queued
         });
-        drop(release);
-        // SAFETY: the stream has been synchronized, so the hold has finished writing.
-        let outcome = unsafe { read_volatile(flag.add(1)) };
+        let held = hold.finish();
         let ms = timed?;
-        if outcome != 1 {
-            return Err(Error::InvalidInput(
-                "time_ms: the timed work waited for the held stream (time it with paced_time_ms)".into(),
-            ));
-        }
-        Ok(ms)
+        held.map(|()| ms)
     }
 
     /// Milliseconds between CUDA events recorded before and after the work `f` issues, without
@@ -148,7 +176,7 @@ impl Gpu {
     }
 
     /// Records `event` on the stream calls on this handle go to (raw ones included).
-    fn record(&self, event: &CudaEvent) -> Result<()> {
+    pub(crate) fn record(&self, event: &CudaEvent) -> Result<()> {
         // SAFETY: an event and a stream of this handle's context.
         unsafe { sys::cuEventRecord(event.cu_event(), self.cu_stream()).result()? };
         Ok(())

@@ -27,6 +27,8 @@
 //! in each shard's output), [`Gpus::select_sharded`] (the ordered select, each rank's global
 //! offset on every device) and [`Gpus::expand_sharded`] (work expansion, pairs numbered within
 //! each shard, with the bases beside them); [`Gpus::all_gather`] for your own values.
+//! [`Gpus::time_ms`] times work on every rank with every stream held while it is queued, as
+//! [`Gpu::time_ms`] does on one.
 //!
 //! Cost model, scaling and set-up in detail: the repository's `docs/multi.md`.
 
@@ -44,6 +46,7 @@ mod scan;
 mod select;
 #[cfg(test)]
 mod tests;
+mod timing;
 
 pub use expand::{expand_shard_scratch_len, source_bases, ShardExpanded, ShardedExpansion};
 pub use scan::shard_scratch_len;
