@@ -2,23 +2,30 @@
 //! scratch allocated once) on 1, 2, 4 and 8 GPUs (those the machine has, and all of them), at 2^28 and
 //! 2^31 items per GPU (`--size` for one size), beside the one-GPU exclusive sum and the one-GPU
 //! sum from a device base of the same per-GPU size on GPU 0, and the NCCL all-gather of one
-//! `u32` per GPU timed alone (the collective inside the sharded scan).
+//! `u32` per GPU timed alone (the collective inside the sharded scan), held and paced.
 //!
 //! Rates are per GPU: items/s is the shard's items over the sharded call's time. Bytes counted
 //! per GPU: the sharded scan reads its shard twice (the reduce to the shard's total, then the
 //! scan) and writes it once, 12 bytes per `u32` item; the one-GPU scans read and write once, 8
 //! bytes per item. The time of a sharded call is the longest, over the GPUs, between CUDA events
-//! recorded on each GPU's stream before and after it (each run on its own: the host waits for
-//! every GPU between runs). Inputs are all `0x01010101`, made on the devices; every output is
-//! checked at its first, second and last element against the global prefix.
+//! recorded on each GPU's stream before and after it, with every stream held while the host
+//! queues the call (`Gpus::time_ms`, as the one-GPU rows are timed with `Gpu::time_ms`; with
+//! `--paced`, neither holds, and the host's time to issue each rank's work in turn shows).
+//! Inputs are all `0x01010101`, made on the devices; every output is checked at its first,
+//! second and last element against the global prefix.
+//!
+//! Then the sharded ordered select and the sharded expansion against their one-GPU forms of the
+//! same per-GPU size ([`select`], [`expand`]), timed the same way.
 //!
 //! Set `NCCL_NVLS_ENABLE=0` on NVSwitch machines, and put `libnccl.so` on the loader path (see
 //! docs/multi.md); without two GPUs or NCCL, the bench says what it could not run.
 
+mod expand;
+mod select;
+
 use super::{device_line, BenchArgs};
 use crate::report::cols::{BANDWIDTH, ITEMS_RATE, N, TIME, VARIANT};
 use crate::report::{Col, Report, Stats, Table, Value};
-use warpwork::cudarc::driver::sys::CUevent_flags;
 use warpwork::cudarc::driver::{CudaSlice, CudaView};
 use warpwork::multi::{shard_scratch_len, Gpus};
 use warpwork::scan::{self, ScanKind};
@@ -26,6 +33,8 @@ use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
 
 const GPUS: Col = Col::key("GPUs", "gpus", "");
+/// Per-GPU rate over the one-GPU form's, in the select and expansion tables.
+const VS_ONE: Col = Col::value("vs 1 GPU", "vs_one_gpu", "per-GPU rate over the one-GPU form's");
 const SHARE: Col = Col::value("vs 1-GPU scan", "vs_one_gpu", "per-GPU items/s over the one-GPU scan's");
 /// Every input element: its prefixes are `i · 0x01010101`, checkable anywhere without a copy.
 const FILL: u8 = 1;
@@ -96,14 +105,22 @@ pub fn run(args: &BenchArgs, report: &mut Report) -> Result<()> {
         }
     }
     report.table(table);
-    for gpus in std::iter::once(&one).chain(&more) {
-        let t = gather(gpus, args)?;
+    let handles: Vec<&Gpus> = std::iter::once(&one).chain(&more).collect();
+    report.say("## multi: sharded ordered select (u32 < 2^31, half kept) and sharded expansion (S2.5f, counts uniform in 0..64), per-GPU rates\n");
+    report.table(select::table(&one, &handles, &sizes(args), args)?);
+    report.table(expand::table(&one, &handles, &sizes(args), args)?);
+    for gpus in handles {
+        let [held, paced] = gather(gpus, args)?;
         report.say(format!(
-            "NCCL all-gather of one u32 per GPU, alone, {} GPU(s): median {:.4} ms (min {:.4}, max {:.4})\n",
+            "NCCL all-gather of one u32 per GPU, alone, {} GPU(s): median {:.4} ms (min {:.4}, max {:.4}) with the \
+             streams held; paced (the host issuing each rank's part in turn): median {:.4} ms (min {:.4}, max {:.4})\n",
             gpus.len(),
-            t.median,
-            t.min,
-            t.max
+            held.median,
+            held.min,
+            held.max,
+            paced.median,
+            paced.min,
+            paced.max
         ));
     }
     Ok(())
@@ -121,46 +138,51 @@ fn sharded(gpus: &Gpus, n: usize, args: &BenchArgs) -> Result<Stats> {
         outputs.push(g.zeros::<u32>(n)?);
         scratch.push(g.zeros::<u32>(shard_scratch_len::<u32>(n, ranks))?);
     }
-    let t = time_all(gpus, 3, args.reps(), || {
-        gpus.scan_sharded_into(&shards, &mut outputs, ScanKind::Exclusive, &mut scratch)
-    })?;
+    let t = time_all(gpus, args, || gpus.scan_sharded_into(&shards, &mut outputs, ScanKind::Exclusive, &mut scratch))?;
     for (r, o) in outputs.iter().enumerate() {
         check(gpus.gpu(r), o, (r * n) as u64, "sharded scan")?;
     }
     Ok(t)
 }
 
-/// The all-gather of one `u32` per GPU, alone.
-fn gather(gpus: &Gpus, args: &BenchArgs) -> Result<Stats> {
+/// The all-gather of one `u32` per GPU, alone: held ([`Gpus::time_ms`]) and paced
+/// ([`Gpus::paced_time_ms`]).
+fn gather(gpus: &Gpus, args: &BenchArgs) -> Result<[Stats; 2]> {
     let ranks = gpus.len();
     let send: Vec<CudaSlice<u32>> = (0..ranks).map(|r| gpus.gpu(r).zeros::<u32>(1)).collect::<Result<_>>()?;
     let mut recv: Vec<CudaSlice<u32>> = (0..ranks).map(|r| gpus.gpu(r).zeros::<u32>(ranks)).collect::<Result<_>>()?;
-    time_all(gpus, 3, args.reps(), || gpus.all_gather(&send, &mut recv))
+    for _ in 0..3 {
+        gpus.all_gather(&send, &mut recv)?;
+    }
+    gpus.synchronize()?;
+    let mut times = |paced: bool| -> Result<Stats> {
+        let samples = (0..args.reps().max(1))
+            .map(|_| {
+                let f = || gpus.all_gather(&send, &mut recv);
+                if paced {
+                    gpus.paced_time_ms(f)
+                } else {
+                    gpus.time_ms(f)
+                }
+            })
+            .collect::<Result<_>>()?;
+        Ok(Stats::of(samples))
+    };
+    Ok([times(false)?, times(true)?])
 }
 
 /// [`Stats`] of `reps` runs of `f` after `warmup`: each run's time is the longest over the GPUs
-/// between events recorded on each GPU's stream before and after it; the host waits for every
-/// GPU between runs.
-fn time_all(gpus: &Gpus, warmup: usize, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<Stats> {
-    for _ in 0..warmup {
+/// between events recorded on each GPU's stream before and after it, with every stream held
+/// while the work is queued ([`Gpus::time_ms`]), or each run on its own with `--paced`
+/// ([`Gpus::paced_time_ms`]), as the one-GPU rows are timed.
+pub(super) fn time_all(gpus: &Gpus, args: &BenchArgs, mut f: impl FnMut() -> Result<()>) -> Result<Stats> {
+    for _ in 0..3 {
         f()?;
     }
     gpus.synchronize()?;
-    let mut samples = Vec::with_capacity(reps.max(1));
-    for _ in 0..reps.max(1) {
-        let mut events = Vec::with_capacity(gpus.len());
-        for r in 0..gpus.len() {
-            let s = gpus.gpu(r).stream();
-            events.push(s.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?);
-        }
-        f()?;
-        let mut longest = 0f64;
-        for (r, start) in events.iter().enumerate() {
-            let end = gpus.gpu(r).stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-            end.synchronize()?;
-            longest = longest.max(start.elapsed_ms(&end)? as f64);
-        }
-        samples.push(longest);
+    let mut samples = Vec::with_capacity(args.reps().max(1));
+    for _ in 0..args.reps().max(1) {
+        samples.push(if args.paced() { gpus.paced_time_ms(&mut f)? } else { gpus.time_ms(&mut f)? });
     }
     Ok(Stats::of(samples))
 }
