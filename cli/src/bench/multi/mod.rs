@@ -106,9 +106,11 @@ pub fn run(args: &BenchArgs, report: &mut Report) -> Result<()> {
     }
     report.table(table);
     let handles: Vec<&Gpus> = std::iter::once(&one).chain(&more).collect();
-    report.say("## multi: sharded ordered select (u32 < 2^31, half kept) and sharded expansion (S2.5f, counts uniform in 0..64), per-GPU rates\n");
+    report.say("\n## multi: sharded ordered select (u32 < 2^31, half kept), per-GPU rates\n");
     report.table(select::table(&one, &handles, &sizes(args), args)?);
+    report.say("\n## multi: sharded expansion (S2.5f, counts uniform in 0..64), per-GPU rates\n");
     report.table(expand::table(&one, &handles, &sizes(args), args)?);
+    report.say("");
     for gpus in handles {
         let [held, paced] = gather(gpus, args)?;
         report.say(format!(
