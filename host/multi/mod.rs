@@ -24,9 +24,10 @@
 //! `Send` nor `Sync` (cudarc's communicators are not).
 //!
 //! The sharded primitives: [`Gpus::scan_sharded`] (exclusive or inclusive sums, global prefixes
-//! in each shard's output), [`Gpus::select_sharded`] (the ordered select, each rank's global
-//! offset on every device) and [`Gpus::expand_sharded`] (work expansion, pairs numbered within
-//! each shard, with the bases beside them); [`Gpus::all_gather`] for your own values.
+//! in each shard's output), [`Gpus::reduce_sharded`] (the sum, minimum or maximum, on every
+//! device), [`Gpus::select_sharded`] (the ordered select, each rank's global offset on every
+//! device) and [`Gpus::expand_sharded`] (work expansion, pairs numbered within each shard, with
+//! the bases beside them); [`Gpus::all_gather`] for your own values.
 //! [`Gpus::time_ms`] times work on every rank with every stream held while it is queued, as
 //! [`Gpu::time_ms`] does on one.
 //!
@@ -42,6 +43,7 @@ use std::sync::Arc;
 
 mod expand;
 mod offsets;
+mod reduce;
 mod scan;
 mod select;
 #[cfg(test)]
@@ -49,6 +51,7 @@ mod tests;
 mod timing;
 
 pub use expand::{expand_shard_scratch_len, source_bases, ShardExpanded, ShardedExpansion};
+pub use reduce::reduce_shard_scratch_len;
 pub use scan::shard_scratch_len;
 pub use select::{sharded_select_state_len, ShardSelected, ShardedSelection};
 
