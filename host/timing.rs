@@ -64,7 +64,10 @@ impl Hold<'_> {
         let outcome = unsafe { read_volatile(self.flag.add(1)) };
         if outcome != 1 {
             return Err(Error::InvalidInput(
-                "time_ms: the timed work waited for the held stream (time it with paced_time_ms)".into(),
+                "time_ms: the timed work waited for the held stream (a first call of a primitive loads its kernels, \
+                 which waits for the device: run the work once before timing it; time work that reads back with \
+                 paced_time_ms)"
+                    .into(),
             ));
         }
         Ok(())
@@ -126,9 +129,10 @@ impl Gpu {
     /// the module docs). `f` must not wait for the stream, nor issue more launches than the
     /// driver queues (about a thousand: the host would wait for room in a held queue); use
     /// [`Gpu::paced_time_ms`] for those (criterion's batches of many iterations are the latter).
-    /// A first call of a primitive may wait (it loads the primitive's kernels): run it once
-    /// before timing it.
-    /// **Waits** for the stream. One timing at a time per context: a second one while one runs
+    /// A first call of a primitive waits (loading its kernels waits for the device, which the
+    /// hold keeps busy): run the work once before timing it. A timing whose work waited is
+    /// refused with [`Error::InvalidInput`] once the hold gives up (after 2 s). **Waits** for
+    /// the stream. One timing at a time per context: a second one while one runs
     /// (another thread, or `f` itself) is refused with [`Error::InvalidInput`].
     ///
     /// # Examples

@@ -11,8 +11,8 @@ impl Gpus {
     /// So a sharded call is timed from the moment every rank may start to the last rank's end,
     /// without the host's time to issue each rank's launches and NCCL's group in turn (which
     /// [`Gpus::paced_time_ms`] includes). `f` must not wait for any rank's stream, and a first
-    /// call may (it loads kernels, and NCCL connects the ranks on their first exchange): run
-    /// the work once before timing it. A timing whose work waited is refused with
+    /// call does (loading a primitive's kernels waits for the device; NCCL also connects the
+    /// ranks on their first exchange): run the work once before timing it. A timing whose work waited is refused with
     /// [`Error::InvalidInput`](crate::Error::InvalidInput) once the hold gives up (after 2 s),
     /// as is one started while another timing holds one of the contexts. **Waits** for every
     /// rank.
