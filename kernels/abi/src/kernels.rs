@@ -259,6 +259,21 @@ macro_rules! segmented_names {
 /// segments, group, out)`, a block per group of segments. The order is [`SCAN_ITEM_TYPES`] × (sum, min, max).
 pub const SEGMENTED_REDUCE_KERNELS: [&str; 18] = segmented_names!("u32", "i32", "u64", "i64", "f32", "f64");
 
+macro_rules! arg_fold_names {
+    ($($t:literal),*) => {
+        [$(concat!("reduce_argmin_fold_", $t), concat!("reduce_argmax_fold_", $t)),*]
+    };
+}
+
+/// The folds of argmin / argmax results `reduce_{argmin|argmax}_fold_{type}`: `(indices,
+/// values, count, base, out_index, out_value)`, one thread: of the `count` pairs
+/// `(indices[k], values[k])` that hold an element (index not `u64::MAX`), in order, the one the
+/// reduction picks (first NaN, then the least or greatest, ties to the smallest index), with
+/// `base` added to its index, or `(u64::MAX, identity)` for none. Behind the sharded argmin /
+/// argmax (each rank's result made global, then the ranks' results folded). The order is
+/// [`SCAN_ITEM_TYPES`] × (argmin, argmax).
+pub const ARG_FOLD_KERNELS: [&str; 12] = arg_fold_names!("u32", "i32", "u64", "i64", "f32", "f64");
+
 /// Every exported kernel, family by family (what the shipped modules export together; checked
 /// by a host test).
 pub fn all_kernels() -> impl Iterator<Item = &'static str> {

@@ -29,8 +29,8 @@ pub enum Family {
     Expand,
     /// The stream hold behind event timing: [`kernels::TIMING_KERNELS`].
     Timing,
-    /// Reductions: [`kernels::REDUCE_KERNELS`], [`kernels::SEGMENTED_REDUCE_KERNELS`] and
-    /// [`kernels::REDUCE_SUPPORT_KERNELS`].
+    /// Reductions: [`kernels::REDUCE_KERNELS`], [`kernels::SEGMENTED_REDUCE_KERNELS`],
+    /// [`kernels::ARG_FOLD_KERNELS`] and [`kernels::REDUCE_SUPPORT_KERNELS`].
     Reduce,
 }
 
@@ -77,9 +77,12 @@ impl Family {
             ],
             Family::Expand => &[kernels::EXPAND_KERNELS],
             Family::Timing => &[kernels::TIMING_KERNELS],
-            Family::Reduce => {
-                &[&kernels::REDUCE_KERNELS, &kernels::SEGMENTED_REDUCE_KERNELS, kernels::REDUCE_SUPPORT_KERNELS]
-            }
+            Family::Reduce => &[
+                &kernels::REDUCE_KERNELS,
+                &kernels::SEGMENTED_REDUCE_KERNELS,
+                &kernels::ARG_FOLD_KERNELS,
+                kernels::REDUCE_SUPPORT_KERNELS,
+            ],
         };
         lists.iter().flat_map(|l| l.iter().copied())
     }

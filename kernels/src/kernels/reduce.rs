@@ -15,12 +15,15 @@
 //!   of `group` segments per block (1, or `warpwork_abi::reduce::SEGMENT_GROUP`:
 //!   `warpwork_abi::reduce::segment_group`); any grid of blocks of
 //!   `warpwork_abi::reduce::segment_threads` threads (one per group is best).
+//! * `reduce_{argmin|argmax}_fold_{type}(indices, values, count, base, out_index, out_value)`:
+//!   `device::reduce::fold_args` over `count` results, one thread (the indices may be
+//!   `out_index`, the values `out_value`: each is read before the one write).
 //! * `reduce_prepare(ticket)`: zeroes the ticket, the claim counter and the `f32` sum's
 //!   accumulators after it (`TICKET_BYTES + EXACT_BYTES`); one block of
 //!   `warpwork_abi::reduce::PREPARE_THREADS` threads.
 
 use crate::block::{Max, Min, Sum};
-use crate::device::reduce::{arg_result, prepare_ticket, reduce_grid, reduce_segments, sum_f32_grid};
+use crate::device::reduce::{arg_result, fold_args, prepare_ticket, reduce_grid, reduce_segments, sum_f32_grid};
 use crate::static_shared;
 use crate::warp::{ArgMax, ArgMin, ScanOp};
 
@@ -33,7 +36,9 @@ pub unsafe extern "ptx-kernel" fn reduce_prepare(ticket: *mut u32) {
 
 macro_rules! reduce_kernels {
     ($t:ident: $sum:ident, $min:ident, $max:ident, $argmin:ident, $argmax:ident,
-     $ssum:ident, $smin:ident, $smax:ident) => {
+     $ssum:ident, $smin:ident, $smax:ident, $fmin:ident, $fmax:ident) => {
+        reduce_kernels!(@fold $fmin, ArgMin<$t>, Min<$t>, $t);
+        reduce_kernels!(@fold $fmax, ArgMax<$t>, Max<$t>, $t);
         reduce_kernels!(@sum $sum, $t);
         reduce_kernels!(@plain $min, $t, reduce_grid::<Min<$t>>);
         reduce_kernels!(@plain $max, $t, reduce_grid::<Max<$t>>);
@@ -82,6 +87,21 @@ macro_rules! reduce_kernels {
             }
         }
     };
+    (@fold $name:ident, $op:ty, $empty:ty, $t:ty) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            indices: *const u64,
+            values: *const $t,
+            count: u32,
+            base: u64,
+            out_index: *mut u64,
+            out_value: *mut $t,
+        ) {
+            let (i, v) = fold_args::<$op, $t>(indices, values, count, base, <$empty as ScanOp>::IDENTITY);
+            *out_index = i;
+            *out_value = v;
+        }
+    };
     (@segmented $name:ident, $op:ty, $t:ty) => {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
@@ -99,14 +119,20 @@ macro_rules! reduce_kernels {
 }
 
 reduce_kernels!(u32: reduce_sum_u32, reduce_min_u32, reduce_max_u32, reduce_argmin_u32, reduce_argmax_u32,
-    segmented_reduce_sum_u32, segmented_reduce_min_u32, segmented_reduce_max_u32);
+    segmented_reduce_sum_u32, segmented_reduce_min_u32, segmented_reduce_max_u32,
+    reduce_argmin_fold_u32, reduce_argmax_fold_u32);
 reduce_kernels!(i32: reduce_sum_i32, reduce_min_i32, reduce_max_i32, reduce_argmin_i32, reduce_argmax_i32,
-    segmented_reduce_sum_i32, segmented_reduce_min_i32, segmented_reduce_max_i32);
+    segmented_reduce_sum_i32, segmented_reduce_min_i32, segmented_reduce_max_i32,
+    reduce_argmin_fold_i32, reduce_argmax_fold_i32);
 reduce_kernels!(u64: reduce_sum_u64, reduce_min_u64, reduce_max_u64, reduce_argmin_u64, reduce_argmax_u64,
-    segmented_reduce_sum_u64, segmented_reduce_min_u64, segmented_reduce_max_u64);
+    segmented_reduce_sum_u64, segmented_reduce_min_u64, segmented_reduce_max_u64,
+    reduce_argmin_fold_u64, reduce_argmax_fold_u64);
 reduce_kernels!(i64: reduce_sum_i64, reduce_min_i64, reduce_max_i64, reduce_argmin_i64, reduce_argmax_i64,
-    segmented_reduce_sum_i64, segmented_reduce_min_i64, segmented_reduce_max_i64);
+    segmented_reduce_sum_i64, segmented_reduce_min_i64, segmented_reduce_max_i64,
+    reduce_argmin_fold_i64, reduce_argmax_fold_i64);
 reduce_kernels!(f32: reduce_sum_f32, reduce_min_f32, reduce_max_f32, reduce_argmin_f32, reduce_argmax_f32,
-    segmented_reduce_sum_f32, segmented_reduce_min_f32, segmented_reduce_max_f32);
+    segmented_reduce_sum_f32, segmented_reduce_min_f32, segmented_reduce_max_f32,
+    reduce_argmin_fold_f32, reduce_argmax_fold_f32);
 reduce_kernels!(f64: reduce_sum_f64, reduce_min_f64, reduce_max_f64, reduce_argmin_f64, reduce_argmax_f64,
-    segmented_reduce_sum_f64, segmented_reduce_min_f64, segmented_reduce_max_f64);
+    segmented_reduce_sum_f64, segmented_reduce_min_f64, segmented_reduce_max_f64,
+    reduce_argmin_fold_f64, reduce_argmax_fold_f64);

@@ -15,15 +15,19 @@
 //!   are [`reduce_grid`]'s).
 //! * [`reduce_segments`]: a segmented reduce over offsets, a block per segment, or a warp per
 //!   segment where a block's group of segments is short.
+//! * [`fold_args`]: the argmin / argmax of a few argmin / argmax results of an input's parts (one
+//!   thread).
 //!
 //! Order of evaluation within a block: thread `t` combines, in index order, its head element
 //! (`t` < the head's length), the vectors `t, t + THREADS, …` of the body (the elements of
 //! each in order), and its tail element; then [`block_reduce`].
 
 mod exact;
+mod fold;
 mod segments;
 
 pub use exact::sum_f32_grid;
+pub use fold::fold_args;
 pub use segments::reduce_segments;
 
 use crate::arch::{
