@@ -71,6 +71,9 @@ pub trait ReduceItem: ScanItem + sealed::Sealed {
     /// The segmented kernels: sum, min, max.
     #[doc(hidden)]
     const SEGMENTED: [&'static str; 3];
+    /// The folds of argmin and argmax results (the sharded argmin / argmax).
+    #[doc(hidden)]
+    const ARG_FOLD: [&'static str; 2];
 }
 
 mod sealed {
@@ -92,6 +95,10 @@ macro_rules! reduce_items {
                 concat!("segmented_reduce_sum_", stringify!($t)),
                 concat!("segmented_reduce_min_", stringify!($t)),
                 concat!("segmented_reduce_max_", stringify!($t)),
+            ];
+            const ARG_FOLD: [&'static str; 2] = [
+                concat!("reduce_argmin_fold_", stringify!($t)),
+                concat!("reduce_argmax_fold_", stringify!($t)),
             ];
         }
     )*};
@@ -345,12 +352,15 @@ mod tests {
     #[test]
     fn every_kernel_name_is_one_the_abi_lists() {
         fn check<T: ReduceItem>() {
-            use warpwork_abi::kernels::{REDUCE_KERNELS, SEGMENTED_REDUCE_KERNELS};
+            use warpwork_abi::kernels::{ARG_FOLD_KERNELS, REDUCE_KERNELS, SEGMENTED_REDUCE_KERNELS};
             for name in T::REDUCE_KERNELS {
                 assert!(REDUCE_KERNELS.contains(&name), "{name}");
             }
             for name in T::SEGMENTED {
                 assert!(SEGMENTED_REDUCE_KERNELS.contains(&name), "{name}");
+            }
+            for name in T::ARG_FOLD {
+                assert!(ARG_FOLD_KERNELS.contains(&name), "{name}");
             }
         }
         check::<u32>();

@@ -25,9 +25,10 @@
 //!
 //! The sharded primitives: [`Gpus::scan_sharded`] (exclusive or inclusive sums, global prefixes
 //! in each shard's output), [`Gpus::reduce_sharded`] (the sum, minimum or maximum, on every
-//! device), [`Gpus::select_sharded`] (the ordered select, each rank's global offset on every
-//! device) and [`Gpus::expand_sharded`] (work expansion, pairs numbered within each shard, with
-//! the bases beside them); [`Gpus::all_gather`] for your own values.
+//! device), [`Gpus::arg_reduce_sharded`] (the global index and value of the least or greatest
+//! element, on every device), [`Gpus::select_sharded`] (the ordered select, each rank's global
+//! offset on every device) and [`Gpus::expand_sharded`] (work expansion, pairs numbered within
+//! each shard, with the bases beside them); [`Gpus::all_gather`] for your own values.
 //! [`Gpus::time_ms`] times work on every rank with every stream held while it is queued, as
 //! [`Gpu::time_ms`] does on one.
 //!
@@ -41,6 +42,7 @@ use cudarc::nccl::NcclType;
 use cudarc::nccl::{result as nccl, Comm};
 use std::sync::Arc;
 
+mod arg_reduce;
 mod expand;
 mod offsets;
 mod reduce;
@@ -50,6 +52,7 @@ mod select;
 mod tests;
 mod timing;
 
+pub use arg_reduce::arg_reduce_shard_scratch_len;
 pub use expand::{expand_shard_scratch_len, source_bases, ShardExpanded, ShardedExpansion};
 pub use reduce::reduce_shard_scratch_len;
 pub use scan::shard_scratch_len;
