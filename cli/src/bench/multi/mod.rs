@@ -14,9 +14,9 @@
 //! Inputs are all `0x01010101`, made on the devices; every output is checked at its first,
 //! second and last element against the global prefix.
 //!
-//! Then the sharded reduce, the sharded ordered select and the sharded expansion against their
-//! one-GPU forms of the same per-GPU size ([`reduce`], [`select`], [`expand`]), timed the same
-//! way.
+//! Then the sharded reduce and argmax, the sharded ordered select and the sharded expansion
+//! against their one-GPU forms of the same per-GPU size ([`reduce`], [`select`], [`expand`]),
+//! timed the same way.
 //!
 //! Set `NCCL_NVLS_ENABLE=0` on NVSwitch machines, and put `libnccl.so` on the loader path (see
 //! docs/multi.md); without two GPUs or NCCL, the bench says what it could not run.
@@ -108,7 +108,7 @@ pub fn run(args: &BenchArgs, report: &mut Report) -> Result<()> {
     }
     report.table(table);
     let handles: Vec<&Gpus> = std::iter::once(&one).chain(&more).collect();
-    report.say("\n## multi: sharded reduce (sum of u32), per-GPU rates\n");
+    report.say("\n## multi: sharded reduce (sum and argmax of u32), per-GPU rates\n");
     report.table(reduce::table(&one, &handles, &sizes(args), args)?);
     report.say("\n## multi: sharded ordered select (u32 < 2^31, half kept), per-GPU rates\n");
     report.table(select::table(&one, &handles, &sizes(args), args)?);
