@@ -87,8 +87,9 @@
 //! * [`timing`]: CUDA-event timing and the copy roof.
 //! * `multi` (crate feature `nccl`): several GPUs of one process — a handle with one NCCL
 //!   communicator per GPU, and the scan, reduce, argmin / argmax, ordered select and expansion
-//!   of data sharded across them, the GPUs exchanging shard totals and counts device to device. The NCCL library is
-//!   loaded at run time; the repository's `docs/multi.md` says how to set it up.
+//!   of data sharded across them, the GPUs exchanging shard totals and counts device to device.
+//!   The NCCL library is loaded at run time; the repository's `docs/multi.md` says how to set it
+//!   up.
 //!
 //! ## Device code and start-up
 //!
