@@ -35,7 +35,7 @@ use warpwork::timing::gbps;
 use warpwork::{Error, Gpu, Result};
 
 const GPUS: Col = Col::key("GPUs", "gpus", "");
-/// Per-GPU rate over the one-GPU form's, in the select and expansion tables.
+/// Per-GPU rate over the one-GPU form's, in the reduce, select and expansion tables.
 const VS_ONE: Col = Col::value("vs 1 GPU", "vs_one_gpu", "per-GPU rate over the one-GPU form's");
 const SHARE: Col = Col::value("vs 1-GPU scan", "vs_one_gpu", "per-GPU items/s over the one-GPU scan's");
 /// Every input element: its prefixes are `i · 0x01010101`, checkable anywhere without a copy.
