@@ -1,13 +1,13 @@
-//! GPU tests of the sharded reduce and argmin / argmax (feature `nccl`): the sum, minimum and maximum of `u32`,
-//! `i32`, `u64`, `i64`, `f32` and `f64` shards on 1, 2 and 4 ranks, against the CPU reference
-//! of the shards concatenated (random values over each type's range; float sums on
-//! integer-valued floats, exact in any order), with shard lengths 0, 1, 31, 33 and 2^20 + 3 and
-//! unequal sets, poisoned outputs, the same bits on every rank; float sums of random reals
-//! bit-equal to the one-GPU sum of the shards' one-GPU sums, in rank order (what the docs
-//! promise); NaN and signed zeros across ranks; and the errors checked before any collective.
-//! The argmin and argmax of the same shard sets against the CPU reference's (global indices),
-//! and across ranks: the first NaN, ties to the smallest index, empty ranks before ranks whose
-//! every element is the operator's identity (±∞), every rank empty.
+//! GPU tests of the sharded reduce and argmin / argmax (feature `nccl`): the sum, minimum and
+//! maximum of `u32`, `i32`, `u64`, `i64`, `f32` and `f64` shards on 1, 2 and 4 ranks, against
+//! the CPU reference of the shards concatenated (random values over each type's range; float
+//! sums on integer-valued floats, exact in any order), with shard lengths 0, 1, 31, 33 and
+//! 2^20 + 3 and unequal sets, poisoned outputs, the same bits on every rank; float sums of
+//! random reals bit-equal to the one-GPU sum of the shards' one-GPU sums, in rank order (what
+//! the docs promise); NaN and signed zeros across ranks; and the errors checked before any
+//! collective. The argmin and argmax of the same shard sets against the CPU reference's
+//! (global indices), and across ranks: the first NaN, ties to the smallest index, empty ranks
+//! before ranks whose every element is the operator's identity (±∞), every rank empty.
 //!
 //! Needs the NCCL library as `libnccl.so` on the loader path and, on NVSwitch machines,
 //! `NCCL_NVLS_ENABLE=0` (see `multi_gpu`); prints `skipped: …` where the machine has too few
