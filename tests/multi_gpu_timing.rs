@@ -1,7 +1,8 @@
 //! GPU tests of timing work on several ranks (feature `nccl`): `Gpus::time_ms` holds every
 //! rank's stream while the work is queued and gives the longest rank's time, the work done;
-//! a timing whose work waits for a held stream, or one started inside another, is an error and
-//! leaves the ranks usable; `Gpus::paced_time_ms` times without the holds.
+//! a timing whose work waits for a held stream, or one started inside another (on every rank,
+//! or on one rank only, which refuses it part way), is an error and leaves the ranks usable;
+//! `Gpus::paced_time_ms` times without the holds.
 //!
 //! Needs the NCCL library as `libnccl.so` on the loader path and, on NVSwitch machines,
 //! `NCCL_NVLS_ENABLE=0` (see `multi_gpu`); prints `skipped: …` where the machine has fewer than
@@ -69,6 +70,14 @@ fn a_timing_whose_work_waits_is_refused_and_the_ranks_stay_usable() {
         assert!(matches!(inner, Err(Error::InvalidInput(ref m)) if m.contains("another timing")), "{inner:?}");
         let one = gpus.gpu(0).time_ms(|| Ok(()));
         assert!(matches!(one, Err(Error::InvalidInput(ref m)) if m.contains("another timing")), "{one:?}");
+        Ok(())
+    });
+    assert!(r.is_ok(), "{r:?}");
+    // A refusal part way: rank 1's context is timing already, so rank 0's hold, taken first, is
+    // released again and the outer timing finishes.
+    let r = gpus.gpu(1).time_ms(|| {
+        let inner = gpus.time_ms(|| Ok(()));
+        assert!(matches!(inner, Err(Error::InvalidInput(ref m)) if m.contains("another timing")), "{inner:?}");
         Ok(())
     });
     assert!(r.is_ok(), "{r:?}");
