@@ -13,10 +13,10 @@ use crate::{DeviceRead, DeviceWrite, Error, RawSliceMut, Result};
 use cudarc::nccl::NcclType;
 use warpwork_abi::modules::Family;
 
-/// Words (of `u32`) at the start of a rank's scratch before its work area: up to three to
-/// reach a 16-byte boundary, the rank's own value (16 bytes), and the gathered values of every
-/// rank (rounded up to 16 bytes).
-fn values_words<T>(ranks: usize) -> usize {
+/// Words (of `u32`) at the start of a rank's scratch before its work area ([`Area`]): up to
+/// three to reach a 16-byte boundary, the rank's own value (16 bytes), and the gathered values
+/// of every rank (rounded up to 16 bytes). The sharded scan lays out its scratch the same way.
+pub(super) fn values_words<T>(ranks: usize) -> usize {
     3 + 4 + (ranks * std::mem::size_of::<T>()).div_ceil(16) * 4
 }
 
@@ -119,34 +119,15 @@ impl Gpus {
             out.bind_mut(&target)?;
             let len = s.len();
             let bound = s.bind_mut(&target)?;
-            let start = bound.addr.next_multiple_of(16);
-            let head = values_words::<T>(ranks) - 3;
-            let work_words = len - head - ((start - bound.addr) / 4) as usize;
-            areas.push(Area { own: start, gathered: start + 16, work: start + 4 * head as u64, work_words });
+            areas.push(Area::in_scratch::<T>(bound.addr, len, ranks));
             held.push(bound);
         }
-        // Each rank's own value, on its own stream.
-        for (rank, (shard, area)) in shards.iter().zip(&areas).enumerate() {
-            // SAFETY: the areas lie inside the rank's scratch (its length checked above), which
-            // the caller lent mutably for this call; its own value is one `T` at a 16-byte boundary.
-            let (mut own, mut work) = unsafe {
-                (
-                    RawSliceMut::<T>::from_raw_parts(area.own, 1)?,
-                    RawSliceMut::<u32>::from_raw_parts(area.work, area.work_words)?,
-                )
-            };
-            self.gpu(rank).reduce_into(shard, op, &mut own, &mut work)?;
-        }
-        // Every rank gets every value.
-        self.each_rank_in_group(|rank, gpu, comm| {
-            let area = &areas[rank];
-            let send = Addr { addr: area.own, len: 1, stream: gpu.stream() };
-            let mut recv = Addr { addr: area.gathered, len: ranks, stream: gpu.stream() };
-            comm.all_gather::<_, _, T>(&send, &mut recv).map(|_| ()).map_err(|e| Error::Nccl(e.0))
-        })?;
+        // Each rank's own value, then every rank's value on every rank.
+        self.reduce_and_gather(shards, op, &areas)?;
         // The values reduced, in rank order, on every rank.
         for (rank, (out, area)) in outs.iter_mut().zip(&areas).enumerate() {
-            // SAFETY: as above; the gathered values are `ranks` elements of `T` after the rank's own.
+            // SAFETY: the area lies inside the rank's scratch (its length checked above), which
+            // the caller lent mutably; the gathered values are `ranks` elements of `T`.
             let (gathered, mut work) = unsafe {
                 (
                     crate::RawSlice::<T>::from_raw_parts(area.gathered, ranks)?,
@@ -160,14 +141,59 @@ impl Gpus {
     }
 }
 
-/// Where one rank's scratch holds what (device addresses).
-struct Area {
+impl Gpus {
+    /// Each rank's shard reduced under `op` into its area's own value, on the rank's stream,
+    /// then every rank's value all-gathered into every rank's area (one NCCL group): the first
+    /// steps of the sharded reduce and of the sharded scan (whose totals are sums). The callers
+    /// have checked everything before, so that no rank enters a collective another would not.
+    pub(super) fn reduce_and_gather<T: ReduceItem + NcclType>(
+        &self,
+        shards: &[impl DeviceRead<T>],
+        op: ReduceOp,
+        areas: &[Area],
+    ) -> Result<()> {
+        let ranks = self.len();
+        for (rank, (shard, area)) in shards.iter().zip(areas).enumerate() {
+            // SAFETY: the areas lie inside the rank's scratch (its length checked by the caller),
+            // which the caller lent mutably for this call; its own value is one `T` at a 16-byte
+            // boundary.
+            let (mut own, mut work) = unsafe {
+                (
+                    RawSliceMut::<T>::from_raw_parts(area.own, 1)?,
+                    RawSliceMut::<u32>::from_raw_parts(area.work, area.work_words)?,
+                )
+            };
+            self.gpu(rank).reduce_into(shard, op, &mut own, &mut work)?;
+        }
+        self.each_rank_in_group(|rank, gpu, comm| {
+            let area = &areas[rank];
+            let send = Addr { addr: area.own, len: 1, stream: gpu.stream() };
+            let mut recv = Addr { addr: area.gathered, len: ranks, stream: gpu.stream() };
+            comm.all_gather::<_, _, T>(&send, &mut recv).map(|_| ()).map_err(|e| Error::Nccl(e.0))
+        })
+    }
+}
+
+/// Where one rank's scratch holds what (device addresses), for the sharded reduce and the
+/// sharded scan.
+pub(super) struct Area {
     /// The rank's own value (one `T`, 16-byte aligned).
-    own: u64,
+    pub(super) own: u64,
     /// Every rank's value, in rank order.
-    gathered: u64,
-    /// The reduces' scratch.
-    work: u64,
+    pub(super) gathered: u64,
+    /// The work area: the reduces' scratch (and, for the scan, then the scan's).
+    pub(super) work: u64,
     /// Its length in `u32` words.
-    work_words: usize,
+    pub(super) work_words: usize,
+}
+
+impl Area {
+    /// The layout of a rank's scratch of `len` `u32` words at device address `addr` among
+    /// `ranks` ranks ([`values_words`]; `len` at least that much, checked by the caller).
+    pub(super) fn in_scratch<T>(addr: u64, len: usize, ranks: usize) -> Area {
+        let start = addr.next_multiple_of(16);
+        let head = values_words::<T>(ranks) - 3;
+        let work_words = len - head - ((start - addr) / 4) as usize;
+        Area { own: start, gathered: start + 16, work: start + 4 * head as u64, work_words }
+    }
 }

@@ -7,21 +7,15 @@
 //! ([`crate::Gpu::scan_with_base_into`]'s kernel). Each shard is read twice (the reduce, then the scan)
 //! and written once: see the repository's `docs/multi.md` for the cost model.
 
-use super::{Addr, Gpus};
+use super::reduce::{values_words, Area};
+use super::Gpus;
 use crate::error::ensure_len;
 use crate::launch::grid_x;
 use crate::reduce::{self, ReduceItem, ReduceOp};
 use crate::scan::{self, based_tiles, Base, Operands, Scan, ScanKind, ScanOp};
-use crate::{DeviceRead, DeviceWrite, Error, RawSliceMut, Result};
+use crate::{DeviceRead, DeviceWrite, RawSliceMut, Result};
 use cudarc::nccl::NcclType;
 use warpwork_abi::modules::Family;
-
-/// Words (of `u32`) at the start of a rank's scratch before its work area: up to three to
-/// reach a 16-byte boundary, the rank's own total (16 bytes), and the gathered totals of every
-/// rank (rounded up to 16 bytes).
-fn totals_words<T>(ranks: usize) -> usize {
-    3 + 4 + (ranks * std::mem::size_of::<T>()).div_ceil(16) * 4
-}
 
 /// The length, in `u32` elements, of the scratch one rank of [`Gpus::scan_sharded_into`]
 /// takes for a shard of `shard_len` elements of `T` among `ranks` ranks: the shard totals, and
@@ -36,7 +30,7 @@ fn totals_words<T>(ranks: usize) -> usize {
 /// assert!(shard_scratch_len::<u64>(0, 8) < 400);
 /// ```
 pub fn shard_scratch_len<T: ReduceItem>(shard_len: usize, ranks: usize) -> usize {
-    totals_words::<T>(ranks) + reduce::scratch_len::<T>(shard_len).max(scan::scratch_len::<T>(shard_len))
+    values_words::<T>(ranks) + reduce::scratch_len::<T>(shard_len).max(scan::scratch_len::<T>(shard_len))
 }
 
 impl Gpus {
@@ -80,9 +74,10 @@ impl Gpus {
     ///
     /// Everything is checked before any rank issues anything, so that no collective is ever
     /// entered that some rank would not join: one shard, output and scratch per rank
-    /// ([`Error::InvalidInput`]), each on its rank's device ([`Error::WrongContext`]), outputs
-    /// and scratch long enough ([`Error::BufferTooSmall`]), shard sizes within the scan's grid
-    /// ([`Error::CapacityExceeded`]).
+    /// ([`Error::InvalidInput`](crate::Error::InvalidInput)), each on its rank's device
+    /// ([`Error::WrongContext`](crate::Error::WrongContext)), outputs and scratch long enough
+    /// ([`Error::BufferTooSmall`](crate::Error::BufferTooSmall)), shard sizes within the scan's
+    /// grid ([`Error::CapacityExceeded`](crate::Error::CapacityExceeded)).
     ///
     /// # Examples
     /// ```no_run
@@ -127,38 +122,15 @@ impl Gpus {
             output.bind_mut(&target)?;
             let len = s.len();
             let bound = s.bind_mut(&target)?;
-            let start = bound.addr.next_multiple_of(16);
-            let work_words = len - (totals_words::<T>(ranks) - 3) - ((start - bound.addr) / 4) as usize;
-            areas.push(Area {
-                own: start,
-                gathered: start + 16,
-                work: start + 4 * (totals_words::<T>(ranks) - 3) as u64,
-                work_words,
-            });
+            areas.push(Area::in_scratch::<T>(bound.addr, len, ranks));
             held.push(bound);
         }
-        // Each rank's total, on its own stream.
-        for (rank, (shard, area)) in shards.iter().zip(&areas).enumerate() {
-            // SAFETY: the areas lie inside the rank's scratch (its length checked above), which
-            // the caller lent mutably for this call; its own total is one `T` at a 16-byte boundary.
-            let (mut own, mut work) = unsafe {
-                (
-                    RawSliceMut::<T>::from_raw_parts(area.own, 1)?,
-                    RawSliceMut::<u32>::from_raw_parts(area.work, area.work_words)?,
-                )
-            };
-            self.gpu(rank).reduce_into(shard, ReduceOp::Sum, &mut own, &mut work)?;
-        }
-        // Every rank gets every total.
-        self.each_rank_in_group(|rank, gpu, comm| {
-            let area = &areas[rank];
-            let send = Addr { addr: area.own, len: 1, stream: gpu.stream() };
-            let mut recv = Addr { addr: area.gathered, len: ranks, stream: gpu.stream() };
-            comm.all_gather::<_, _, T>(&send, &mut recv).map(|_| ()).map_err(|e| Error::Nccl(e.0))
-        })?;
+        // Each rank's total, then every rank's total on every rank.
+        self.reduce_and_gather(shards, ReduceOp::Sum, &areas)?;
         // The scans, each from the sum of the lower ranks' totals.
         for (rank, ((shard, output), area)) in shards.iter().zip(outputs.iter_mut()).zip(&areas).enumerate() {
-            // SAFETY: as above.
+            // SAFETY: the work area lies inside the rank's scratch (its length checked above),
+            // which the caller lent mutably for this call.
             let mut work = unsafe { RawSliceMut::<u32>::from_raw_parts(area.work, area.work_words)? };
             let base = Base { addr: area.gathered, len: rank };
             let scan = Scan { kind, op: ScanOp::Sum };
@@ -167,16 +139,4 @@ impl Gpus {
         drop(held);
         Ok(())
     }
-}
-
-/// Where one rank's scratch holds what (device addresses).
-struct Area {
-    /// The rank's own total (one `T`, 16-byte aligned).
-    own: u64,
-    /// Every rank's total, in rank order.
-    gathered: u64,
-    /// The reduce's, then the scan's, scratch.
-    work: u64,
-    /// Its length in `u32` words.
-    work_words: usize,
 }

@@ -30,3 +30,37 @@ fn the_nccl_error_names_the_link_to_make() {
     let message = Error::NoNccl.to_string();
     assert!(message.contains("libnccl.so") && message.contains("link"), "{message}");
 }
+
+/// The scratch layout the sharded reduce and the sharded scan share: for every start (each
+/// 4-byte offset from a 16-byte boundary), rank count and element size, the own value, the
+/// gathered values and the work area are 16-byte aligned, in order, without overlap, inside the
+/// scratch, and the work area holds what each user's reduces (and the scan) need.
+#[test]
+fn the_shared_scratch_layout_fits_both_users() {
+    fn check<T: crate::reduce::ReduceItem>() {
+        let size = std::mem::size_of::<T>() as u64;
+        for n in [0usize, 1, 1000, 1 << 20] {
+            for ranks in 1..=9 {
+                let needs = [
+                    (reduce::reduce_shard_scratch_len::<T>(n, ranks), crate::reduce::scratch_len::<T>(n.max(ranks))),
+                    (
+                        shard_scratch_len::<T>(n, ranks),
+                        crate::reduce::scratch_len::<T>(n).max(crate::scan::scratch_len::<T>(n)),
+                    ),
+                ];
+                for (len, work_needed) in needs {
+                    for addr in [0x1000u64, 0x1004, 0x1008, 0x100c] {
+                        let a = reduce::Area::in_scratch::<T>(addr, len, ranks);
+                        assert!(a.own >= addr && a.own.is_multiple_of(16) && a.own + size <= a.gathered);
+                        assert!(a.gathered.is_multiple_of(16) && a.gathered + ranks as u64 * size <= a.work);
+                        assert!(a.work.is_multiple_of(16) && a.work + 4 * a.work_words as u64 <= addr + 4 * len as u64);
+                        assert!(a.work_words >= work_needed, "n {n}, {ranks} ranks, at {addr:#x}");
+                    }
+                }
+            }
+        }
+    }
+    check::<u32>();
+    check::<u64>();
+    check::<f64>();
+}
